@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Compare the tuner's shared-memory model with Nsight Compute, per launch.
+
+Runs a whole tuning job under ncu with one timed launch per candidate
+(-r 1 --warmup 0), so every candidate's kernel runs exactly twice per problem
+(the verification launch and the timed one), then matches the profiled
+launches, in order, to the candidates of the results JSON and compares the
+model's predicted shared-memory load and store wavefronts for one launch
+with ncu's l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum.
+
+Usage (on a GPU machine):
+  python3 scripts/model_vs_ncu.py --tuner build/tuner --config CFG \
+      --kernel transpose --out DIR [--no-prune] [--ncu ncu]
+Writes DIR/model_vs_ncu.tsv and DIR/ncu_raw.csv; exits 0 when every launch
+matches, 1 when some differ, 2 on usage errors.
+"""
+import argparse
+import csv
+import glob
+import io
+import json
+import os
+import subprocess
+import sys
+
+METRICS = [
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "smsp__sass_inst_executed_op_shared_ld.sum",
+    "smsp__sass_inst_executed_op_shared_st.sum",
+]
+
+
+def number(text):
+    text = (text or "").replace(",", "").strip()
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tuner", required=True)
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--kernel", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--no-prune", action="store_true")
+    ap.add_argument("--ncu", default="ncu")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    tune_out = os.path.join(a.out, "tune")
+    report = os.path.join(a.out, "report")
+    cmd = [a.ncu, "--clock-control", "none", "--target-processes", "all",
+           "--kernel-name", "regex:^%s$" % a.kernel, "--metrics",
+           ",".join(METRICS), "-f", "-o", report,
+           a.tuner, "--config", a.config, "--device", "0", "-r", "1",
+           "--warmup", "0", "--no-cache", "-q", "--output", tune_out]
+    if a.no_prune:
+        cmd.append("--no-prune")
+    print("+", " ".join(cmd), flush=True)
+    run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    with open(os.path.join(a.out, "ncu_tuner.log"), "w") as f:
+        f.write(run.stdout)
+    if run.returncode != 0:
+        print(run.stdout[-4000:])
+        print("ncu/tuner failed with status", run.returncode)
+        return 1
+    imp = subprocess.run([a.ncu, "--import", report + ".ncu-rep", "--csv",
+                          "--page", "raw"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    with open(os.path.join(a.out, "ncu_raw.csv"), "w") as f:
+        f.write(imp.stdout)
+    rows = list(csv.DictReader(io.StringIO(imp.stdout)))
+    rows = [r for r in rows if r.get("Kernel Name", "").startswith(a.kernel)
+            and number(r.get(METRICS[0])) is not None]
+    results = sorted(glob.glob(os.path.join(tune_out, "*.json")))
+    if not results:
+        print("no results JSON in", tune_out)
+        return 1
+    doc = json.load(open(results[-1]))
+    nprob = len(doc["problems"])
+    expect = []  # (candidate, problem index) per profiled launch
+    for c in sorted(doc["candidates"], key=lambda c: c["id"]):
+        if c["status"] != "ok":
+            if c["status"] in ("wrong_result", "failed"):
+                print("candidate %d is %s: cannot map launches" %
+                      (c["id"], c["status"]))
+                return 1
+            continue
+        for k in range(nprob):
+            expect += [(c, k), (c, k)]
+    if len(expect) != len(rows):
+        print("expected %d profiled launches, ncu has %d" %
+              (len(expect), len(rows)))
+        return 1
+    bad = 0
+    lines = ["id\tparams\tproblem\tmodel_ld\tncu_ld\tmodel_st\tncu_st\t"
+             "ncu_ld_insts\tncu_st_insts\tmodel_ld_insts\tmodel_st_insts\tmatch"]
+    for (c, k), r in zip(expect, rows):
+        m = c["model"]["per_problem"][k]
+        ld, st = number(r[METRICS[0]]), number(r[METRICS[1]])
+        ok = ld == m["ld_wavefronts"] and st == m["st_wavefronts"]
+        bad += not ok
+        lines.append("\t".join(str(x) for x in [
+            c["id"], c["params_text"], "x".join(
+                str(d) for d in doc["problems"][k]["size"]),
+            m["ld_wavefronts"], int(ld), m["st_wavefronts"], int(st),
+            int(number(r[METRICS[2]]) or 0), int(number(r[METRICS[3]]) or 0),
+            m["ld_insts"], m["st_insts"], "yes" if ok else "NO"]))
+    with open(os.path.join(a.out, "model_vs_ncu.tsv"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("%d launches of %d candidates: %d match the model, %d differ" %
+          (len(rows), len(expect) // (2 * nprob), len(rows) - bad, bad))
+    for line in lines[1:]:
+        if line.endswith("NO"):
+            print(line)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# `tuner conflicts` reads the documented format and prints WAVEFRONTS DEGREE
+# BANKS; bad lines name their line number and exit 2.
+set -u
+tuner=$1
+fail=0
+lanes() { # lanes STRIDE_BYTES [BASE]: 32 addresses
+  local s=$1 b=${2:-0} i out=""
+  for i in $(seq 0 31); do out="$out $((b + i * s))"; done
+  echo "$out"
+}
+input="# a comment, then a blank line
+
+ld 4$(lanes 4)
+ld 4$(lanes 128)
+st 4$(lanes 132)
+ld 4$(lanes 0 64)
+ld 8$(lanes 8)
+ldmatrix.x4$(echo) 16$(lanes 16)
+ld 4 0 - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -"
+expected="1 1 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+32 32 0
+1 1 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+1 1 16
+2 1 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+4 1 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+1 1 0"
+got=$(printf '%s\n' "$input" | "$tuner" conflicts --arch sm_90)
+rc=$?
+if [ $rc -ne 0 ] || [ "$got" != "$expected" ]; then
+  echo "FAIL: exit $rc, got:"; echo "$got"; echo "expected:"; echo "$expected"
+  fail=1
+fi
+# bad lines: each names its line and exits 2
+check_bad() { # INPUT LINE TEXT
+  local msg rc
+  msg=$(printf '%s\n' "$1" | "$tuner" conflicts --arch sm_90 2>&1 >/dev/null)
+  rc=$?
+  if [ $rc -ne 2 ] || [[ "$msg" != "<stdin>:$2: "*"$3"* ]]; then
+    echo "FAIL bad input (line $2, '$3'): exit $rc: $msg"; fail=1
+  fi
+}
+check_bad "ld 4$(lanes 4)
+xx 4$(lanes 4)" 2 "unknown operation"
+check_bad "ld 3$(lanes 4)" 1 "width"
+check_bad "ld 4 4 8 12" 1 "expected 32 lane addresses, found 3"
+check_bad "ld 4$(lanes 4) 7" 1 "more than 32"
+check_bad "ld 8$(lanes 4)" 1 "not a multiple of the width"
+check_bad "ld 4$(lanes 4 -4)" 1 "not a byte offset"
+check_bad "ld 4 99999999999999999999$(lanes 4 | cut -d' ' -f3-)" 1 "not a byte offset"
+check_bad "ldmatrix.x4 8$(lanes 16)" 1 "16 bytes wide"
+check_bad "ldmatrix.x2 16 - $(lanes 16 | cut -d' ' -f3-)" 1 "lanes 0-15"
+check_bad "ldmatrix.x3 16$(lanes 16)" 1 "unknown operation"
+"$tuner" conflicts --arch sm_12 </dev/null >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL: --arch sm_12 accepted"; fail=1; }
+"$tuner" conflicts /nonexistent >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL: missing file accepted"; fail=1; }
+[ $fail -eq 0 ] && echo "ok: conflicts calculator"
+exit $fail

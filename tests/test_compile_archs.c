@@ -1,0 +1,66 @@
+/* test_compile_archs.c -- every candidate of a shipped config renders and
+ * compiles with NVRTC for an architecture, with resources read from ptxas.
+ * Usage: test_compile_archs CONFIG sm_XX */
+#include <stdio.h>
+#include <string.h>
+
+#include "compile.h"
+#include "config.h"
+#include "render.h"
+#include "space.h"
+#include "test_util.h"
+
+int main(int argc, char **argv)
+{
+  static tn_job job;
+  tn_template tpl;
+  tn_space space;
+  tn_compile_opts opts;
+  tn_compile_stats stats;
+  tn_err err = {{0}};
+  const tn_arch *arch;
+  int i, compiled = 0;
+
+  if (argc != 3 || (arch = tn_arch_find(argv[2])) == NULL) {
+    fprintf(stderr, "usage: test_compile_archs CONFIG sm_XX\n");
+    return 2;
+  }
+  if (tn_config_load(argv[1], &job, &err) != 0 ||
+      tn_template_load(job.template_path, &tpl, &err) != 0 ||
+      tn_space_build(&job, arch, &space, &err) != 0) {
+    fprintf(stderr, "%s\n", err.msg);
+    return 1;
+  }
+  memset(&opts, 0, sizeof(opts)); /* no cache: really compile */
+  opts.quiet = 1;
+  CHECK(tn_compile_space(&job, &tpl, arch, &space, &opts, &stats, &err) == 0);
+  for (i = 0; i < space.n; i++) {
+    tn_candidate *c = &space.c[i];
+    if (c->status == TN_ST_PRUNED)
+      continue;
+    if (c->status != TN_ST_COMPILED) {
+      fprintf(stderr, "candidate %d: %s\n%s\n", c->id,
+              tn_status_name(c->status), c->log ? c->log : "");
+      tn_test_failures++;
+      continue;
+    }
+    compiled++;
+    CHECK(c->cubin_len > 0);
+    CHECK(c->regs > 0);
+    CHECK(c->spill_stores == 0);
+    if (c->smem_bytes != tn_launch_smem(&c->launch) &&
+        c->launch.smem_dynamic == 0) {
+      fprintf(stderr, "candidate %d: ptxas reports %d bytes of shared "
+                      "memory, the family %d\n",
+              c->id, c->smem_bytes, tn_launch_smem(&c->launch));
+      tn_test_failures++;
+    }
+  }
+  CHECK(compiled > 0);
+  CHECK_EQ_INT(stats.failed, 0);
+  printf("%s %s: %d candidates compiled in %.1f s on %d threads\n", argv[1],
+         arch->name, compiled, stats.wall_s, stats.threads);
+  tn_space_free(&space);
+  tn_template_free(&tpl);
+  TEST_DONE();
+}

@@ -1,0 +1,72 @@
+/* test_expr.c -- constraint expressions: values, precedence, errors. */
+#include <string.h>
+
+#include "expr.h"
+#include "test_util.h"
+
+static int lookup(void *ctx, const char *name, long long *v)
+{
+  (void)ctx;
+  if (strcmp(name, "tile") == 0) {
+    *v = 32;
+    return 0;
+  }
+  if (strcmp(name, "rows") == 0) {
+    *v = 4;
+    return 0;
+  }
+  return -1;
+}
+
+static long long eval(const char *text, int *ok)
+{
+  char why[128];
+  long long v = -999;
+  *ok = tn_expr_eval(text, lookup, NULL, &v, why, sizeof(why)) == 0;
+  return v;
+}
+
+int main(void)
+{
+  static const struct {
+    const char *text;
+    long long want;
+  } good[] = {
+      {"1 + 2 * 3", 7},          {"(1 + 2) * 3", 9},
+      {"tile / rows", 8},        {"tile % rows == 0", 1},
+      {"tile * tile / rows <= 1024", 1}, {"-tile + 40", 8},
+      {"!0 && 3 > 2 || 0", 1},   {"tile != 32", 0},
+      {"7 - 2 - 1", 4},          {"2 >= 2 && 2 <= 2 && 1 < 2", 1},
+      {"  tile  ", 32},          {"100 / 7 % 3", 2},
+  };
+  static const char *bad[] = {
+      "",           "1 +",         "(1 + 2",       "tile / 0",
+      "unknown > 1", "1 2",        "tile & rows",  "9223372036854775807 + 1",
+      "99999999999999999999",      "tile ==",      ")",
+      "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1))))"
+      "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+  };
+  char why[128];
+  size_t i;
+  int ok;
+
+  for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+    long long v = eval(good[i].text, &ok);
+    if (!ok || v != good[i].want)
+      fprintf(stderr, "'%s' gave %lld (ok %d), expected %lld\n", good[i].text,
+              v, ok, good[i].want);
+    CHECK(ok && v == good[i].want);
+  }
+  for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    eval(bad[i], &ok);
+    if (ok)
+      fprintf(stderr, "'%s' was accepted\n", bad[i]);
+    CHECK(!ok);
+  }
+  /* syntax-only checks accept arithmetic errors, not unknown names */
+  CHECK(tn_expr_check("tile / (rows - 4)", lookup, NULL, why, sizeof(why)) ==
+        0);
+  CHECK(tn_expr_check("tile / nope", lookup, NULL, why, sizeof(why)) != 0);
+  CHECK(strstr(why, "nope") != NULL);
+  TEST_DONE();
+}

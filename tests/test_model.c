@@ -1,0 +1,164 @@
+/* test_model.c -- the wavefront model against closed forms. */
+#include <string.h>
+
+#include "../templates/smem_layout.h"
+#include "arch.h"
+#include "model.h"
+#include "test_util.h"
+
+static int gcd(int a, int b)
+{
+  while (b) {
+    int t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+static tn_access_cost cost_of(tn_op op, int width, const unsigned *addr,
+                              unsigned active)
+{
+  tn_warp_access a;
+  tn_access_cost c;
+  char why[128];
+  int i;
+  memset(&a, 0, sizeof(a));
+  a.op = op;
+  a.width = width;
+  a.active = active;
+  for (i = 0; i < 32; i++)
+    a.addr[i] = addr[i];
+  if (tn_model_access(&a, tn_arch_find("sm_90"), &c, why, sizeof(why)) != 0) {
+    fprintf(stderr, "model error: %s\n", why);
+    memset(&c, 0, sizeof(c));
+    c.wavefronts = -1;
+  }
+  return c;
+}
+
+/* A warp reading word lane * s costs gcd(s, 32) wavefronts. */
+static void test_strides(void)
+{
+  int s, lane;
+  for (s = 1; s <= 130; s++) {
+    unsigned addr[32];
+    tn_access_cost c;
+    for (lane = 0; lane < 32; lane++)
+      addr[lane] = 4u * (unsigned)(lane * s);
+    c = cost_of(TN_OP_LD, 4, addr, 0xffffffffu);
+    CHECK_EQ_INT(c.wavefronts, gcd(s, 32));
+    CHECK_EQ_INT(c.degree, gcd(s, 32));
+  }
+}
+
+/* All lanes on one word: a broadcast, one wavefront; stores too. */
+static void test_broadcast(void)
+{
+  unsigned addr[32];
+  int lane;
+  for (lane = 0; lane < 32; lane++)
+    addr[lane] = 1024;
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 4, addr, 0xffffffffu).wavefronts, 1);
+  CHECK_EQ_INT(cost_of(TN_OP_ST, 4, addr, 0xffffffffu).wavefronts, 1);
+  /* pairs of lanes on the same word of a stride-2 pattern: 16 words in
+   * 16 distinct banks */
+  for (lane = 0; lane < 32; lane++)
+    addr[lane] = 4u * (unsigned)(lane / 2);
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 4, addr, 0xffffffffu).wavefronts, 1);
+  /* bytes of one word are one word */
+  for (lane = 0; lane < 32; lane++)
+    addr[lane] = (unsigned)(lane % 4) + 4u * (unsigned)(lane / 4);
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 1, addr, 0xffffffffu).wavefronts, 1);
+}
+
+/* A column of a 32-wide fp32 tile through the shared layout header. */
+static int column_cost(int width, int pad, int b, int m, int s, int col)
+{
+  unsigned addr[32];
+  int lane;
+  for (lane = 0; lane < 32; lane++)
+    addr[lane] = 4u * (unsigned)tn_smem_offset(lane, col, width, pad, b, m, s);
+  return cost_of(TN_OP_LD, 4, addr, 0xffffffffu).wavefronts;
+}
+
+static void test_tile_columns(void)
+{
+  int col;
+  for (col = 0; col < 32; col++) {
+    CHECK_EQ_INT(column_cost(32, 0, 0, 0, 0, col), 32); /* no pad: 32-way */
+    CHECK_EQ_INT(column_cost(32, 1, 0, 0, 0, col), 1);  /* pad 1 clears it */
+    CHECK_EQ_INT(column_cost(32, 0, 5, 0, 5, col), 1);  /* xor swizzle too */
+    CHECK_EQ_INT(column_cost(32, 2, 0, 0, 0, col), 2);  /* even pad: 2-way */
+    CHECK_EQ_INT(column_cost(64, 0, 5, 0, 6, col), 1);  /* 64 wide, xor */
+  }
+}
+
+/* Inactive lanes cost nothing; a warp with none costs no wavefront. */
+static void test_masks(void)
+{
+  unsigned addr[32];
+  int lane;
+  for (lane = 0; lane < 32; lane++)
+    addr[lane] = 4u * 32u * (unsigned)lane; /* all in bank 0 */
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 4, addr, 0xffffffffu).wavefronts, 32);
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 4, addr, 0x0000ffffu).wavefronts, 16);
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 4, addr, 0x1u).wavefronts, 1);
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 4, addr, 0x0u).wavefronts, 0);
+}
+
+/* The swizzle is a permutation of each tile, so no two elements share an
+ * address, with or without padding. */
+static void test_layout_bijective(void)
+{
+  static const int sw[][3] = {{0, 0, 0}, {5, 0, 5}, {3, 2, 3}, {2, 2, 3},
+                              {1, 2, 3}, {4, 0, 6}};
+  int k, w, pad;
+  for (k = 0; k < 6; k++)
+    for (w = 32; w <= 64; w *= 2)
+      for (pad = 0; pad <= 2; pad++) {
+        static unsigned char seen[64 * 66];
+        int r, c, dup = 0;
+        memset(seen, 0, sizeof(seen));
+        for (r = 0; r < w; r++)
+          for (c = 0; c < w; c++) {
+            int off = tn_smem_offset(r, c, w, pad, sw[k][0], sw[k][1],
+                                     sw[k][2]);
+            if (off < 0 || off >= tn_smem_elems(w, w, pad) || seen[off]++)
+              dup++;
+          }
+        CHECK_EQ_INT(dup, 0);
+      }
+}
+
+/* Malformed accesses are refused, not priced. */
+static void test_errors(void)
+{
+  tn_warp_access a;
+  tn_access_cost c;
+  char why[128];
+  memset(&a, 0, sizeof(a));
+  a.op = TN_OP_LD;
+  a.width = 8;
+  a.active = 1;
+  a.addr[0] = 4; /* not 8-byte aligned */
+  CHECK(tn_model_access(&a, NULL, &c, why, sizeof(why)) != 0);
+  a.width = 3;
+  a.addr[0] = 0;
+  CHECK(tn_model_access(&a, NULL, &c, why, sizeof(why)) != 0);
+  a.op = TN_OP_LDMATRIX;
+  a.width = 16;
+  a.matrices = 3;
+  CHECK(tn_model_access(&a, NULL, &c, why, sizeof(why)) != 0);
+}
+
+int main(void)
+{
+  test_strides();
+  test_broadcast();
+  test_tile_columns();
+  test_masks();
+  test_layout_bijective();
+  test_errors();
+  TEST_DONE();
+}

@@ -1,0 +1,34 @@
+/* arch.h -- per-architecture limits, sm_75 to sm_121. */
+#ifndef TN_ARCH_H
+#define TN_ARCH_H
+
+typedef struct {
+  const char *name;      /* "sm_90" */
+  int major, minor;      /* compute capability */
+  const char *generation;
+  int smem_per_sm;       /* bytes of shared memory one SM can hold */
+  int smem_per_block;    /* bytes one block may use, opt-in included */
+  int smem_static_max;   /* bytes of static __shared__ one block may use */
+  int max_threads_per_block;
+  int max_threads_per_sm;
+  int regs_per_sm;
+  int max_regs_per_thread;
+  int banks;             /* shared-memory banks ... */
+  int bank_bytes;        /* ... of this many bytes each */
+  int has_cp_async;      /* cp.async (sm_80+) */
+  int has_stmatrix;      /* stmatrix (sm_90+) */
+} tn_arch;
+
+/* The architecture named "sm_XX", or NULL. */
+const tn_arch *tn_arch_find(const char *name);
+/* The architecture of compute capability major.minor, or NULL. */
+const tn_arch *tn_arch_from_cc(int major, int minor);
+/* The newest known architecture not newer than major.minor, or NULL. */
+const tn_arch *tn_arch_nearest_older(int major, int minor);
+/* Number of known architectures and the i-th, oldest first. */
+int tn_arch_count(void);
+const tn_arch *tn_arch_at(int i);
+/* Writes the known names, comma-separated, into out. */
+void tn_arch_list(char *out, int n);
+
+#endif

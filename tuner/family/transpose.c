@@ -1,0 +1,228 @@
+/* transpose.c -- the transpose family: out = in^T for row-major fp32.
+ *
+ * Mirrors templates/transpose.cu: a block of tile x (tile / rows_per_thread)
+ * threads moves one tile x tile tile through shared memory.  The access plan
+ * below lists exactly the shared-memory instructions of that template. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../family.h"
+#include "../../templates/smem_layout.h"
+
+enum { P_TILE, P_ROWS, P_PAD, P_SWIZZLE, N_PARAMS };
+
+static const tn_param_desc params[N_PARAMS] = {
+    {"tile", TN_PARAM_INT, 0, 8, 64, 32,
+     "tile edge in elements, a power of two"},
+    {"rows_per_thread", TN_PARAM_INT, 0, 1, 64, 4,
+     "tile rows each thread moves; divides tile"},
+    {"pad", TN_PARAM_INT, 1, 0, 32, 0,
+     "padding elements at the end of each tile row"},
+    {"swizzle", TN_PARAM_SWIZZLE, 1, 0, 0, 0,
+     "swizzle of the tile: none, xor, sw32, sw64, sw128, cute(B,M,S)"},
+};
+
+static int is_pow2(long long x)
+{
+  return x > 0 && (x & (x - 1)) == 0;
+}
+
+static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
+{
+  long long tile = p->v[P_TILE].i, rows = p->v[P_ROWS].i;
+  tn_swizzle *sw = &p->v[P_SWIZZLE].sw;
+  if (!is_pow2(tile)) {
+    snprintf(why, n, "tile %lld is not a power of two", tile);
+    return 1;
+  }
+  if (tile % rows != 0) {
+    snprintf(why, n, "rows_per_thread %lld does not divide tile %lld", rows,
+             tile);
+    return 1;
+  }
+  if ((prob->size.dims[0] + tile - 1) / tile > 65535) {
+    snprintf(why, n, "%lld rows need more than 65535 blocks of %lld",
+             prob->size.dims[0], tile);
+    return 1;
+  }
+  if (tn_swizzle_resolve(sw, (int)tile, 4, why, n) != 0)
+    return 1;
+  if ((tile * tile) % (1LL << (sw->m + sw->b)) != 0 ||
+      sw->m + sw->b + sw->s > 20) {
+    snprintf(why, n, "swizzle spans more than the %lldx%lld tile", tile,
+             tile);
+    return 1;
+  }
+  return 0;
+}
+
+static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
+{
+  long long tile = p->v[P_TILE].i, by = tile / p->v[P_ROWS].i;
+  long long rows = prob->size.dims[0], cols = prob->size.dims[1];
+  memset(l, 0, sizeof(*l));
+  l->block[0] = (unsigned)tile;
+  l->block[1] = (unsigned)by;
+  l->block[2] = 1;
+  l->grid[0] = (unsigned)((cols + tile - 1) / tile);
+  l->grid[1] = (unsigned)((rows + tile - 1) / tile);
+  l->grid[2] = 1;
+  l->threads = (int)(tile * by);
+  l->smem_static = (int)(tile * (tile + p->v[P_PAD].i) * 4);
+}
+
+static void defines(const tn_params *p, const tn_problem *prob,
+                    tn_defines *d)
+{
+  (void)p;
+  (void)prob;
+  (void)d;
+}
+
+static int offset(const tn_params *p, int row, int col)
+{
+  const tn_swizzle *sw = &p->v[P_SWIZZLE].sw;
+  return tn_smem_offset(row, col, (int)p->v[P_TILE].i, (int)p->v[P_PAD].i,
+                        sw->b, sw->m, sw->s);
+}
+
+/* The accesses of one block whose tile has valid_rows x valid_cols elements
+ * inside the matrix, executed by `times` blocks. */
+static void plan_block(const tn_params *p, int valid_rows, int valid_cols,
+                       long long times, tn_access_sink *sink)
+{
+  int tile = (int)p->v[P_TILE].i, rpt = (int)p->v[P_ROWS].i;
+  int by = tile / rpt, threads = tile * by, w, j, lane;
+
+  for (w = 0; w * 32 < threads; w++) {
+    for (j = 0; j < rpt; j++) {
+      tn_warp_access st, ld;
+      memset(&st, 0, sizeof(st));
+      memset(&ld, 0, sizeof(ld));
+      st.op = TN_OP_ST;
+      ld.op = TN_OP_LD;
+      st.width = ld.width = 4;
+      for (lane = 0; lane < 32; lane++) {
+        int lin = w * 32 + lane, tx = lin % tile, r = lin / tile + j * by;
+        if (lin >= threads)
+          break;
+        /* tile[r][tx] = in[row0 + r][col0 + tx] */
+        st.addr[lane] = 4u * (unsigned)offset(p, r, tx);
+        if (r < valid_rows && tx < valid_cols)
+          st.active |= 1u << lane;
+        /* out[col0 + r][row0 + tx] = tile[tx][r] */
+        ld.addr[lane] = 4u * (unsigned)offset(p, tx, r);
+        if (r < valid_cols && tx < valid_rows)
+          ld.active |= 1u << lane;
+      }
+      if (st.active)
+        tn_sink_access(sink, &st, times);
+      if (ld.active)
+        tn_sink_access(sink, &ld, times);
+    }
+  }
+}
+
+static void plan(const tn_params *p, const tn_problem *prob,
+                 tn_access_sink *sink)
+{
+  long long tile = p->v[P_TILE].i;
+  long long rows = prob->size.dims[0], cols = prob->size.dims[1];
+  long long full_r = rows / tile, full_c = cols / tile;
+  int rem_r = (int)(rows % tile), rem_c = (int)(cols % tile);
+
+  /* Interior blocks, the right edge, the bottom edge and the corner. */
+  plan_block(p, (int)tile, (int)tile, full_r * full_c, sink);
+  if (rem_c)
+    plan_block(p, (int)tile, rem_c, full_r, sink);
+  if (rem_r)
+    plan_block(p, rem_r, (int)tile, full_c, sink);
+  if (rem_r && rem_c)
+    plan_block(p, rem_r, rem_c, 1, sink);
+}
+
+static int buffers(const tn_problem *prob, tn_buffer_desc *out)
+{
+  size_t bytes = (size_t)prob->size.dims[0] * (size_t)prob->size.dims[1] * 4;
+  out[0].name = "in";
+  out[0].bytes = bytes;
+  out[0].role = TN_BUF_IN;
+  out[1].name = "out";
+  out[1].bytes = bytes;
+  out[1].role = TN_BUF_OUT;
+  return 2;
+}
+
+static void args(const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
+{
+  int rows = (int)prob->size.dims[0], cols = (int)prob->size.dims[1];
+  tn_args_add(a, &bufs[0], sizeof(bufs[0]));
+  tn_args_add(a, &bufs[1], sizeof(bufs[1]));
+  tn_args_add(a, &rows, sizeof(rows));
+  tn_args_add(a, &cols, sizeof(cols));
+}
+
+/* The transpose moves bits: every element must match exactly. */
+static int verify(tn_verify_env *env, char *why, size_t n)
+{
+  const float *in = env->host[0], *out = env->host[1];
+  long long rows = env->problem->size.dims[0];
+  long long cols = env->problem->size.dims[1];
+  long long bad = 0, first = -1, r;
+
+#pragma omp parallel for reduction(+ : bad) schedule(static)
+  for (r = 0; r < rows; r++) {
+    long long c;
+    for (c = 0; c < cols; c++)
+      if (memcmp(&out[c * rows + r], &in[r * cols + c], 4) != 0)
+        bad++;
+  }
+  if (bad == 0)
+    return 0;
+  for (r = 0; r < rows && first < 0; r++) {
+    long long c;
+    for (c = 0; c < cols; c++)
+      if (memcmp(&out[c * rows + r], &in[r * cols + c], 4) != 0) {
+        snprintf(why, n,
+                 "%lld of %lld elements differ; first out[%lld][%lld] = %g, "
+                 "expected %g",
+                 bad, rows * cols, c, r, (double)out[c * rows + r],
+                 (double)in[r * cols + c]);
+        first = r;
+        break;
+      }
+  }
+  return 1;
+}
+
+static double work(const tn_problem *prob)
+{
+  /* bytes read plus bytes written, as a copy of the matrix counts them */
+  return 2.0 * (double)prob->size.dims[0] * (double)prob->size.dims[1] * 4.0;
+}
+
+static const char *const baselines[] = {"memcpy"};
+
+const tn_family tn_family_transpose = {
+    .name = "transpose",
+    .kernel = "transpose",
+    .summary = "out-of-place transpose of a row-major fp32 matrix",
+    .params = params,
+    .n_params = N_PARAMS,
+    .n_dims = 2,
+    .dim_names = "rows, cols",
+    .has_gemm_options = 0,
+    .prepare = prepare,
+    .launch = launch,
+    .defines = defines,
+    .plan = plan,
+    .buffers = buffers,
+    .args = args,
+    .reference_source = NULL,
+    .verify = verify,
+    .unit = TN_UNIT_GBPS,
+    .work = work,
+    .baselines = baselines,
+    .n_baselines = 1,
+    .baseline = NULL,
+};

@@ -1,0 +1,266 @@
+/* main.c -- the tuner's command line.
+ *
+ *   tuner --config FILE [--device N] [options]   tune a kernel family
+ *   tuner conflicts [--arch sm_XX] [FILE]         wavefront calculator
+ *   tuner __worker N                              (internal) GPU worker
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conflicts.h"
+#include "config.h"
+#include "tune.h"
+#include "util.h"
+#include "worker.h"
+
+#define TN_VERSION "0.1.0"
+
+static void usage(FILE *out)
+{
+  char archs[256];
+  tn_arch_list(archs, sizeof(archs));
+  fprintf(out,
+"Usage: tuner --config FILE [--device N] [options]\n"
+"       tuner conflicts [--arch sm_XX] [FILE]\n"
+"\n"
+"Tunes the shared-memory tile layout (tile size, padding, swizzle, ...) of a\n"
+"CUDA kernel family for a GPU: renders every point of the config's space\n"
+"from its template, prunes with a model of shared-memory bank conflicts,\n"
+"compiles the survivors with NVRTC in parallel, verifies each against a\n"
+"reference and times it against a baseline measured in the same run, then\n"
+"writes a results JSON and a C header of the winner for the architecture.\n"
+"\n"
+"Options:\n"
+"  -c, --config FILE     the job (libconfig; see configs/ and docs/config.md)\n"
+"  -d, --device N        GPU to tune on (default 0)\n"
+"  -a, --arch sm_XX      compile for this architecture (default: the GPU's;\n"
+"                        known: %s)\n"
+"  -n, --dry-run         no GPU work: print the candidates with model and\n"
+"                        limits, compile every one; writes no files.\n"
+"                        Without --arch and a GPU, compiles for %s\n"
+"      --no-prune        compile and time candidates the model would prune\n"
+"  -o, --output DIR      write results here (default: the config's\n"
+"                        output.dir, else results/)\n"
+"      --resume FILE     continue the interrupted run whose results JSON is\n"
+"                        FILE, without measuring again what it finished\n"
+"  -j, --jobs N          compile with N threads (default: all cores)\n"
+"      --cache-dir DIR   compile cache (default $TUNER_CACHE_DIR,\n"
+"                        $XDG_CACHE_HOME/tuner or ~/.cache/tuner)\n"
+"      --no-cache        compile everything afresh, store nothing\n"
+"  -r, --repetitions N   timed launches per measurement (overrides the\n"
+"                        config's bench.repetitions)\n"
+"      --warmup N        untimed launches before them (overrides\n"
+"                        bench.warmup)\n"
+"  -q, --quiet           no progress bar\n"
+"  -h, --help            this text\n"
+"  -V, --version         the version\n"
+"\n"
+"Subcommands:\n"
+"  conflicts             read lines 'OP WIDTH A0 ... A31' (OP: ld, st,\n"
+"                        ldmatrix.x1|x2|x4[.trans], stmatrix.x1|x2|x4[.trans];\n"
+"                        Ai: lane i's byte offset, or - if inactive) and print\n"
+"                        the wavefronts, conflict degree and busiest banks of\n"
+"                        each; see 'tuner conflicts --help'\n"
+"\n"
+"Exit status: 0 done; 1 a tool failed (I/O, NVRTC, memory); 2 bad input\n"
+"(config, template, options), nothing written; 3 no GPU or driver;\n"
+"130 interrupted (what was measured is written; see --resume).\n",
+          archs, TN_DEFAULT_ARCH);
+}
+
+static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
+{
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (*s == '\0' || *end != '\0' || v < lo || v > hi) {
+    fprintf(stderr, "tuner: %s: '%s' is not an integer in [%d, %d]\n", opt, s,
+            lo, hi);
+    return -1;
+  }
+  *out = (int)v;
+  return 0;
+}
+
+static void join_args(int argc, char **argv, char *out, size_t n)
+{
+  size_t used = 0;
+  int i;
+  out[0] = '\0';
+  for (i = 0; i < argc && used + 1 < n; i++) {
+    int w = snprintf(out + used, n - used, "%s%s", i ? " " : "", argv[i]);
+    if (w < 0)
+      break;
+    used += (size_t)w;
+  }
+}
+
+enum { OPT_NO_PRUNE = 256, OPT_RESUME, OPT_CACHE_DIR, OPT_NO_CACHE, OPT_WARMUP };
+
+int main(int argc, char **argv)
+{
+  static const struct option longopts[] = {
+      {"config", required_argument, NULL, 'c'},
+      {"device", required_argument, NULL, 'd'},
+      {"arch", required_argument, NULL, 'a'},
+      {"dry-run", no_argument, NULL, 'n'},
+      {"no-prune", no_argument, NULL, OPT_NO_PRUNE},
+      {"output", required_argument, NULL, 'o'},
+      {"resume", required_argument, NULL, OPT_RESUME},
+      {"jobs", required_argument, NULL, 'j'},
+      {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
+      {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+      {"repetitions", required_argument, NULL, 'r'},
+      {"warmup", required_argument, NULL, OPT_WARMUP},
+      {"quiet", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, 'V'},
+      {NULL, 0, NULL, 0}};
+  const char *config = NULL;
+  tn_tune_opts opts;
+  tn_job *job;
+  tn_run run;
+  tn_err err = {{0}};
+  char command[8192];
+  int c, rc, warmup = -1;
+
+  if (argc >= 2 && strcmp(argv[1], "__worker") == 0)
+    return tn_worker_main(argc, argv);
+  if (argc >= 2 && strcmp(argv[1], "conflicts") == 0)
+    return tn_conflicts_main(argc - 1, argv + 1);
+
+  memset(&opts, 0, sizeof(opts));
+  opts.device = 0;
+  opts.use_cache = 1;
+  tn_compile_default_cache(opts.cache_dir, sizeof(opts.cache_dir));
+  while ((c = getopt_long(argc, argv, "c:d:a:no:j:r:qhV", longopts, NULL)) !=
+         -1) {
+    switch (c) {
+    case 'c':
+      config = optarg;
+      break;
+    case 'd':
+      if (parse_int("--device", optarg, 0, 1023, &opts.device))
+        return TN_EXIT_INPUT;
+      break;
+    case 'a':
+      opts.arch = optarg;
+      break;
+    case 'n':
+      opts.dry_run = 1;
+      break;
+    case OPT_NO_PRUNE:
+      opts.no_prune = 1;
+      break;
+    case 'o':
+      if (strlen(optarg) > 3800) {
+        fprintf(stderr, "tuner: --output: path too long\n");
+        return TN_EXIT_INPUT;
+      }
+      opts.output_dir = optarg;
+      break;
+    case OPT_RESUME:
+      if (strlen(optarg) > 3800) {
+        fprintf(stderr, "tuner: --resume: path too long\n");
+        return TN_EXIT_INPUT;
+      }
+      opts.resume_path = optarg;
+      break;
+    case 'j':
+      if (parse_int("--jobs", optarg, 1, 4096, &opts.jobs))
+        return TN_EXIT_INPUT;
+      break;
+    case OPT_CACHE_DIR:
+      tn_strlcpy(opts.cache_dir, optarg, sizeof(opts.cache_dir));
+      break;
+    case OPT_NO_CACHE:
+      opts.use_cache = 0;
+      break;
+    case 'r':
+      if (parse_int("--repetitions", optarg, 1, 100000, &opts.repetitions))
+        return TN_EXIT_INPUT;
+      break;
+    case OPT_WARMUP:
+      if (parse_int("--warmup", optarg, 0, 100000, &warmup))
+        return TN_EXIT_INPUT;
+      break;
+    case 'q':
+      opts.quiet = 1;
+      break;
+    case 'h':
+      usage(stdout);
+      return TN_EXIT_OK;
+    case 'V':
+      printf("tuner %s\n", TN_VERSION);
+      return TN_EXIT_OK;
+    default:
+      fprintf(stderr, "Try 'tuner --help'.\n");
+      return TN_EXIT_INPUT;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "tuner: unexpected argument '%s'; try 'tuner --help'\n",
+            argv[optind]);
+    return TN_EXIT_INPUT;
+  }
+  if (config == NULL) {
+    fprintf(stderr, "tuner: --config FILE is required; try 'tuner --help'\n");
+    return TN_EXIT_INPUT;
+  }
+  if (opts.dry_run && opts.resume_path) {
+    fprintf(stderr, "tuner: --resume measures; it cannot be a --dry-run\n");
+    return TN_EXIT_INPUT;
+  }
+  join_args(argc, argv, command, sizeof(command));
+  opts.command = command;
+
+  job = malloc(sizeof(*job));
+  if (job == NULL) {
+    fprintf(stderr, "tuner: out of memory\n");
+    return TN_EXIT_TOOL;
+  }
+  rc = tn_config_load(config, job, &err);
+  if (rc) {
+    fprintf(stderr, "tuner: %s\n", err.msg);
+    free(job);
+    return tn_exit_status(rc);
+  }
+  if (opts.repetitions > 0)
+    job->bench.repetitions = opts.repetitions;
+  if (warmup >= 0)
+    job->bench.warmup = warmup;
+
+  tn_install_interrupt_handler();
+  rc = tn_tune(job, &opts, &run, &err);
+  if (rc == 0 || rc == TN_EINTR) {
+    if (!opts.dry_run) {
+      fprintf(stderr, "tuner: results: %s\n", run.results_path);
+      if (run.sel.best >= 0 && rc == 0)
+        fprintf(stderr, "tuner: header:  %s\n", run.header_path);
+      else if (run.sel.best < 0)
+        fprintf(stderr, "tuner: no candidate was verified and timed: no "
+                        "header\n");
+    }
+    fprintf(stderr,
+            "tuner: %d candidates, %d pruned by the model, %d compiled "
+            "(%d from the cache, %d failed) in %.2f s on %d threads; "
+            "benchmark %.2f s; total %.2f s\n",
+            run.space.n, run.pruned_by_model,
+            run.compile.compiled + run.compile.cached, run.compile.cached,
+            run.compile.failed, run.compile.wall_s, run.compile.threads,
+            run.bench_s, run.wall_s);
+  }
+  if (rc == TN_EINTR) {
+    fprintf(stderr, "tuner: interrupted; continue with --resume %s\n",
+            run.results_path);
+    rc = 130;
+  } else if (rc) {
+    fprintf(stderr, "tuner: %s\n", err.msg);
+    rc = tn_exit_status(rc);
+  }
+  tn_run_free(&run);
+  free(job);
+  return rc;
+}

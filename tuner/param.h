@@ -1,0 +1,91 @@
+/* param.h -- parameters, their values, problems.
+ *
+ * A family declares its parameters (tn_param_desc); a config gives a list
+ * of values for some of them (tn_param_values); a candidate holds one value
+ * of each (tn_params). */
+#ifndef TN_PARAM_H
+#define TN_PARAM_H
+
+#include <stddef.h>
+
+#define TN_MAX_PARAMS 16
+#define TN_MAX_VALUES 64
+#define TN_MAX_DIMS 4
+#define TN_MAX_SIZES 16
+#define TN_MAX_CONSTRAINTS 32
+#define TN_NAME_LEN 32
+#define TN_REASON_LEN 1024
+
+typedef enum { TN_PARAM_INT, TN_PARAM_SWIZZLE } tn_param_kind;
+
+/* Swizzle choices.  "xor" is relative to the tile it is applied to and is
+ * resolved by the family (tn_swizzle_resolve); the others are absolute. */
+typedef enum {
+  TN_SWZ_NONE,
+  TN_SWZ_XOR,   /* column ^= row within the tile's first 32 columns */
+  TN_SWZ_SW32,  /* Hopper 32-byte swizzle: Swizzle<1, 4, 3> on bytes */
+  TN_SWZ_SW64,  /* Hopper 64-byte swizzle: Swizzle<2, 4, 3> on bytes */
+  TN_SWZ_SW128, /* Hopper 128-byte swizzle: Swizzle<3, 4, 3> on bytes */
+  TN_SWZ_CUTE   /* explicit "cute(B,M,S)" on element offsets */
+} tn_swizzle_kind;
+
+typedef struct {
+  tn_swizzle_kind kind;
+  int b, m, s; /* Swizzle<b, m, s> on element offsets, once resolved */
+} tn_swizzle;
+
+typedef struct {
+  const char *name; /* config key; macro TN_<NAME> in the rendered source */
+  tn_param_kind kind;
+  int is_layout;     /* a shared-memory layout choice (pad, swizzle) */
+  long long min, max; /* valid range of an int parameter */
+  long long def;      /* value when the config does not list it */
+  const char *help;
+} tn_param_desc;
+
+typedef struct {
+  long long i;   /* an int parameter's value */
+  tn_swizzle sw; /* a swizzle parameter's value */
+} tn_value;
+
+/* Values of every parameter of a family, in its declaration order. */
+typedef struct {
+  tn_value v[TN_MAX_PARAMS];
+} tn_params;
+
+typedef struct {
+  int n_dims;
+  long long dims[TN_MAX_DIMS];
+} tn_size;
+
+/* One problem: a size and the family's problem options. */
+typedef struct {
+  tn_size size;
+  int trans_a, trans_b;
+  double alpha, beta;
+} tn_problem;
+
+/* The values a config lists for one parameter. */
+typedef struct {
+  int n;
+  tn_value values[TN_MAX_VALUES];
+  int line; /* where the config lists them, for messages */
+} tn_param_values;
+
+const char *tn_swizzle_name(const tn_swizzle *sw, char *buf, size_t n);
+/* Parses "none", "xor", "sw32", "sw64", "sw128" or "cute(B,M,S)".
+ * Returns 0, or -1 with a message in why. */
+int tn_swizzle_parse(const char *text, tn_swizzle *sw, char *why, size_t n);
+/* Resolves a swizzle for a tile `width` elements wide of `elem_bytes`-byte
+ * elements into b, m, s.  Returns 0, or -1 with why if it cannot apply. */
+int tn_swizzle_resolve(tn_swizzle *sw, int width, int elem_bytes, char *why,
+                       size_t n);
+
+/* Formats params as "tile=32 rows_per_thread=4 pad=1 swizzle=xor". */
+void tn_params_format(const tn_param_desc *descs, int n_params,
+                      const tn_params *p, char *out, size_t n);
+/* Index of the parameter named name, or -1. */
+int tn_param_index(const tn_param_desc *descs, int n_params,
+                   const char *name);
+
+#endif
