@@ -62,6 +62,7 @@ CORE_METRICS = [
     "smsp__sass_inst_executed_op_shared_st.sum",
     "smsp__sass_inst_executed_op_ldsm.sum",
     "smsp__sass_inst_executed_op_stsm.sum",
+    "smsp__sass_inst_executed_op_shared_stsm.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
 ]
@@ -122,7 +123,9 @@ def metric_candidates(kind):
         return (["smsp__sass_inst_executed_op_ldsm.sum",
                  "smsp__sass_inst_executed_op_shared_ld.sum"],
                 [w % "ldsm", w % "ld"], [b % "ldsm", b % "ld"])
+    # On sm_90 ncu names the STSM count op_shared_stsm (seen on the H200).
     return (["smsp__sass_inst_executed_op_stsm.sum",
+             "smsp__sass_inst_executed_op_shared_stsm.sum",
              "smsp__sass_inst_executed_op_shared_st.sum"],
             [w % "stsm", w % "st"], [b % "stsm", b % "st"])
 

@@ -11,13 +11,41 @@
  *   (ld|st)matrix .xN   N phases, matrix i from the 16-byte row addresses
  *                       of lanes 8i .. 8i+7
  *
- * An empty phase (no active lane) costs nothing. */
+ * Loads of 8 and 16 bytes merge phases 0 and 1 (and 2 and 3) into one when
+ * both are "paired": in each, lanes 2k and 2k+1 ask for the same address
+ * (or one of them is inactive), so the two phases need half the data paths.
+ * Stores never merge.  These phase rules were measured on an H200 with
+ * Nsight Compute, pattern by pattern (results/model-validation/), where the
+ * programming guide's half- and quarter-warps alone were wrong for loads
+ * with pairs of lanes on one address.  An empty phase costs nothing.
+ */
 #include "model.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #define MAX_WORDS 128 /* 32 lanes x 4 words of 16 bytes */
+
+int tn_model_phases(tn_op op, int width)
+{
+  if (op == TN_OP_LDMATRIX || op == TN_OP_STMATRIX)
+    return 0;
+  return width == 16 ? 4 : width == 8 ? 2 : 1;
+}
+
+/* 1 if, within lanes [first, first + n), every even lane and the odd lane
+ * after it ask for the same address, or one of them is inactive. */
+static int lanes_paired(const tn_warp_access *a, uint32_t active, int first,
+                        int n)
+{
+  int l;
+  for (l = first; l < first + n; l += 2) {
+    uint32_t both = (1u << l) | (1u << (l + 1));
+    if ((active & both) == both && a->addr[l] != a->addr[l + 1])
+      return 0;
+  }
+  return 1;
+}
 
 /* Wavefronts of one phase: words[] are the 4-byte word indices it asks
  * for.  Sets *degree and the busiest banks. */
@@ -78,29 +106,31 @@ int tn_model_access(const tn_warp_access *a, const tn_arch *arch,
     case 1:
     case 2:
     case 4:
-      phases = 1;
-      break;
     case 8:
-      phases = 2;
-      break;
     case 16:
-      phases = 4;
       break;
     default:
       snprintf(why, why_len, "access width %d (need 1, 2, 4, 8 or 16)",
                a->width);
       return -1;
     }
+    phases = tn_model_phases(a->op, a->width);
     lanes_per_phase = 32 / phases;
   }
   words_per_lane = a->width > 4 ? a->width / 4 : 1;
 
   for (p = 0; p < phases; p++) {
     uint32_t words[MAX_WORDS];
-    int n = 0, lane, deg;
+    int n = 0, lane, deg, first = p * lanes_per_phase;
+    int count = lanes_per_phase;
     uint32_t busy;
-    for (lane = p * lanes_per_phase; lane < (p + 1) * lanes_per_phase;
-         lane++) {
+    if (a->op == TN_OP_LD && a->width > 4 && p % 2 == 0 &&
+        lanes_paired(a, active, first, lanes_per_phase) &&
+        lanes_paired(a, active, first + lanes_per_phase, lanes_per_phase)) {
+      count = 2 * lanes_per_phase; /* two paired phases served as one */
+      p++;
+    }
+    for (lane = first; lane < first + count; lane++) {
       int k;
       if (!(active & (1u << lane)))
         continue;
@@ -114,6 +144,7 @@ int tn_model_access(const tn_warp_access *a, const tn_arch *arch,
     }
     if (n == 0)
       continue;
+    cost->phases++;
     cost->wavefronts += phase_cost(words, n, banks, &deg, &busy);
     if (deg > cost->degree) {
       cost->degree = deg;
@@ -123,25 +154,6 @@ int tn_model_access(const tn_warp_access *a, const tn_arch *arch,
     }
   }
   return 0;
-}
-
-/* Wavefronts the same instruction would take with no bank conflicts: one
- * per phase that has an active lane. */
-static int ideal_wavefronts(const tn_warp_access *a)
-{
-  int phases, lanes, p, n = 0;
-  uint32_t active = a->active;
-  if (a->op == TN_OP_LDMATRIX || a->op == TN_OP_STMATRIX)
-    return a->matrices;
-  phases = a->width == 16 ? 4 : a->width == 8 ? 2 : 1;
-  lanes = 32 / phases;
-  for (p = 0; p < phases; p++) {
-    uint32_t mask = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u)
-                                                   << (p * lanes);
-    if (active & mask)
-      n++;
-  }
-  return n;
 }
 
 int tn_model_accumulate(tn_model_cost *total, const tn_warp_access *a,
@@ -160,7 +172,7 @@ int tn_model_accumulate(tn_model_cost *total, const tn_warp_access *a,
     total->st_wavefronts += (long long)c.wavefronts * times;
     total->st_insts += times;
   }
-  total->ideal_wavefronts += (long long)ideal_wavefronts(a) * times;
+  total->ideal_wavefronts += (long long)c.phases * times;
   if (c.degree > total->max_degree)
     total->max_degree = c.degree;
   return 0;

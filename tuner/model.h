@@ -33,7 +33,12 @@ typedef struct {
   int degree;       /* most distinct 4-byte words asked of one bank in
                        one pass group (1 = conflict-free) */
   uint32_t busiest; /* banks that reach that degree, bit per bank */
+  int phases;       /* phases served: the wavefronts without conflicts */
 } tn_access_cost;
+
+/* Phases (groups of lanes served separately) of an ld/st of width bytes;
+ * 0 for ldmatrix/stmatrix, whose phases are their matrices. */
+int tn_model_phases(tn_op op, int width);
 
 /* Costs one warp instruction.  Returns 0, or -1 if the access is malformed
  * (bad width, unaligned address, wrong matrices) with a reason in why. */

@@ -156,7 +156,14 @@ int tn_worker_start(tn_worker *w, int ordinal, tn_err *err)
      * which stops the worker itself.  Dies with the supervisor. */
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (dup2(to[0], WORKER_IN) < 0 || dup2(from[1], WORKER_OUT) < 0)
+    int in = fcntl(to[0], F_DUPFD, 10), out = fcntl(from[1], F_DUPFD, 10);
+    /* via fds above 10, so neither dup2 below clobbers the other's source */
+    if (in < 0 || out < 0 || dup2(in, WORKER_IN) < 0 ||
+        dup2(out, WORKER_OUT) < 0)
+      _exit(127);
+    /* dup2 onto the same number keeps O_CLOEXEC: clear it explicitly */
+    if (fcntl(WORKER_IN, F_SETFD, 0) != 0 ||
+        fcntl(WORKER_OUT, F_SETFD, 0) != 0)
       _exit(127);
     dup2(STDERR_FILENO, STDOUT_FILENO); /* stray prints go to stderr */
     execl(w->exe, w->exe, "__worker", dev, (char *)NULL);

@@ -1,15 +1,17 @@
 /* transpose.c -- the transpose family: out = in^T for row-major fp32.
  *
  * Mirrors templates/transpose.cu: a block of tile x (tile / rows_per_thread)
- * threads moves one tile x tile tile through shared memory.  The access plan
- * below lists exactly the shared-memory instructions of that template. */
+ * threads moves one tile x tile tile through shared memory; `group` orders
+ * the tiles among blocks.  The access plan below lists exactly the
+ * shared-memory instructions of that template (the order of tiles does not
+ * change them). */
 #include <stdio.h>
 #include <string.h>
 
 #include "../family.h"
 #include "../../templates/smem_layout.h"
 
-enum { P_TILE, P_ROWS, P_PAD, P_SWIZZLE, N_PARAMS };
+enum { P_TILE, P_ROWS, P_PAD, P_SWIZZLE, P_GROUP, N_PARAMS };
 
 static const tn_param_desc params[N_PARAMS] = {
     {"tile", TN_PARAM_INT, 0, 8, 64, 32,
@@ -20,6 +22,8 @@ static const tn_param_desc params[N_PARAMS] = {
      "padding elements at the end of each tile row"},
     {"swizzle", TN_PARAM_SWIZZLE, 1, 0, 0, 0,
      "swizzle of the tile: none, xor, sw32, sw64, sw128, cute(B,M,S)"},
+    {"group", TN_PARAM_INT, 0, 1, 64, 1,
+     "tile rows per group in the order blocks take tiles (1: row by row)"},
 };
 
 static int is_pow2(long long x)
@@ -40,9 +44,10 @@ static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
              tile);
     return 1;
   }
-  if ((prob->size.dims[0] + tile - 1) / tile > 65535) {
-    snprintf(why, n, "%lld rows need more than 65535 blocks of %lld",
-             prob->size.dims[0], tile);
+  if (((prob->size.dims[0] + tile - 1) / tile) *
+          ((prob->size.dims[1] + tile - 1) / tile) >
+      2147483647LL) {
+    snprintf(why, n, "more than 2^31 - 1 tiles of %lld", tile);
     return 1;
   }
   if (tn_swizzle_resolve(sw, (int)tile, 4, why, n) != 0)
@@ -64,8 +69,9 @@ static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
   l->block[0] = (unsigned)tile;
   l->block[1] = (unsigned)by;
   l->block[2] = 1;
-  l->grid[0] = (unsigned)((cols + tile - 1) / tile);
-  l->grid[1] = (unsigned)((rows + tile - 1) / tile);
+  l->grid[0] = (unsigned)(((cols + tile - 1) / tile) *
+                          ((rows + tile - 1) / tile));
+  l->grid[1] = 1;
   l->grid[2] = 1;
   l->threads = (int)(tile * by);
   l->smem_static = (int)(tile * (tile + p->v[P_PAD].i) * 4);
