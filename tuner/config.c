@@ -410,7 +410,8 @@ static void set_defaults(tn_job *job)
   tn_strlcpy(job->output_dir, "results", sizeof(job->output_dir));
 }
 
-int tn_config_load(const char *path, tn_job *job, tn_err *err)
+/* Reads the file at path, or text when it is not NULL (named path). */
+static int load(const char *path, const char *text, tn_job *job, tn_err *err)
 {
   static const char *const keys[] = {"name",        "family", "template",
                                      "problem",     "space",  "constraints",
@@ -429,12 +430,13 @@ int tn_config_load(const char *path, tn_job *job, tn_err *err)
     return tn_errf(err, TN_EINPUT, "%s: path too long", path);
 
   config_init(&cfg);
-  if (!config_read_file(&cfg, path)) {
+  if (!(text ? config_read_string(&cfg, text) : config_read_file(&cfg, path))) {
     if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
       rc = tn_errf(err, TN_EINPUT, "%s: cannot read the file", path);
     else
       rc = tn_errf(err, TN_EINPUT, "%s:%d: syntax error: %s",
-                   config_error_file(&cfg) ? config_error_file(&cfg) : path,
+                   config_error_file(&cfg) && !text ? config_error_file(&cfg)
+                                                    : path,
                    config_error_line(&cfg), config_error_text(&cfg));
     goto cleanup;
   }
@@ -507,4 +509,15 @@ int tn_config_load(const char *path, tn_job *job, tn_err *err)
 cleanup:
   config_destroy(&cfg);
   return rc;
+}
+
+int tn_config_load(const char *path, tn_job *job, tn_err *err)
+{
+  return load(path, NULL, job, err);
+}
+
+int tn_config_load_string(const char *text, const char *name, tn_job *job,
+                          tn_err *err)
+{
+  return load(name, text, job, err);
 }

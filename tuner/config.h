@@ -40,6 +40,11 @@ typedef struct {
  * or TN_ETOOL. */
 int tn_config_load(const char *path, tn_job *job, tn_err *err);
 
+/* The same from text in memory, reported as if it were the file name (a
+ * template path in it is relative to name's folder). */
+int tn_config_load_string(const char *text, const char *name, tn_job *job,
+                          tn_err *err);
+
 /* Names a constraint may use besides the parameters. */
 #define TN_CONSTRAINT_NAMES "threads, smem_bytes"
 

@@ -270,20 +270,16 @@ void tn_worker_stop(tn_worker *w)
 
 /* ---- the worker's side ---- */
 
-int tn_worker_main(int argc, char **argv)
+int tn_worker_serve(const tn_worker_backend *backend, int ordinal)
 {
-  tn_bench *b = NULL;
+  void *state = NULL, *cubin = NULL;
   tn_device_info info;
   tn_err err = {{0}};
-  void *cubin = NULL;
   size_t cap = 0;
-  int ordinal, rc;
+  int rc;
 
-  if (argc < 3)
-    return 2;
-  ordinal = atoi(argv[2]);
   memset(&info, 0, sizeof(info));
-  rc = tn_bench_open(ordinal, &b, &info, &err);
+  rc = backend->open(ordinal, &state, &info, &err);
   if (rc != 0) {
     send_msg(WORKER_OUT, MSG_ERROR, err.msg, strlen(err.msg), NULL, 0);
     return 3;
@@ -309,13 +305,38 @@ int tn_worker_main(int argc, char **argv)
     }
     if (job.cubin_len && read_all(WORKER_IN, cubin, job.cubin_len, 0) != 0)
       return 1;
-    tn_bench_run(b, &job, cubin, &res);
+    backend->run(state, &job, cubin, &res);
     if (send_msg(WORKER_OUT, MSG_RESULT, &res, sizeof(res), NULL, 0) != 0)
       return 1;
     if (res.fatal)
       return 4; /* the context is lost: a fresh process gets a fresh one */
   }
   free(cubin);
-  tn_bench_close(b);
+  backend->close(state);
   return 0;
+}
+
+static int bench_open(int ordinal, void **state, tn_device_info *info,
+                      tn_err *err)
+{
+  return tn_bench_open(ordinal, (tn_bench **)state, info, err);
+}
+
+static void bench_run(void *state, const tn_bench_job *job,
+                      const void *cubin, tn_bench_result *res)
+{
+  tn_bench_run(state, job, cubin, res);
+}
+
+static void bench_close(void *state)
+{
+  tn_bench_close(state);
+}
+
+int tn_worker_main(int argc, char **argv)
+{
+  static const tn_worker_backend gpu = {bench_open, bench_run, bench_close};
+  if (argc < 3)
+    return 2;
+  return tn_worker_serve(&gpu, atoi(argv[2]));
 }

@@ -37,8 +37,23 @@ int tn_worker_run(tn_worker *w, const tn_bench_job *job, const void *cubin,
 /* Ends the worker (closes its pipe, waits, kills if it lingers). */
 void tn_worker_stop(tn_worker *w);
 
-/* The worker's side: serves jobs on fds 3 (in) and 4 (out) until EOF.
- * Returns the process exit status. */
+/* What a worker process runs jobs with: the GPU (tn_bench) in the tuner;
+ * tests put a scripted backend behind the same protocol. */
+typedef struct {
+  /* Returns 0, or a negative code with err. */
+  int (*open)(int ordinal, void **state, tn_device_info *info, tn_err *err);
+  /* Always fills res. */
+  void (*run)(void *state, const tn_bench_job *job, const void *cubin,
+              tn_bench_result *res);
+  void (*close)(void *state);
+} tn_worker_backend;
+
+/* The worker's side: opens the device with backend, then serves jobs on
+ * fds 3 (in) and 4 (out) until EOF, or until a result says the context is
+ * lost.  Returns the process exit status. */
+int tn_worker_serve(const tn_worker_backend *backend, int ordinal);
+
+/* "tuner __worker N": tn_worker_serve with the GPU backend. */
 int tn_worker_main(int argc, char **argv);
 
 #endif
