@@ -1,18 +1,45 @@
 /* fake_worker.c -- a worker process with a scripted backend, to test the
- * supervisor on a machine without a GPU.  What a job does depends on its
- * candidate id:
- *   0 ok, 1 wrong result, 2 abort() (a crash), 3 hangs, 4 the context is
- *   lost (a result with fatal set, then the process exits), 5 SIGSEGV,
- *   6 exits without answering.
- * Run as "fake_worker __worker N" like the tuner's own worker. */
+ * supervisor and whole runs on a machine without a GPU.  Run as
+ * "fake_worker __worker N" like the tuner's own worker (the tuner starts it
+ * when TUNER_WORKER names it).
+ *
+ * What a candidate's job does is looked up by its id in FAKE_WORKER_SCRIPT,
+ * "ID:ACTION[,ID:ACTION...]", where ACTION is ok, fast (0.5 ms), wrong,
+ * crash (abort), hang, lost (the context is lost), segv or exit (leaves
+ * without answering).  Ids not in the script are ok, with a median of
+ * 1 + id/100 ms.  Without FAKE_WORKER_SCRIPT the supervisor test's script
+ * applies: 0 ok, 1 wrong, 2 crash, 3 hang, 4 lost, 5 segv, 6 exit.
+ * FAKE_WORKER_DELAY_MS delays every job; FAKE_WORKER_LOG appends one line
+ * per job ("candidate ID" or "baseline NAME") before it runs. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "space.h"
 #include "worker.h"
+
+static const char *action_of(int id)
+{
+  static const char *defaults[] = {"ok",   "wrong", "crash", "hang",
+                                   "lost", "segv",  "exit"};
+  static char action[32];
+  const char *script = getenv("FAKE_WORKER_SCRIPT"), *p;
+  if (script == NULL)
+    return id >= 0 && id < 7 ? defaults[id] : "ok";
+  for (p = script; p && *p;) {
+    int sid, used = 0;
+    if (sscanf(p, "%d:%31[a-z]%n", &sid, action, &used) == 2 && sid == id)
+      return action;
+    p = strchr(p, ',');
+    if (p)
+      p++;
+  }
+  return "ok";
+}
 
 static int fake_open(int ordinal, void **state, tn_device_info *info,
                      tn_err *err)
@@ -23,40 +50,69 @@ static int fake_open(int ordinal, void **state, tn_device_info *info,
   snprintf(info->arch, sizeof(info->arch), "sm_90");
   info->cc_major = 9;
   info->ordinal = ordinal;
+  info->driver_version = 13000;
   return 0;
+}
+
+static void ok(tn_bench_result *res, const tn_bench_job *job, double ms)
+{
+  res->status = TN_ST_OK;
+  res->timing.median_ms = ms;
+  res->timing.min_ms = ms * 0.99;
+  res->timing.max_ms = ms * 1.02;
+  res->timing.q1_ms = ms * 0.999;
+  res->timing.q3_ms = ms * 1.001;
+  res->timing.repetitions = job->bench.repetitions;
 }
 
 static void fake_run(void *state, const tn_bench_job *job, const void *cubin,
                      tn_bench_result *res)
 {
+  const char *log = getenv("FAKE_WORKER_LOG"), *delay = getenv(
+                                                    "FAKE_WORKER_DELAY_MS");
+  const char *action;
   (void)state;
   (void)cubin;
   memset(res, 0, sizeof(*res));
-  switch (job->candidate_id) {
-  case 0:
-    res->status = 4; /* TN_ST_OK */
-    res->timing.median_ms = 1.0 + (double)job->cubin_len;
-    res->timing.repetitions = job->bench.repetitions;
-    break;
-  case 1:
-    res->status = 5; /* TN_ST_WRONG */
+  if (log) {
+    FILE *f = fopen(log, "a");
+    if (f) {
+      if (job->kind == TN_JOB_BASELINE)
+        fprintf(f, "baseline %s\n", job->baseline);
+      else
+        fprintf(f, "candidate %d\n", job->candidate_id);
+      fclose(f);
+    }
+  }
+  if (delay) {
+    struct timespec ts = {0, atol(delay) * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  if (job->kind == TN_JOB_BASELINE) {
+    ok(res, job, 0.9);
+    return;
+  }
+  action = action_of(job->candidate_id);
+  if (strcmp(action, "ok") == 0) {
+    ok(res, job, 1.0 + job->candidate_id / 100.0);
+  } else if (strcmp(action, "fast") == 0) {
+    ok(res, job, 0.5);
+  } else if (strcmp(action, "wrong") == 0) {
+    res->status = TN_ST_WRONG;
     snprintf(res->reason, sizeof(res->reason), "3 of 9 elements differ");
-    break;
-  case 2:
+  } else if (strcmp(action, "crash") == 0) {
     abort();
-  case 3:
+  } else if (strcmp(action, "hang") == 0) {
     for (;;)
       pause();
-  case 4:
-    res->status = 6; /* TN_ST_FAILED */
+  } else if (strcmp(action, "lost") == 0) {
+    res->status = TN_ST_FAILED;
     res->fatal = 1;
     snprintf(res->reason, sizeof(res->reason),
              "CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access");
-    break;
-  case 5:
+  } else if (strcmp(action, "segv") == 0) {
     raise(SIGSEGV);
-    break;
-  default:
+  } else {
     _exit(0);
   }
 }
