@@ -12,6 +12,17 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 export TUNER_WORKER=$fake
 py() { python3 - "$@"; }
+# waits until the worker has started N candidate jobs (LOG), at most 60 s
+wait_jobs() {
+  local i
+  for i in $(seq 600); do
+    local n
+    n=$(grep -c '^candidate' "$2" 2>/dev/null)
+    [ "${n:-0}" -ge "$1" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
 
 # 1. faults: crash, hang, lost context, segfault, wrong; 6 is the fastest
 FAKE_WORKER_SCRIPT="2:crash,3:hang,5:wrong,6:fast,7:lost,9:segv,11:wrong" \
@@ -44,7 +55,7 @@ FAKE_WORKER_DELAY_MS=150 FAKE_WORKER_LOG="$tmp/jobs.log" \
   "$tuner" --config "$cfg" --no-prune --cache-dir "$tmp/cache" -q --output "$tmp/killed" \
   >/dev/null 2>&1 &
 pid=$!
-sleep 1.3
+wait_jobs 4 "$tmp/jobs.log" || echo "note: the run did not get far"
 kill -9 $pid
 wait $pid 2>/dev/null
 json=$(ls "$tmp"/killed/*.json 2>/dev/null | head -1)
@@ -73,10 +84,10 @@ PY
 fi
 
 # 4. Ctrl-C: exit 130, the results so far are written and readable
-FAKE_WORKER_DELAY_MS=150 "$tuner" --config "$cfg" --no-prune --cache-dir "$tmp/cache" -q \
-  --output "$tmp/int" >/dev/null 2>"$tmp/int.err" &
+FAKE_WORKER_DELAY_MS=150 FAKE_WORKER_LOG="$tmp/int.log" "$tuner" --config "$cfg" \
+  --no-prune --cache-dir "$tmp/cache" -q --output "$tmp/int" >/dev/null 2>"$tmp/int.err" &
 pid=$!
-sleep 1.0
+wait_jobs 3 "$tmp/int.log" || echo "note: the run did not get far"
 kill -INT $pid
 wait $pid
 rc=$?

@@ -536,6 +536,7 @@ int tn_bench_open(int ordinal, tn_bench **out, tn_device_info *info,
   b->info.l2_bytes = v;
   b->info.total_mem = (long long)mem;
   b->info.ordinal = ordinal;
+  b->info.device_count = count;
   snprintf(b->info.arch, sizeof(b->info.arch), "sm_%d%d", b->info.cc_major,
            b->info.cc_minor);
   if (CU(cuDevicePrimaryCtxRetain(&b->ctx, b->dev)) ||

@@ -27,6 +27,7 @@ typedef struct {
   char pci_bus_id[32];
   int smem_per_block_optin;
   int ordinal;
+  int device_count; /* GPUs the driver sees on this host */
 } tn_device_info;
 
 typedef enum { TN_JOB_CANDIDATE = 1, TN_JOB_BASELINE = 2 } tn_job_kind;

@@ -35,7 +35,9 @@ static void usage(FILE *out)
 "\n"
 "Options:\n"
 "  -c, --config FILE     the job (libconfig; see configs/ and docs/config.md)\n"
-"  -d, --device N        GPU to tune on (default 0)\n"
+"  -d, --device N|all    GPU to tune on (default 0); all: every GPU of the\n"
+"                        host at once, one worker each, compiling once per\n"
+"                        architecture (results ...-gpuN.json)\n"
 "  -a, --arch sm_XX      compile for this architecture (default: the GPU's;\n"
 "                        known: %s)\n"
 "  -n, --dry-run         no GPU work: print the candidates with model and\n"
@@ -121,10 +123,10 @@ int main(int argc, char **argv)
   const char *config = NULL;
   tn_tune_opts opts;
   tn_job *job;
-  tn_run run;
+  tn_run single, *runs = &single;
   tn_err err = {{0}};
   char command[8192];
-  int c, rc, warmup = -1;
+  int c, rc, warmup = -1, all_devices = 0, n_runs = 1, i;
 
   if (argc >= 2 && strcmp(argv[1], "__worker") == 0)
     return tn_worker_main(argc, argv);
@@ -142,7 +144,9 @@ int main(int argc, char **argv)
       config = optarg;
       break;
     case 'd':
-      if (parse_int("--device", optarg, 0, 1023, &opts.device))
+      if (strcmp(optarg, "all") == 0)
+        all_devices = 1;
+      else if (parse_int("--device", optarg, 0, 1023, &opts.device))
         return TN_EXIT_INPUT;
       break;
     case 'a':
@@ -209,6 +213,11 @@ int main(int argc, char **argv)
     fprintf(stderr, "tuner: --config FILE is required; try 'tuner --help'\n");
     return TN_EXIT_INPUT;
   }
+  if (all_devices && (opts.dry_run || opts.resume_path || opts.arch)) {
+    fprintf(stderr, "tuner: --device all measures every GPU; it takes no "
+                    "--dry-run, --resume or --arch\n");
+    return TN_EXIT_INPUT;
+  }
   if (opts.dry_run && opts.resume_path) {
     fprintf(stderr, "tuner: --resume measures; it cannot be a --dry-run\n");
     return TN_EXIT_INPUT;
@@ -233,13 +242,17 @@ int main(int argc, char **argv)
     job->bench.warmup = warmup;
 
   tn_install_interrupt_handler();
-  rc = tn_tune(job, &opts, &run, &err);
-  if (rc == 0 || rc == TN_EINTR) {
+  if (all_devices)
+    rc = tn_tune_all_devices(job, &opts, &runs, &n_runs, &err);
+  else
+    rc = tn_tune(job, &opts, &single, &err);
+  for (i = 0; runs && i < n_runs && (rc == 0 || rc == TN_EINTR); i++) {
+    const tn_run *run = &runs[i];
     if (!opts.dry_run) {
-      fprintf(stderr, "tuner: results: %s\n", run.results_path);
-      if (run.sel.best >= 0 && rc == 0)
-        fprintf(stderr, "tuner: header:  %s\n", run.header_path);
-      else if (run.sel.best < 0)
+      fprintf(stderr, "tuner: results: %s\n", run->results_path);
+      if (run->sel.best >= 0 && rc == 0)
+        fprintf(stderr, "tuner: header:  %s\n", run->header_path);
+      else if (run->sel.best < 0)
         fprintf(stderr, "tuner: no candidate was verified and timed: no "
                         "header\n");
     }
@@ -247,20 +260,23 @@ int main(int argc, char **argv)
             "tuner: %d candidates, %d pruned by the model, %d compiled "
             "(%d from the cache, %d failed) in %.2f s on %d threads; "
             "benchmark %.2f s; total %.2f s\n",
-            run.space.n, run.pruned_by_model,
-            run.compile.compiled + run.compile.cached, run.compile.cached,
-            run.compile.failed, run.compile.wall_s, run.compile.threads,
-            run.bench_s, run.wall_s);
+            run->space.n, run->pruned_by_model,
+            run->compile.compiled + run->compile.cached, run->compile.cached,
+            run->compile.failed, run->compile.wall_s, run->compile.threads,
+            run->bench_s, run->wall_s);
   }
   if (rc == TN_EINTR) {
     fprintf(stderr, "tuner: interrupted; continue with --resume %s\n",
-            run.results_path);
+            runs[0].results_path);
     rc = 130;
   } else if (rc) {
     fprintf(stderr, "tuner: %s\n", err.msg);
     rc = tn_exit_status(rc);
   }
-  tn_run_free(&run);
+  for (i = 0; runs && i < n_runs; i++)
+    tn_run_free(&runs[i]);
+  if (runs != &single)
+    free(runs);
   free(job);
   return rc;
 }

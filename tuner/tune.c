@@ -3,6 +3,7 @@
 #include "tune.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,11 +143,16 @@ static void set_paths(const tn_job *job, const tn_tune_opts *opts,
                       tn_run *run)
 {
   const char *dir = opts->output_dir ? opts->output_dir : job->output_dir;
-  char stamp[32];
+  char stamp[32], resumed_dir[4096];
   time_t t = time(NULL);
   struct tm tm;
   gmtime_r(&t, &tm);
   strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+  if (opts->resume_path && !opts->output_dir) {
+    /* the header goes beside the results being resumed */
+    tn_dirname(resumed_dir, sizeof(resumed_dir), opts->resume_path);
+    dir = resumed_dir;
+  }
   if (opts->resume_path) {
     size_t n = strlen(opts->resume_path);
     tn_strlcpy(run->results_path, opts->resume_path,
@@ -302,18 +308,10 @@ done:
   return rc;
 }
 
-int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
-            tn_err *err)
+static void run_init(tn_run *run, const tn_job *job,
+                     const tn_tune_opts *opts)
 {
-  tn_template tpl;
-  tn_worker worker;
-  tn_compile_opts copts;
-  double t0 = tn_now();
-  int rc, i;
-
   memset(run, 0, sizeof(*run));
-  memset(&worker, 0, sizeof(worker));
-  memset(&tpl, 0, sizeof(tpl));
   run->job = job;
   run->opts = opts;
   run->sel.best = run->sel.fastest = -1;
@@ -322,6 +320,124 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
     tn_strlcpy(run->host, "unknown", sizeof(run->host));
   run->seed = job->bench.seed ? job->bench.seed
                               : (unsigned long long)time(NULL) * 2654435761ULL;
+}
+
+/* The architecture of a dry run without --arch: the GPU's if there is one
+ * (asked through a worker), else the default; says which. */
+static const tn_arch *dry_run_arch(const tn_tune_opts *opts)
+{
+  tn_err ignore = {{0}};
+  tn_worker probe;
+  const tn_arch *arch = NULL;
+  int dev = opts->device < 0 ? 0 : opts->device;
+  memset(&probe, 0, sizeof(probe));
+  if (tn_worker_start(&probe, dev, &ignore) == 0) {
+    arch = tn_arch_from_cc(probe.info.cc_major, probe.info.cc_minor);
+    tn_worker_stop(&probe);
+  }
+  if (arch == NULL) {
+    arch = tn_arch_find(TN_DEFAULT_ARCH);
+    fprintf(stderr,
+            "tuner: no GPU found (%s): dry run for %s, the default "
+            "architecture\n",
+            ignore.msg[0] ? ignore.msg : "unknown architecture",
+            TN_DEFAULT_ARCH);
+  } else {
+    fprintf(stderr, "tuner: dry run for %s, the architecture of GPU %d\n",
+            arch->name, dev);
+  }
+  return arch;
+}
+
+/* Space, pruning, paths and NVRTC for run->arch. */
+static int prepare(tn_run *run, const tn_template *tpl, tn_err *err)
+{
+  const tn_job *job = run->job;
+  const tn_tune_opts *opts = run->opts;
+  tn_compile_opts copts;
+  int i, rc;
+
+  if ((rc = tn_space_build(job, run->arch, &run->space, err)) != 0)
+    return rc;
+  if (!opts->no_prune)
+    run->pruned_by_model = tn_space_prune(job, &run->space);
+  run->n_baselines = job->family->n_baselines;
+  for (i = 0; i < run->n_baselines && i < TN_MAX_BASELINES; i++)
+    tn_strlcpy(run->baselines[i].name, job->family->baselines[i],
+               sizeof(run->baselines[i].name));
+  set_paths(job, opts, run);
+  if (opts->resume_path) {
+    /* the journal must exist before anything is compiled */
+    FILE *probe = fopen(run->journal_path, "r");
+    if (probe == NULL)
+      return tn_errf(err, TN_EINPUT, "--resume %s: no journal %s beside it",
+                     opts->resume_path, run->journal_path);
+    fclose(probe);
+  }
+  memset(&copts, 0, sizeof(copts));
+  if (opts->use_cache)
+    tn_strlcpy(copts.cache_dir, opts->cache_dir, sizeof(copts.cache_dir));
+  copts.jobs = opts->jobs;
+  copts.quiet = opts->quiet;
+  rc = tn_compile_space(job, tpl, run->arch, &run->space, &copts,
+                        &run->compile, err);
+  if (rc)
+    return rc;
+  check_registers(run);
+  return 0;
+}
+
+/* Verification and timing on the worker, selection, results, header. */
+static int measure(tn_run *run, tn_worker *worker, int write_header,
+                   double t0, tn_err *err)
+{
+  const tn_job *job = run->job;
+  char dir[4400];
+  tn_err werr = {{0}};
+  int rc, wrc, i;
+
+  tn_dirname(dir, sizeof(dir), run->results_path);
+  if ((rc = tn_mkdirs(dir, err)) != 0)
+    return rc;
+  if (run->opts->resume_path) {
+    rc = tn_journal_resume(run->journal_path, run, err);
+    if (rc < 0)
+      return rc;
+    run->resumed = rc;
+  }
+  rc = bench_all(run, worker, err);
+  run->worker_starts = worker->starts;
+  if (rc == TN_EINTR)
+    run->interrupted = 1;
+  else if (rc)
+    return rc;
+  tn_select(&run->space, job->bench.min_noise, &run->sel);
+  for (i = 0; i < run->space.n; i++)
+    run->space.c[i].tie = run->sel.n_ties > 1 && i == run->sel.best;
+  run->wall_s = tn_now() - t0;
+  tn_utc_iso(run->finished, sizeof(run->finished));
+  /* results are written even when interrupted: they are what was measured */
+  wrc = tn_results_write(run, &werr);
+  if (wrc && rc == 0) {
+    *err = werr;
+    rc = wrc;
+  }
+  if (rc == 0 && write_header && run->sel.best >= 0)
+    rc = tn_emit_header(run, err);
+  return rc;
+}
+
+int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
+            tn_err *err)
+{
+  tn_template tpl;
+  tn_worker worker;
+  double t0 = tn_now();
+  int rc;
+
+  run_init(run, job, opts);
+  memset(&worker, 0, sizeof(worker));
+  memset(&tpl, 0, sizeof(tpl));
 
   /* Everything that can be wrong with the input is found before any work:
    * the template, the space, the architecture. */
@@ -337,101 +453,205 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
     run->have_device = 1;
     run->device = worker.info;
   }
-  if (opts->dry_run && opts->arch == NULL) {
-    /* a dry run compiles for the GPU that is there, else for the default */
-    tn_err ignore = {{0}};
-    tn_worker probe;
-    memset(&probe, 0, sizeof(probe));
-    if (tn_worker_start(&probe, opts->device < 0 ? 0 : opts->device,
-                        &ignore) == 0) {
-      run->arch = tn_arch_from_cc(probe.info.cc_major, probe.info.cc_minor);
-      tn_worker_stop(&probe);
-    }
-    if (run->arch == NULL) {
-      run->arch = tn_arch_find(TN_DEFAULT_ARCH);
-      fprintf(stderr,
-              "tuner: no GPU found (%s): dry run for %s, the default "
-              "architecture\n",
-              ignore.msg[0] ? ignore.msg : "unknown architecture",
-              TN_DEFAULT_ARCH);
-    } else {
-      fprintf(stderr, "tuner: dry run for %s, the architecture of GPU %d\n",
-              run->arch->name, opts->device < 0 ? 0 : opts->device);
-    }
-  } else if ((rc = pick_arch(opts, run, err)) != 0) {
+  if (opts->dry_run && opts->arch == NULL)
+    run->arch = dry_run_arch(opts);
+  else if ((rc = pick_arch(opts, run, err)) != 0)
     goto cleanup;
-  }
-  if ((rc = tn_space_build(job, run->arch, &run->space, err)) != 0)
+  if ((rc = prepare(run, &tpl, err)) != 0)
     goto cleanup;
-  if (!opts->no_prune)
-    run->pruned_by_model = tn_space_prune(job, &run->space);
-  run->n_baselines = job->family->n_baselines;
-  for (i = 0; i < run->n_baselines && i < TN_MAX_BASELINES; i++)
-    tn_strlcpy(run->baselines[i].name, job->family->baselines[i],
-               sizeof(run->baselines[i].name));
-  set_paths(job, opts, run);
-  if (opts->resume_path) {
-    /* the journal must exist and match before anything is compiled */
-    FILE *probe = fopen(run->journal_path, "r");
-    if (probe == NULL) {
-      rc = tn_errf(err, TN_EINPUT, "--resume %s: no journal %s beside it",
-                   opts->resume_path, run->journal_path);
-      goto cleanup;
-    }
-    fclose(probe);
-  }
-
-  memset(&copts, 0, sizeof(copts));
-  if (opts->use_cache)
-    tn_strlcpy(copts.cache_dir, opts->cache_dir, sizeof(copts.cache_dir));
-  copts.jobs = opts->jobs;
-  copts.quiet = opts->quiet;
-  rc = tn_compile_space(job, &tpl, run->arch, &run->space, &copts,
-                        &run->compile, err);
-  if (rc)
-    goto cleanup;
-  check_registers(run);
-
   if (!opts->dry_run) {
-    const char *dir = opts->output_dir ? opts->output_dir : job->output_dir;
-    if ((rc = tn_mkdirs(dir, err)) != 0)
-      goto cleanup;
-    if (opts->resume_path) {
-      rc = tn_journal_resume(run->journal_path, run, err);
-      if (rc < 0)
-        goto cleanup;
-      run->resumed = rc;
-      rc = 0;
-    }
-    rc = bench_all(run, &worker, err);
-    run->worker_starts = worker.starts;
-    if (rc == TN_EINTR)
-      run->interrupted = 1;
-    else if (rc)
-      goto cleanup;
-    tn_select(&run->space, job->bench.min_noise, &run->sel);
-    for (i = 0; i < run->space.n; i++)
-      run->space.c[i].tie = run->sel.n_ties > 1 && i == run->sel.best;
-    run->wall_s = tn_now() - t0;
-    tn_utc_iso(run->finished, sizeof(run->finished));
-    {
-      tn_err werr = {{0}};
-      int wrc = tn_results_write(run, &werr);
-      if (wrc && rc == 0) {
-        *err = werr;
-        rc = wrc;
-      }
-    }
-    if (rc == 0 && run->sel.best >= 0)
-      rc = tn_emit_header(run, err);
+    rc = measure(run, &worker, 1, t0, err);
   } else {
     run->wall_s = tn_now() - t0;
     tn_utc_iso(run->finished, sizeof(run->finished));
   }
-  print_table(run, stdout);
+  if (rc == 0 || rc == TN_EINTR)
+    print_table(run, stdout);
 cleanup:
   tn_worker_stop(&worker);
   tn_template_free(&tpl);
+  return rc;
+}
+
+/* ---- every GPU of the host ---- */
+
+typedef struct {
+  tn_run *run;
+  tn_worker *worker;
+  int write_header;
+  double t0;
+  int rc;
+  tn_err err;
+} device_task;
+
+static void *measure_thread(void *arg)
+{
+  device_task *t = arg;
+  t->rc = measure(t->run, t->worker, t->write_header, t->t0, &t->err);
+  return NULL;
+}
+
+/* Copies a prepared run for another device of the same architecture: the
+ * same candidates, compiled once. */
+static int clone_prepared(tn_run *dst, const tn_run *src, tn_err *err)
+{
+  int i;
+  tn_space space;
+  space.n = src->space.n;
+  space.c = malloc(sizeof(tn_candidate) * (size_t)space.n);
+  if (space.c == NULL)
+    return tn_errf(err, TN_ETOOL, "out of memory");
+  memcpy(space.c, src->space.c, sizeof(tn_candidate) * (size_t)space.n);
+  for (i = 0; i < space.n; i++) {
+    tn_candidate *c = &space.c[i];
+    const tn_candidate *s = &src->space.c[i];
+    c->log = s->log ? strdup(s->log) : NULL;
+    c->cubin = NULL;
+    if (s->cubin) {
+      c->cubin = malloc(s->cubin_len);
+      if (c->cubin)
+        memcpy(c->cubin, s->cubin, s->cubin_len);
+    }
+    if ((s->log && !c->log) || (s->cubin && !c->cubin)) {
+      space.n = i + 1;
+      tn_space_free(&space);
+      return tn_errf(err, TN_ETOOL, "out of memory");
+    }
+  }
+  dst->space = space;
+  dst->pruned_by_model = src->pruned_by_model;
+  dst->n_baselines = src->n_baselines;
+  memcpy(dst->baselines, src->baselines, sizeof(dst->baselines));
+  dst->compile = src->compile;
+  return 0;
+}
+
+/* Result and journal names of one device among several: -gpuN. */
+static void per_device_paths(tn_run *run)
+{
+  char tag[32], *dot;
+  size_t n;
+  snprintf(tag, sizeof(tag), "-gpu%d", run->device.ordinal);
+  dot = strrchr(run->results_path, '.');
+  if (dot) {
+    char rest[16];
+    tn_strlcpy(rest, dot, sizeof(rest));
+    n = (size_t)(dot - run->results_path);
+    snprintf(run->results_path + n, sizeof(run->results_path) - n, "%s%s",
+             tag, rest);
+  }
+  dot = strrchr(run->journal_path, '.');
+  if (dot) {
+    char rest[16];
+    tn_strlcpy(rest, dot, sizeof(rest));
+    n = (size_t)(dot - run->journal_path);
+    snprintf(run->journal_path + n, sizeof(run->journal_path) - n, "%s%s",
+             tag, rest);
+  }
+}
+
+int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
+                        tn_run **runs_out, int *n_out, tn_err *err)
+{
+  tn_template tpl;
+  tn_worker first, *workers = NULL;
+  tn_run *runs = NULL;
+  device_task *tasks = NULL;
+  pthread_t *threads = NULL;
+  double t0 = tn_now();
+  int n = 0, d, rc, started = 0;
+
+  *runs_out = NULL;
+  *n_out = 0;
+  memset(&tpl, 0, sizeof(tpl));
+  memset(&first, 0, sizeof(first));
+  if ((rc = tn_template_load(job->template_path, &tpl, err)) != 0)
+    return rc;
+  runs = calloc(1, sizeof(tn_run));
+  if (runs == NULL) {
+    rc = tn_errf(err, TN_ETOOL, "out of memory");
+    goto cleanup;
+  }
+  if ((rc = tn_space_build(job, NULL, &runs[0].space, err)) != 0)
+    goto cleanup;
+  tn_space_free(&runs[0].space);
+  if ((rc = tn_worker_start(&first, 0, err)) != 0)
+    goto cleanup;
+  n = first.info.device_count;
+  free(runs);
+  runs = calloc((size_t)n, sizeof(tn_run));
+  workers = calloc((size_t)n, sizeof(tn_worker));
+  tasks = calloc((size_t)n, sizeof(device_task));
+  threads = calloc((size_t)n, sizeof(pthread_t));
+  if (!runs || !workers || !tasks || !threads) {
+    rc = tn_errf(err, TN_ETOOL, "out of memory");
+    goto cleanup;
+  }
+  workers[0] = first;
+  memset(&first, 0, sizeof(first));
+  for (d = 1; d < n; d++)
+    if ((rc = tn_worker_start(&workers[d], d, err)) != 0)
+      goto cleanup;
+  /* compile once per architecture; devices of an architecture share it */
+  for (d = 0; d < n; d++) {
+    int e;
+    run_init(&runs[d], job, opts);
+    runs[d].seed = runs[0].seed; /* the same inputs on every GPU */
+    runs[d].have_device = 1;
+    runs[d].device = workers[d].info;
+    runs[d].arch = tn_arch_from_cc(runs[d].device.cc_major,
+                                   runs[d].device.cc_minor);
+    if (runs[d].arch == NULL) {
+      rc = tn_errf(err, TN_EINPUT, "GPU %d (%s) is %s, unknown to the tuner",
+                   d, runs[d].device.name, runs[d].device.arch);
+      goto cleanup;
+    }
+    for (e = 0; e < d && runs[e].arch != runs[d].arch; e++)
+      ;
+    if (e < d) {
+      set_paths(job, opts, &runs[d]);
+      rc = clone_prepared(&runs[d], &runs[e], err);
+      tasks[d].write_header = 0; /* the first GPU of the arch writes it */
+    } else {
+      rc = prepare(&runs[d], &tpl, err);
+      tasks[d].write_header = 1;
+    }
+    if (rc)
+      goto cleanup;
+    if (n > 1)
+      per_device_paths(&runs[d]);
+  }
+  for (d = 0; d < n; d++) {
+    tasks[d].run = &runs[d];
+    tasks[d].worker = &workers[d];
+    tasks[d].t0 = t0;
+    if (pthread_create(&threads[d], NULL, measure_thread, &tasks[d]) != 0) {
+      rc = tn_errf(err, TN_ETOOL, "pthread_create failed");
+      break;
+    }
+    started++;
+  }
+  for (d = 0; d < started; d++)
+    pthread_join(threads[d], NULL);
+  for (d = 0; d < started; d++) {
+    printf("== GPU %d: %s (%s)\n", d, runs[d].device.name,
+           runs[d].device.arch);
+    print_table(&runs[d], stdout);
+    if (tasks[d].rc && (rc == 0 || tasks[d].rc == TN_EINTR)) {
+      rc = tasks[d].rc;
+      *err = tasks[d].err;
+    }
+  }
+cleanup:
+  tn_worker_stop(&first);
+  for (d = 0; workers && d < n; d++)
+    tn_worker_stop(&workers[d]);
+  tn_template_free(&tpl);
+  free(workers);
+  free(tasks);
+  free(threads);
+  *runs_out = runs;
+  *n_out = runs ? (n > 0 ? n : 1) : 0;
   return rc;
 }
 

@@ -23,7 +23,7 @@ typedef struct {
 } tn_baseline_result;
 
 typedef struct {
-  int device;          /* GPU ordinal; -1 for a dry run */
+  int device;          /* GPU ordinal (see tn_tune_all_devices for all) */
   const char *arch;    /* --arch, or NULL: the device's (a dry run without
                           a GPU uses TN_DEFAULT_ARCH and says so) */
   int dry_run;
@@ -66,6 +66,14 @@ typedef struct {
 int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
             tn_err *err);
 void tn_run_free(tn_run *run);
+
+/* Tunes on every GPU of the host at once, one worker per GPU, compiling
+ * once per architecture.  *runs (malloc'd, *n of them, each to be freed
+ * with tn_run_free, then the array with free) holds one run per GPU; with
+ * more than one GPU their results are named ...-gpuN.json, and the first
+ * GPU of each architecture writes its header.  Returns like tn_tune. */
+int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
+                        tn_run **runs, int *n, tn_err *err);
 
 /* Rate of a time on prob (GB/s or TFLOP/s by the family's unit). */
 double tn_rate(const tn_family *f, const tn_problem *probs, int n,
