@@ -9,6 +9,7 @@
  * without answering).  Ids not in the script are ok, with a median of
  * 1 + id/100 ms.  Without FAKE_WORKER_SCRIPT the supervisor test's script
  * applies: 0 ok, 1 wrong, 2 crash, 3 hang, 4 lost, 5 segv, 6 exit.
+ * FAKE_WORKER_DEVICES is the number of GPUs it reports (default 1);
  * FAKE_WORKER_DELAY_MS delays every job; FAKE_WORKER_LOG appends one line
  * per job ("candidate ID" or "baseline NAME") before it runs. */
 #define _POSIX_C_SOURCE 200809L
@@ -51,6 +52,9 @@ static int fake_open(int ordinal, void **state, tn_device_info *info,
   info->cc_major = 9;
   info->ordinal = ordinal;
   info->driver_version = 13000;
+  info->device_count = getenv("FAKE_WORKER_DEVICES")
+                           ? atoi(getenv("FAKE_WORKER_DEVICES"))
+                           : 1;
   return 0;
 }
 

@@ -101,4 +101,19 @@ ok = [c for c in d["candidates"] if c["status"] == "ok"]
 assert ok, "nothing measured before the interrupt"
 print("ok: interrupted after %d candidates, results readable" % len(ok))
 PY
+
+# 5. --device all: one worker per GPU, one result per GPU, one header
+FAKE_WORKER_DEVICES=2 "$tuner" --config "$cfg" --device all --cache-dir "$tmp/cache" \
+  -q --output "$tmp/all" >"$tmp/all.out" 2>&1 ||
+  { echo "FAIL: --device all"; cat "$tmp/all.out"; fail=1; }
+py "$tmp/all" <<'PY' || fail=1
+import glob, json, os, sys
+d = sys.argv[1]
+res = sorted(glob.glob(os.path.join(d, "*-gpu*.json")))
+assert len(res) == 2, res
+devs = [json.load(open(r))["device"]["ordinal"] for r in res]
+assert sorted(devs) == [0, 1], devs
+assert len(glob.glob(os.path.join(d, "sm_90", "*.h"))) == 1
+print("ok: --device all measured 2 GPUs, compiled once, one header")
+PY
 exit $fail
