@@ -43,16 +43,42 @@ for s in "$@"; do
     /usr/bin/time -v "${cmd[@]}" >>"$LOGS/$s.log" 2>&1 || status=1
     grep -E "best|tuner:|Elapsed|baseline" "$LOGS/$s.log" | tail -8
     ;;
-  mvn-transpose)
-    step mvn-transpose
-    for cfg in configs/transpose.cfg tests/configs/gpu-transpose.cfg; do
+  mvn-transpose | mvn-gemm)
+    step "$s"
+    if [ "$s" = mvn-transpose ]; then
+      kernel=transpose
+      cfgs="configs/transpose.cfg tests/configs/gpu-transpose.cfg"
+    else
+      kernel=gemm
+      cfgs="tests/configs/gpu-gemm-model.cfg"
+    fi
+    for cfg in $cfgs; do
       name=$(basename "$cfg" .cfg)
       python3 scripts/model_vs_ncu.py --tuner "$tuner" --config "$cfg" \
-        --kernel transpose --no-prune --out "/tmp/mvn-$name" >"$LOGS/mvn-$name.log" 2>&1 ||
+        --kernel $kernel --no-prune --out "/tmp/mvn-$name" >"$LOGS/mvn-$name.log" 2>&1 ||
         status=1
       cp "/tmp/mvn-$name/model_vs_ncu.tsv" "$LOGS/mvn-$name.tsv" 2>/dev/null
       tail -3 "$LOGS/mvn-$name.log"
     done
+    ;;
+  noise)
+    # the same tuning twice in a row: the winners must agree within noise
+    step noise
+    for i in 1 2; do
+      "$tuner" --config configs/transpose.cfg --device 0 -q \
+        --output "$LOGS/noise-$i" >"$LOGS/noise-$i.log" 2>&1 || status=1
+    done
+    python3 scripts/compare_winners.py "$LOGS"/noise-1/*.json "$LOGS"/noise-2/*.json \
+      | tee "$LOGS/noise.txt" || status=1
+    ;;
+  probe-confirm)
+    step probe-confirm
+    python3 scripts/smem_probe/patterns.py --set confirm >/tmp/confirm.txt &&
+      PYTHONUNBUFFERED=1 python3 scripts/smem_probe.py --patterns /tmp/confirm.txt \
+        --out /tmp/smem-confirm --build-dir /tmp/smem_build_c --arch sm_90 --reps 64 \
+        >"$LOGS/probe-confirm.log" 2>&1 || status=1
+    cp /tmp/smem-confirm/measured.tsv "$LOGS/measured-confirm.tsv" 2>/dev/null
+    tail -3 "$LOGS/probe-confirm.log"
     ;;
   probe)
     step probe
@@ -62,6 +88,7 @@ for s in "$@"; do
       PYTHONUNBUFFERED=1 python3 scripts/smem_probe.py --patterns /tmp/all.txt \
         --out /tmp/smem --build-dir /tmp/smem_build --arch sm_90 --reps 64 \
         --deadline "${PROBE_DEADLINE:-300}" >"$LOGS/probe.log" 2>&1 || status=1
+    cp /tmp/smem/ncu_raw.csv "$LOGS/probe-ncu-raw.csv" 2>/dev/null
     cp /tmp/smem/measured.tsv /tmp/smem/sass_check.tsv /tmp/smem/metrics_used.txt \
       "$LOGS"/ 2>/dev/null
     tail -5 "$LOGS/probe.log"
