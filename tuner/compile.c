@@ -183,8 +183,8 @@ static int cache_get(const char *dir, const char *key, tn_candidate *c)
 {
   char path[4200];
   tn_err ignore = {{0}};
-  size_t len;
-  char *data;
+  size_t len = 0;
+  char *data = NULL;
 
   snprintf(path, sizeof(path), "%s/%s.fail", dir, key);
   if (tn_read_file(path, &data, &len, &ignore) == 0) {

@@ -12,6 +12,8 @@
 
 #include "conflicts.h"
 #include "config.h"
+#include "merge.h"
+#include "predict.h"
 #include "tune.h"
 #include "util.h"
 #include "worker.h"
@@ -25,6 +27,7 @@ static void usage(FILE *out)
   fprintf(out,
 "Usage: tuner --config FILE [--device N] [options]\n"
 "       tuner conflicts [--arch sm_XX] [FILE]\n"
+"       tuner merge [options] RESULTS...\n"
 "\n"
 "Tunes the shared-memory tile layout (tile size, padding, swizzle, ...) of a\n"
 "CUDA kernel family for a GPU: renders every point of the config's space\n"
@@ -56,6 +59,9 @@ static void usage(FILE *out)
 "                        config's bench.repetitions)\n"
 "      --warmup N        untimed launches before them (overrides\n"
 "                        bench.warmup)\n"
+"      --predict         no GPU: predict the winner for --arch from the\n"
+"                        model and the architecture table; writes results\n"
+"                        marked predicted (docs/fleet.md)\n"
 "  -q, --quiet           no progress bar\n"
 "  -h, --help            this text\n"
 "  -V, --version         the version\n"
@@ -66,6 +72,9 @@ static void usage(FILE *out)
 "                        Ai: lane i's byte offset, or - if inactive) and print\n"
 "                        the wavefronts, conflict degree and busiest banks of\n"
 "                        each; see 'tuner conflicts --help'\n"
+"  merge                 merge results of many GPUs and nights into\n"
+"                        per-architecture headers and a dispatch header;\n"
+"                        see 'tuner merge --help' and docs/fleet.md\n"
 "\n"
 "Exit status: 0 done; 1 a tool failed (I/O, NVRTC, memory); 2 bad input\n"
 "(config, template, options), nothing written; 3 no GPU or driver;\n"
@@ -99,7 +108,8 @@ static void join_args(int argc, char **argv, char *out, size_t n)
   }
 }
 
-enum { OPT_NO_PRUNE = 256, OPT_RESUME, OPT_CACHE_DIR, OPT_NO_CACHE, OPT_WARMUP };
+enum { OPT_NO_PRUNE = 256, OPT_RESUME, OPT_CACHE_DIR, OPT_NO_CACHE, OPT_WARMUP,
+       OPT_PREDICT };
 
 int main(int argc, char **argv)
 {
@@ -116,6 +126,7 @@ int main(int argc, char **argv)
       {"no-cache", no_argument, NULL, OPT_NO_CACHE},
       {"repetitions", required_argument, NULL, 'r'},
       {"warmup", required_argument, NULL, OPT_WARMUP},
+      {"predict", no_argument, NULL, OPT_PREDICT},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
@@ -127,11 +138,14 @@ int main(int argc, char **argv)
   tn_err err = {{0}};
   char command[8192];
   int c, rc, warmup = -1, all_devices = 0, n_runs = 1, i;
+  int predict = 0;
 
   if (argc >= 2 && strcmp(argv[1], "__worker") == 0)
     return tn_worker_main(argc, argv);
   if (argc >= 2 && strcmp(argv[1], "conflicts") == 0)
     return tn_conflicts_main(argc - 1, argv + 1);
+  if (argc >= 2 && strcmp(argv[1], "merge") == 0)
+    return tn_merge_main(argc - 1, argv + 1);
 
   memset(&opts, 0, sizeof(opts));
   opts.device = 0;
@@ -186,6 +200,9 @@ int main(int argc, char **argv)
       if (parse_int("--repetitions", optarg, 1, 100000, &opts.repetitions))
         return TN_EXIT_INPUT;
       break;
+    case OPT_PREDICT:
+      predict = 1;
+      break;
     case OPT_WARMUP:
       if (parse_int("--warmup", optarg, 0, 100000, &warmup))
         return TN_EXIT_INPUT;
@@ -218,6 +235,11 @@ int main(int argc, char **argv)
                     "--dry-run, --resume or --arch\n");
     return TN_EXIT_INPUT;
   }
+  if (predict && (all_devices || opts.dry_run || opts.resume_path)) {
+    fprintf(stderr, "tuner: --predict measures nothing; it takes no "
+                    "--device all, --dry-run or --resume\n");
+    return TN_EXIT_INPUT;
+  }
   if (opts.dry_run && opts.resume_path) {
     fprintf(stderr, "tuner: --resume measures; it cannot be a --dry-run\n");
     return TN_EXIT_INPUT;
@@ -242,7 +264,9 @@ int main(int argc, char **argv)
     job->bench.warmup = warmup;
 
   tn_install_interrupt_handler();
-  if (all_devices)
+  if (predict)
+    rc = tn_predict(job, &opts, &single, &err);
+  else if (all_devices)
     rc = tn_tune_all_devices(job, &opts, &runs, &n_runs, &err);
   else
     rc = tn_tune(job, &opts, &single, &err);

@@ -90,7 +90,7 @@ static void print_table(const tn_run *run, FILE *out)
           unit, "%base");
   for (i = 0; i < run->space.n; i++) {
     const tn_candidate *c = &run->space.c[i];
-    char ptxt[512], model[16] = "-", deg[8] = "-", regs[8] = "-",
+    char ptxt[512], model[16] = "-", deg[16] = "-", regs[16] = "-",
                     ms[16] = "-", rate[16] = "-", pct[16] = "-";
     int modelled = !(c->status == TN_ST_PRUNED && c->pruned_by != TN_BY_MODEL);
     tn_params_format(f->params, f->n_params, &c->params, ptxt, sizeof(ptxt));
