@@ -71,6 +71,15 @@ for s in "$@"; do
     python3 scripts/compare_winners.py "$LOGS"/noise-1/*.json "$LOGS"/noise-2/*.json \
       | tee "$LOGS/noise.txt" || status=1
     ;;
+  probe-sparse)
+    step probe-sparse
+    python3 scripts/smem_probe/patterns.py --set sparse >/tmp/sparse.txt &&
+      PYTHONUNBUFFERED=1 python3 scripts/smem_probe.py --patterns /tmp/sparse.txt \
+        --out /tmp/smem-sparse --build-dir /tmp/smem_build_s --arch sm_90 --reps 64 \
+        >"$LOGS/probe-sparse.log" 2>&1 || status=1
+    cp /tmp/smem-sparse/measured.tsv "$LOGS/measured-sparse.tsv" 2>/dev/null
+    tail -3 "$LOGS/probe-sparse.log"
+    ;;
   probe-confirm)
     step probe-confirm
     python3 scripts/smem_probe/patterns.py --set confirm >/tmp/confirm.txt &&

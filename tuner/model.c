@@ -11,11 +11,11 @@
  *   (ld|st)matrix .xN   N phases, matrix i from the 16-byte row addresses
  *                       of lanes 8i .. 8i+7
  *
- * Loads of 8 and 16 bytes merge phases 0 and 1 (and 2 and 3) into one when
- * both are "paired": in each, lanes 2k and 2k+1 ask for the same address
- * (or one of them is inactive), so the two phases need half the data paths.
- * Stores never merge.  These phase rules were measured on an H200 with
- * Nsight Compute, pattern by pattern (results/model-validation/), where the
+ * Loads of 8 and 16 bytes merge phases two by two (0 with 1, 2 with 3)
+ * when the whole warp is "paired": lanes 2k and 2k+1 ask for the same
+ * address, or one of them is inactive, for every k.  Stores never merge.
+ * These phase rules were measured on an H200 with Nsight Compute, pattern
+ * by pattern (results/model-validation/), where the
  * programming guide's half- and quarter-warps alone were wrong for loads
  * with pairs of lanes on one address.  An empty phase costs nothing.
  */
@@ -79,7 +79,7 @@ static int phase_cost(const uint32_t *words, int n, int banks, int *degree,
 int tn_model_access(const tn_warp_access *a, const tn_arch *arch,
                     tn_access_cost *cost, char *why, size_t why_len)
 {
-  int lanes_per_phase, phases, p, words_per_lane;
+  int lanes_per_phase, phases, p, words_per_lane, merge;
   int banks = arch ? arch->banks : 32;
   uint32_t active = a->active;
 
@@ -119,14 +119,14 @@ int tn_model_access(const tn_warp_access *a, const tn_arch *arch,
   }
   words_per_lane = a->width > 4 ? a->width / 4 : 1;
 
+  /* a paired warp is served in half as many phases (measured) */
+  merge = a->op == TN_OP_LD && a->width > 4 && lanes_paired(a, active, 0, 32);
   for (p = 0; p < phases; p++) {
     uint32_t words[MAX_WORDS];
     int n = 0, lane, deg, first = p * lanes_per_phase;
     int count = lanes_per_phase;
     uint32_t busy;
-    if (a->op == TN_OP_LD && a->width > 4 && p % 2 == 0 &&
-        lanes_paired(a, active, first, lanes_per_phase) &&
-        lanes_paired(a, active, first + lanes_per_phase, lanes_per_phase)) {
+    if (merge) {
       count = 2 * lanes_per_phase; /* two paired phases served as one */
       p++;
     }

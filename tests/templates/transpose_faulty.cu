@@ -33,8 +33,9 @@ transpose(const float *__restrict__ in, float *__restrict__ out,
     out[(size_t)1 << 40] = 1.0f;
 #elif TN_PAD == 3
   if (blockIdx.x == 7) {
-    volatile int spin = 1;
-    while (spin)
+    /* clock64() is volatile: the compiler cannot drop this loop */
+    long long start = clock64();
+    while (clock64() - start >= 0)
       ;
   }
 #endif
