@@ -4,33 +4,53 @@
  * Rendered by the tuner, which defines before this text:
  *   TN_TILE             tile edge in elements (8 .. 64, a power of two)
  *   TN_ROWS_PER_THREAD  tile rows each thread moves (divides TN_TILE)
+ *   TN_VEC              elements each thread moves per row (1, 2, 4): the
+ *                       width of its global loads and stores
  *   TN_PAD              padding elements at the end of each tile row
  *   TN_SWIZZLE_B, _M, _S  Swizzle<B, M, S> of the tile (B = 0: none)
  *   TN_GROUP            tile rows per group in the order blocks take tiles
- * A block is TN_TILE x (TN_TILE / TN_ROWS_PER_THREAD) threads and moves one
- * TN_TILE x TN_TILE tile.  The grid is one-dimensional: block b takes tiles
- * in groups of TN_GROUP tile rows, column by column within a group, so
- * that blocks running at the same time read and write compact regions of
- * both matrices (TN_GROUP = 1: row by row).  Interior tiles take a path
- * without bounds checks; both paths make the same shared-memory accesses.
+ * A block is (TN_TILE / TN_VEC) x (TN_TILE / TN_ROWS_PER_THREAD) threads and
+ * moves one TN_TILE x TN_TILE tile.  The grid is one-dimensional: block b
+ * takes tiles in groups of TN_GROUP tile rows, column by column within a
+ * group, so that blocks running together touch compact regions of both
+ * matrices (TN_GROUP = 1: row by row).
  *
- * The shared-memory accesses below are exactly those the tuner's model
- * prices (tuner/family/transpose.c): per thread, TN_ROWS_PER_THREAD 4-byte
- * stores of row ty + j * BY, column tx, then as many 4-byte loads of row tx,
- * column ty + j * BY, each predicated on the element lying in the matrix.
+ * Interior tiles of a matrix whose sizes are multiples of TN_VEC take a
+ * path without bounds checks, with TN_VEC-wide global accesses and shared
+ * stores TN_SW elements wide: the widest the padding and swizzle keep
+ * contiguous and aligned.  Other tiles move element by element, each
+ * access predicated on lying in the matrix.  The tuner's access plan
+ * (tuner/family/transpose.c) lists exactly these shared-memory accesses.
  */
 #include "smem_layout.h"
 
+#define TN_THREADS_X (TN_TILE / TN_VEC)
 #define TN_BLOCK_Y (TN_TILE / TN_ROWS_PER_THREAD)
 #define TILE_AT(row, col)                                                    \
   tn_smem_offset((row), (col), TN_TILE, TN_PAD, TN_SWIZZLE_B, TN_SWIZZLE_M,   \
                  TN_SWIZZLE_S)
 
-extern "C" __global__ void __launch_bounds__(TN_TILE * TN_BLOCK_Y)
+/* The widest shared store that stays one contiguous, aligned piece. */
+#if TN_VEC >= 4 && TN_PAD % 4 == 0 && (TN_SWIZZLE_B == 0 || TN_SWIZZLE_M >= 2)
+#define TN_SW 4
+#elif TN_VEC >= 2 && TN_PAD % 2 == 0 && (TN_SWIZZLE_B == 0 || TN_SWIZZLE_M >= 1)
+#define TN_SW 2
+#else
+#define TN_SW 1
+#endif
+
+template <int N> struct vec_of;
+template <> struct vec_of<1> { typedef float type; };
+template <> struct vec_of<2> { typedef float2 type; };
+template <> struct vec_of<4> { typedef float4 type; };
+typedef vec_of<TN_VEC>::type vec_t;
+typedef vec_of<TN_SW>::type store_t;
+
+extern "C" __global__ void __launch_bounds__(TN_THREADS_X * TN_BLOCK_Y)
 transpose(const float *__restrict__ in, float *__restrict__ out,
           int rows, int cols)
 {
-  __shared__ float tile[TN_TILE * (TN_TILE + TN_PAD)];
+  __shared__ __align__(16) float tile[TN_TILE * (TN_TILE + TN_PAD)];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int tiles_r = (rows + TN_TILE - 1) / TN_TILE;
   const int tiles_c = (cols + TN_TILE - 1) / TN_TILE;
@@ -40,34 +60,50 @@ transpose(const float *__restrict__ in, float *__restrict__ out,
   const int height = min(tiles_r - first, TN_GROUP);
   const int row0 = (first + in_group % height) * TN_TILE;
   const int col0 = (in_group / height) * TN_TILE;
+  const int c0 = TN_VEC * tx;
   const float *src = in + (size_t)row0 * cols + col0;
   float *dst = out + (size_t)col0 * rows + row0;
 
-  if (row0 + TN_TILE <= rows && col0 + TN_TILE <= cols) {
+  if (row0 + TN_TILE <= rows && col0 + TN_TILE <= cols &&
+      ((rows | cols) & (TN_VEC - 1)) == 0) {
 #pragma unroll
     for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
       int r = ty + j * TN_BLOCK_Y;
-      tile[TILE_AT(r, tx)] = src[(size_t)r * cols + tx];
+      vec_t v = *reinterpret_cast<const vec_t *>(src + (size_t)r * cols + c0);
+      const float *e = reinterpret_cast<const float *>(&v);
+#pragma unroll
+      for (int k = 0; k < TN_VEC; k += TN_SW)
+        *reinterpret_cast<store_t *>(&tile[TILE_AT(r, c0 + k)]) =
+            *reinterpret_cast<const store_t *>(e + k);
     }
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
       int r = ty + j * TN_BLOCK_Y;
-      dst[(size_t)r * rows + tx] = tile[TILE_AT(tx, r)];
+      vec_t v;
+      float *e = reinterpret_cast<float *>(&v);
+#pragma unroll
+      for (int k = 0; k < TN_VEC; k++)
+        e[k] = tile[TILE_AT(c0 + k, r)];
+      *reinterpret_cast<vec_t *>(dst + (size_t)r * rows + c0) = v;
     }
     return;
   }
 #pragma unroll
   for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
     int r = ty + j * TN_BLOCK_Y;
-    if (row0 + r < rows && col0 + tx < cols)
-      tile[TILE_AT(r, tx)] = src[(size_t)r * cols + tx];
+#pragma unroll
+    for (int k = 0; k < TN_VEC; k++)
+      if (row0 + r < rows && col0 + c0 + k < cols)
+        tile[TILE_AT(r, c0 + k)] = src[(size_t)r * cols + c0 + k];
   }
   __syncthreads();
 #pragma unroll
   for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
     int r = ty + j * TN_BLOCK_Y;
-    if (col0 + r < cols && row0 + tx < rows)
-      dst[(size_t)r * rows + tx] = tile[TILE_AT(tx, r)];
+#pragma unroll
+    for (int k = 0; k < TN_VEC; k++)
+      if (col0 + r < cols && row0 + c0 + k < rows)
+        dst[(size_t)r * rows + c0 + k] = tile[TILE_AT(c0 + k, r)];
   }
 }

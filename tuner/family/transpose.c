@@ -11,13 +11,15 @@
 #include "../family.h"
 #include "../../templates/smem_layout.h"
 
-enum { P_TILE, P_ROWS, P_PAD, P_SWIZZLE, P_GROUP, N_PARAMS };
+enum { P_TILE, P_ROWS, P_VEC, P_PAD, P_SWIZZLE, P_GROUP, N_PARAMS };
 
 static const tn_param_desc params[N_PARAMS] = {
     {"tile", TN_PARAM_INT, 0, 8, 64, 32,
      "tile edge in elements, a power of two"},
     {"rows_per_thread", TN_PARAM_INT, 0, 1, 64, 4,
      "tile rows each thread moves; divides tile"},
+    {"vec", TN_PARAM_INT, 0, 1, 4, 1,
+     "elements each thread moves per row: 1, 2 or 4 (global access width)"},
     {"pad", TN_PARAM_INT, 1, 0, 32, 0,
      "padding elements at the end of each tile row"},
     {"swizzle", TN_PARAM_SWIZZLE, 1, 0, 0, 0,
@@ -34,9 +36,14 @@ static int is_pow2(long long x)
 static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
 {
   long long tile = p->v[P_TILE].i, rows = p->v[P_ROWS].i;
+  long long vec = p->v[P_VEC].i;
   tn_swizzle *sw = &p->v[P_SWIZZLE].sw;
   if (!is_pow2(tile)) {
     snprintf(why, n, "tile %lld is not a power of two", tile);
+    return 1;
+  }
+  if (vec != 1 && vec != 2 && vec != 4) {
+    snprintf(why, n, "vec %lld is not 1, 2 or 4", vec);
     return 1;
   }
   if (tile % rows != 0) {
@@ -64,16 +71,17 @@ static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
 static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
 {
   long long tile = p->v[P_TILE].i, by = tile / p->v[P_ROWS].i;
+  long long tx = tile / p->v[P_VEC].i;
   long long rows = prob->size.dims[0], cols = prob->size.dims[1];
   memset(l, 0, sizeof(*l));
-  l->block[0] = (unsigned)tile;
+  l->block[0] = (unsigned)tx;
   l->block[1] = (unsigned)by;
   l->block[2] = 1;
   l->grid[0] = (unsigned)(((cols + tile - 1) / tile) *
                           ((rows + tile - 1) / tile));
   l->grid[1] = 1;
   l->grid[2] = 1;
-  l->threads = (int)(tile * by);
+  l->threads = (int)(tx * by);
   l->smem_static = (int)(tile * (tile + p->v[P_PAD].i) * 4);
 }
 
@@ -92,39 +100,63 @@ static int offset(const tn_params *p, int row, int col)
                         sw->b, sw->m, sw->s);
 }
 
+/* Width in elements of the template's shared stores on its fast path
+ * (TN_SW): the widest piece of a thread's vec elements that padding and
+ * swizzle keep contiguous and aligned. */
+static int store_width(const tn_params *p)
+{
+  int vec = (int)p->v[P_VEC].i, pad = (int)p->v[P_PAD].i, w;
+  const tn_swizzle *sw = &p->v[P_SWIZZLE].sw;
+  for (w = vec; w > 1; w /= 2)
+    if (pad % w == 0 && (sw->b == 0 || (1 << sw->m) >= w))
+      return w;
+  return 1;
+}
+
 /* The accesses of one block whose tile has valid_rows x valid_cols elements
- * inside the matrix, executed by `times` blocks. */
+ * inside the matrix, executed by `times` blocks; fast: the unchecked path
+ * (a full tile of a matrix whose sizes are multiples of vec). */
 static void plan_block(const tn_params *p, int valid_rows, int valid_cols,
-                       long long times, tn_access_sink *sink)
+                       int fast, long long times, tn_access_sink *sink)
 {
   int tile = (int)p->v[P_TILE].i, rpt = (int)p->v[P_ROWS].i;
-  int by = tile / rpt, threads = tile * by, w, j, lane;
+  int vec = (int)p->v[P_VEC].i, sw = fast ? store_width(p) : 1;
+  int nx = tile / vec, by = tile / rpt, threads = nx * by, w, j, k, lane;
 
   for (w = 0; w * 32 < threads; w++) {
     for (j = 0; j < rpt; j++) {
-      tn_warp_access st, ld;
-      memset(&st, 0, sizeof(st));
-      memset(&ld, 0, sizeof(ld));
-      st.op = TN_OP_ST;
-      ld.op = TN_OP_LD;
-      st.width = ld.width = 4;
-      for (lane = 0; lane < 32; lane++) {
-        int lin = w * 32 + lane, tx = lin % tile, r = lin / tile + j * by;
-        if (lin >= threads)
-          break;
-        /* tile[r][tx] = in[row0 + r][col0 + tx] */
-        st.addr[lane] = 4u * (unsigned)offset(p, r, tx);
-        if (r < valid_rows && tx < valid_cols)
-          st.active |= 1u << lane;
-        /* out[col0 + r][row0 + tx] = tile[tx][r] */
-        ld.addr[lane] = 4u * (unsigned)offset(p, tx, r);
-        if (r < valid_cols && tx < valid_rows)
-          ld.active |= 1u << lane;
+      /* tile[r][c0 + k .. + sw - 1] = in[row0 + r][col0 + c0 + k ..] */
+      for (k = 0; k < vec; k += sw) {
+        tn_warp_access st;
+        memset(&st, 0, sizeof(st));
+        st.op = TN_OP_ST;
+        st.width = 4 * sw;
+        for (lane = 0; lane < 32 && w * 32 + lane < threads; lane++) {
+          int lin = w * 32 + lane, c = vec * (lin % nx) + k;
+          int r = lin / nx + j * by;
+          st.addr[lane] = 4u * (unsigned)offset(p, r, c);
+          if (fast || (r < valid_rows && c < valid_cols))
+            st.active |= 1u << lane;
+        }
+        if (st.active)
+          tn_sink_access(sink, &st, times);
       }
-      if (st.active)
-        tn_sink_access(sink, &st, times);
-      if (ld.active)
-        tn_sink_access(sink, &ld, times);
+      /* out[col0 + r][row0 + c0 + k] = tile[c0 + k][r] */
+      for (k = 0; k < vec; k++) {
+        tn_warp_access ld;
+        memset(&ld, 0, sizeof(ld));
+        ld.op = TN_OP_LD;
+        ld.width = 4;
+        for (lane = 0; lane < 32 && w * 32 + lane < threads; lane++) {
+          int lin = w * 32 + lane, c = vec * (lin % nx) + k;
+          int r = lin / nx + j * by;
+          ld.addr[lane] = 4u * (unsigned)offset(p, c, r);
+          if (fast || (r < valid_cols && c < valid_rows))
+            ld.active |= 1u << lane;
+        }
+        if (ld.active)
+          tn_sink_access(sink, &ld, times);
+      }
     }
   }
 }
@@ -132,19 +164,20 @@ static void plan_block(const tn_params *p, int valid_rows, int valid_cols,
 static void plan(const tn_params *p, const tn_problem *prob,
                  tn_access_sink *sink)
 {
-  long long tile = p->v[P_TILE].i;
+  long long tile = p->v[P_TILE].i, vec = p->v[P_VEC].i;
   long long rows = prob->size.dims[0], cols = prob->size.dims[1];
   long long full_r = rows / tile, full_c = cols / tile;
   int rem_r = (int)(rows % tile), rem_c = (int)(cols % tile);
+  int aligned = rows % vec == 0 && cols % vec == 0;
 
   /* Interior blocks, the right edge, the bottom edge and the corner. */
-  plan_block(p, (int)tile, (int)tile, full_r * full_c, sink);
+  plan_block(p, (int)tile, (int)tile, aligned, full_r * full_c, sink);
   if (rem_c)
-    plan_block(p, (int)tile, rem_c, full_r, sink);
+    plan_block(p, (int)tile, rem_c, 0, full_r, sink);
   if (rem_r)
-    plan_block(p, rem_r, (int)tile, full_c, sink);
+    plan_block(p, rem_r, (int)tile, 0, full_c, sink);
   if (rem_r && rem_c)
-    plan_block(p, rem_r, rem_c, 1, sink);
+    plan_block(p, rem_r, rem_c, 0, 1, sink);
 }
 
 static int buffers(const tn_problem *prob, tn_buffer_desc *out)
