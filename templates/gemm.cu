@@ -1,0 +1,590 @@
+/* gemm.cu -- fp32 GEMM, C = alpha * op(A) * op(B) + beta * C, row-major.
+ *
+ * op(A) is M x K (A is stored M x K, or K x M when TN_TRANS_A), op(B) is
+ * K x N (B is stored K x N, or N x K when TN_TRANS_B), C is M x N; any M, N,
+ * K.  With beta == 0, C is not read (BLAS semantics: it may hold NaN).
+ * blockIdx.x walks the N tiles, blockIdx.y the M tiles.
+ *
+ * Rendered by the tuner (tuner/family/gemm.c), which defines before this
+ * text one macro per parameter and a few derived ones:
+ *   TN_KERNEL          0: the textbook kernel, 1: the register-tiled one
+ *   TN_BM, TN_BN, TN_BK  block tile (textbook: TILE = TN_BM; TILE x TILE
+ *                      tiles of A and B, the other parameters unused)
+ *   TN_TM, TN_TN       thread tile in registers
+ *   TN_LANES_M         lanes of a warp along m (LM; LN = 32 / LM along n):
+ *                      the warp tile is LM * TN_TM x LN * TN_TN
+ *   TN_A_KMAJOR        1: As[k][m] in shared memory, 0: As[m][k]
+ *   TN_B_KMAJOR        1: Bs[k][n], 0: Bs[n][k]
+ *   TN_PIPELINE        0: one buffer; 1: two buffers, the next tile staged
+ *                      through registers; 2: as 1, but tiles copied without
+ *                      transposition go global -> shared by cp.async (sm_80+)
+ *   TN_MIN_BLOCKS      second __launch_bounds__ argument (0: none)
+ *   TN_PAD_A, TN_PAD_B padding elements at the end of each shared row
+ *   TN_SWIZZLE_A_B/_M/_S, TN_SWIZZLE_B_B/_M/_S  Swizzle<B, M, S> of As, Bs
+ *   TN_TRANS_A, TN_TRANS_B  the problem's transposition flags
+ *   TN_THREADS         threads per block
+ *   TN_DYNAMIC_SMEM    1: shared memory is dynamic (over 48 KiB)
+ *   TN_TB_VEC          textbook: floats per shared load of an As row
+ *
+ * No shared-memory access is skipped at the edges of the matrices:
+ * elements outside them are stored as zeros, so every block runs the same
+ * shared-memory instructions, and the tuner's access plan
+ * (plan() in tuner/family/gemm.c) lists exactly those, lane by lane.  Every
+ * vector access is written as one (float4 / float2), every scalar one as a
+ * scalar, so the compiled LDS/STS widths are the ones the plan prices.
+ */
+#include "smem_layout.h"
+
+/* Element (m, k) of op(A) and (k, n) of op(B) in their row-major storage. */
+__device__ __forceinline__ size_t a_index(int m, int k, int M, int K)
+{
+#if TN_TRANS_A
+  return (size_t)k * M + m;
+#else
+  return (size_t)m * K + k;
+#endif
+}
+
+__device__ __forceinline__ size_t b_index(int k, int n, int K, int N)
+{
+#if TN_TRANS_B
+  return (size_t)n * K + k;
+#else
+  return (size_t)k * N + n;
+#endif
+}
+
+/* One shared-memory load of V consecutive floats (V = 1, 2 or 4), aligned
+ * to 4 * V bytes by construction. */
+template <int V>
+__device__ __forceinline__ void lds_vec(float *dst, const float *src)
+{
+  if constexpr (V == 4) {
+    float4 v = *reinterpret_cast<const float4 *>(src);
+    dst[0] = v.x;
+    dst[1] = v.y;
+    dst[2] = v.z;
+    dst[3] = v.w;
+  } else if constexpr (V == 2) {
+    float2 v = *reinterpret_cast<const float2 *>(src);
+    dst[0] = v.x;
+    dst[1] = v.y;
+  } else {
+    dst[0] = *src;
+  }
+}
+
+#if TN_KERNEL == 0
+/* ---- The textbook kernel: TILE x TILE threads, one output each. ---- */
+
+#define TILE TN_BM
+#define AS_AT(r, c)                                                          \
+  tn_smem_offset((r), (c), TILE, TN_PAD_A, TN_SWIZZLE_A_B, TN_SWIZZLE_A_M,   \
+                 TN_SWIZZLE_A_S)
+#define BS_AT(r, c)                                                          \
+  tn_smem_offset((r), (c), TILE, TN_PAD_B, TN_SWIZZLE_B_B, TN_SWIZZLE_B_M,   \
+                 TN_SWIZZLE_B_S)
+#define AS_ELEMS (TILE * (TILE + TN_PAD_A))
+#define BS_ELEMS (TILE * (TILE + TN_PAD_B))
+
+static_assert(TN_THREADS == TILE * TILE, "threads");
+
+/* Per thread and tile: one 4-byte store to As[ty][tx] and one to
+ * Bs[ty][tx]; TILE / TN_TB_VEC loads of TN_TB_VEC floats of As row ty and
+ * TILE 4-byte loads Bs[k][tx]. */
+extern "C" __global__ void __launch_bounds__(TILE * TILE)
+gemm(const float *__restrict__ A, const float *__restrict__ B,
+     float *__restrict__ C, int M, int N, int K, float alpha, float beta)
+{
+  /* one array, so the plan knows where Bs starts */
+  __shared__ __align__(16) float smem[AS_ELEMS + BS_ELEMS];
+  float *As = smem, *Bs = smem + AS_ELEMS;
+  /* the masks change nothing (blockDim is TILE x TILE) but tell the
+   * compiler that tx, ty < TILE, so tile offsets fold into constants */
+  const int tx = threadIdx.x & (TILE - 1), ty = threadIdx.y & (TILE - 1);
+  const int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
+  float acc = 0.0f;
+
+  for (int k0 = 0; k0 < K; k0 += TILE) {
+    As[AS_AT(ty, tx)] =
+        row < M && k0 + tx < K ? A[a_index(row, k0 + tx, M, K)] : 0.0f;
+    Bs[BS_AT(ty, tx)] =
+        k0 + ty < K && col < N ? B[b_index(k0 + ty, col, K, N)] : 0.0f;
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < TILE; k += TN_TB_VEC) {
+      float a[TN_TB_VEC];
+      lds_vec<TN_TB_VEC>(a, As + AS_AT(ty, k));
+#pragma unroll
+      for (int e = 0; e < TN_TB_VEC; e++)
+        acc = fmaf(a[e], Bs[BS_AT(k + e, tx)], acc);
+    }
+    __syncthreads();
+  }
+  if (row < M && col < N) {
+    size_t i = (size_t)row * N + col;
+    C[i] = beta == 0.0f ? alpha * acc : alpha * acc + beta * C[i];
+  }
+}
+
+#else
+/* ---- The register-tiled kernel. ----
+ *
+ * TN_THREADS threads in warps of G_WM x G_WN outputs; a warp's lanes form
+ * an LM x LN grid (LM = TN_LANES_M, LN = 32 / LM), lane = lr * LN + lc.  A
+ * thread's TN_TM rows are TN_TM / VM runs of VM = min(TN_TM, 4) adjacent
+ * rows, run i at warp row i * LM * VM + lr * VM: so the lanes of a quarter
+ * warp read the same or adjacent float4s of an As row (broadcast, no
+ * conflicts), and the same for the columns. */
+
+#define G_BM TN_BM
+#define G_BN TN_BN
+#define G_BK TN_BK
+#define G_TM TN_TM
+#define G_TN TN_TN
+#define G_THREADS ((G_BM / G_TM) * (G_BN / G_TN))
+#define G_VM (G_TM < 4 ? G_TM : 4)
+#define G_VN (G_TN < 4 ? G_TN : 4)
+#define G_LM TN_LANES_M
+#define G_WM (G_LM * G_TM)
+#define G_LN (32 / G_LM)
+#define G_WN (G_LN * G_TN)
+#define G_WARPS_N (G_BN / G_WN)
+#define G_STAGES (TN_PIPELINE ? 2 : 1)
+
+static_assert(G_THREADS == TN_THREADS, "threads");
+static_assert(G_LM * G_LN == 32 && G_BM % G_WM == 0 && G_BN % G_WN == 0,
+              "warps tile the block");
+static_assert(G_BK % 4 == 0, "bk is a multiple of 4");
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && TN_PIPELINE == 2
+#define G_ASYNC 1
+#else
+#define G_ASYNC 0
+#endif
+
+#if TN_MIN_BLOCKS > 0
+#define G_BOUNDS __launch_bounds__(G_THREADS, TN_MIN_BLOCKS)
+#else
+#define G_BOUNDS __launch_bounds__(G_THREADS)
+#endif
+
+__device__ __forceinline__ void cp_async16(float *dst, const float *src,
+                                           bool valid)
+{
+#if G_ASYNC
+  unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  int bytes = valid ? 16 : 0; /* 0: the 16 bytes are zero-filled */
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
+               "l"(src), "r"(bytes)
+               : "memory");
+#else
+  (void)dst;
+  (void)src;
+  (void)valid;
+#endif
+}
+
+__device__ __forceinline__ void cp_async_commit()
+{
+#if G_ASYNC
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void cp_async_wait_all()
+{
+#if G_ASYNC
+  asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ float4 ldg4(const float *p)
+{
+  return *reinterpret_cast<const float4 *>(p);
+}
+
+/* One operand's tile in shared memory: MN x BK elements of op(X), MN = BM
+ * for A and BN for B.  KCONTIG: X is contiguous along k in global memory
+ * (A not transposed, B transposed).  KMAJOR: stored as Xs[k][mn] (rows of
+ * MN), else Xs[mn][k] (rows of BK).
+ *
+ * Threads move the tile in slots of 4 elements adjacent in global memory,
+ * slot s = it * THREADS + tid at (o, c) = (s / (CL / 4), 4 * (s % (CL / 4)))
+ * of the tile's global view (o along the strided dimension, c along the
+ * contiguous one), so a warp reads whole runs of a row.  COPY (the
+ * contiguous dimension is also the shared row): one 16-byte store at
+ * Xs[o][c]; otherwise four 4-byte stores Xs[c + e][o].
+ *
+ * Each slot keeps a pointer to its first element in the current k-tile and
+ * klim: the slot is inside op(X) while k0 < klim (klim = K - its k, or -1
+ * when its mn is outside), so a k-tile costs a compare and an add. */
+template <int MN, bool KCONTIG, bool KMAJOR, int PAD, int SB, int SM, int SS>
+struct tile_io {
+  enum {
+    CL = KCONTIG ? G_BK : MN,
+    CL4 = CL / 4,
+    SLOTS = MN * G_BK / 4,
+    ITERS = (SLOTS + G_THREADS - 1) / G_THREADS,
+    WIDTH = KMAJOR ? MN : G_BK,
+    ROWS = KMAJOR ? G_BK : MN,
+    ELEMS = ROWS * (WIDTH + PAD),
+    COPY = KCONTIG != KMAJOR
+  };
+
+  const float *ptr[ITERS];
+  int klim[ITERS];
+
+  static __device__ __forceinline__ int at(int row, int col)
+  {
+    return tn_smem_offset(row, col, WIDTH, PAD, SB, SM, SS);
+  }
+
+  static __device__ __forceinline__ int slot(int it)
+  {
+    return it * G_THREADS + (int)threadIdx.x;
+  }
+
+  static __device__ __forceinline__ bool live(int s)
+  {
+    return SLOTS % G_THREADS == 0 || s < SLOTS;
+  }
+
+  /* X: op(X) is mn_total x K, stored with rows of ld elements; the block's
+   * tile starts at mn0, k-tile 0. */
+  __device__ __forceinline__ void init(const float *X, int mn_total, int K,
+                                       int ld, int mn0)
+  {
+#pragma unroll
+    for (int it = 0; it < ITERS; it++) {
+      const int s = slot(it), o = s / CL4, c = 4 * (s % CL4);
+      const int mn = mn0 + (KCONTIG ? o : c), k = KCONTIG ? c : o;
+      ptr[it] = X + (KCONTIG ? (size_t)mn * ld + k : (size_t)k * ld + mn);
+      klim[it] = live(s) && mn < mn_total ? K - k : -1;
+    }
+  }
+
+  /* On to the next k-tile. */
+  __device__ __forceinline__ void advance(int ld)
+  {
+#pragma unroll
+    for (int it = 0; it < ITERS; it++)
+      ptr[it] += KCONTIG ? (size_t)G_BK : (size_t)G_BK * ld;
+  }
+
+  /* The k-tile at k0 into registers.  vec: ld % 4 == 0 and X 16-byte
+   * aligned, so a slot is all inside or all outside op(X); otherwise each
+   * element is checked (mn0, mn_total: as for init). */
+  __device__ __forceinline__ void load(int k0, bool vec, int mn_total,
+                                       int mn0, float4 *st) const
+  {
+#pragma unroll
+    for (int it = 0; it < ITERS; it++) {
+      const int s = slot(it);
+      if (!live(s))
+        continue;
+      const float *p = ptr[it];
+      if (vec) {
+        st[it] = k0 < klim[it] ? ldg4(p) : make_float4(0.f, 0.f, 0.f, 0.f);
+      } else if (KCONTIG) {
+        /* the four run along k */
+        st[it].x = k0 + 0 < klim[it] ? p[0] : 0.0f;
+        st[it].y = k0 + 1 < klim[it] ? p[1] : 0.0f;
+        st[it].z = k0 + 2 < klim[it] ? p[2] : 0.0f;
+        st[it].w = k0 + 3 < klim[it] ? p[3] : 0.0f;
+      } else {
+        /* the four run along mn */
+        const bool in = k0 < klim[it];
+        const int room = mn_total - (mn0 + 4 * (s % CL4));
+        st[it].x = in && 0 < room ? p[0] : 0.0f;
+        st[it].y = in && 1 < room ? p[1] : 0.0f;
+        st[it].z = in && 2 < room ? p[2] : 0.0f;
+        st[it].w = in && 3 < room ? p[3] : 0.0f;
+      }
+    }
+  }
+
+  static __device__ __forceinline__ void store(float *Xs, const float4 *st)
+  {
+#pragma unroll
+    for (int it = 0; it < ITERS; it++) {
+      const int s = slot(it);
+      if (!live(s))
+        continue;
+      /* s < SLOTS, so o < ROWS (COPY) or o < WIDTH: the mask changes
+       * nothing but lets the compiler fold the offsets */
+      const int o = (s / CL4) & (COPY ? ROWS - 1 : WIDTH - 1);
+      const int c = 4 * (s % CL4);
+      if constexpr (COPY) {
+        *reinterpret_cast<float4 *>(Xs + at(o, c)) = st[it];
+      } else {
+        Xs[at(c + 0, o)] = st[it].x;
+        Xs[at(c + 1, o)] = st[it].y;
+        Xs[at(c + 2, o)] = st[it].z;
+        Xs[at(c + 3, o)] = st[it].w;
+      }
+    }
+  }
+
+  /* The COPY case straight to shared memory (vec only); X: any valid
+   * address, the source of the zero-filled slots. */
+  __device__ __forceinline__ void load_async(float *Xs, int k0,
+                                             const float *X) const
+  {
+#pragma unroll
+    for (int it = 0; it < ITERS; it++) {
+      const int s = slot(it);
+      if (!live(s))
+        continue;
+      const int o = (s / CL4) & (ROWS - 1), c = 4 * (s % CL4);
+      const bool in = k0 < klim[it];
+      cp_async16(Xs + at(o, c), in ? ptr[it] : X, in);
+    }
+  }
+};
+
+typedef tile_io<G_BM, !TN_TRANS_A, (bool)TN_A_KMAJOR, TN_PAD_A,
+                TN_SWIZZLE_A_B, TN_SWIZZLE_A_M, TN_SWIZZLE_A_S>
+    tile_a;
+typedef tile_io<G_BN, (bool)TN_TRANS_B, (bool)TN_B_KMAJOR, TN_PAD_B,
+                TN_SWIZZLE_B_B, TN_SWIZZLE_B_M, TN_SWIZZLE_B_S>
+    tile_b;
+
+#define G_SMEM_FLOATS (G_STAGES * (tile_a::ELEMS + tile_b::ELEMS))
+
+/* acc += the product of one k-tile, from shared memory.  Per thread and
+ * k-tile: As k-major: BK * TM / VM loads of VM floats (row k, the thread's
+ * runs); As m-major: BK / 4 * TM loads of 4 floats (row m, k .. k + 3);
+ * the same for Bs. */
+__device__ __forceinline__ void multiply(const float *As, const float *Bs,
+                                         int wr, int wc, int lr, int lc,
+                                         float (&acc)[G_TM][G_TN])
+{
+#pragma unroll
+  for (int kq = 0; kq < G_BK; kq += 4) {
+    float4 a4[TN_A_KMAJOR ? 1 : G_TM], b4[TN_B_KMAJOR ? 1 : G_TN];
+    if constexpr (!TN_A_KMAJOR) {
+#pragma unroll
+      for (int i = 0; i < G_TM; i++) {
+        const int m = wr + (i / G_VM) * G_LM * G_VM + lr * G_VM + i % G_VM;
+        a4[i] = *reinterpret_cast<const float4 *>(As + tile_a::at(m, kq));
+      }
+    }
+    if constexpr (!TN_B_KMAJOR) {
+#pragma unroll
+      for (int j = 0; j < G_TN; j++) {
+        const int n = wc + (j / G_VN) * G_LN * G_VN + lc * G_VN + j % G_VN;
+        b4[j] = *reinterpret_cast<const float4 *>(Bs + tile_b::at(n, kq));
+      }
+    }
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++) {
+      float a[G_TM], b[G_TN];
+      if constexpr (TN_A_KMAJOR) {
+#pragma unroll
+        for (int i = 0; i < G_TM / G_VM; i++)
+          lds_vec<G_VM>(a + i * G_VM,
+                        As + tile_a::at(kq + kk, (wr + i * G_LM * G_VM +
+                                                  lr * G_VM) &
+                                                     (G_BM - 1)));
+      } else {
+#pragma unroll
+        for (int i = 0; i < G_TM; i++)
+          a[i] = kk == 0 ? a4[i].x
+                 : kk == 1 ? a4[i].y
+                 : kk == 2 ? a4[i].z
+                           : a4[i].w;
+      }
+      if constexpr (TN_B_KMAJOR) {
+#pragma unroll
+        for (int j = 0; j < G_TN / G_VN; j++)
+          lds_vec<G_VN>(b + j * G_VN,
+                        Bs + tile_b::at(kq + kk, (wc + j * G_LN * G_VN +
+                                                  lc * G_VN) &
+                                                     (G_BN - 1)));
+      } else {
+#pragma unroll
+        for (int j = 0; j < G_TN; j++)
+          b[j] = kk == 0 ? b4[j].x
+                 : kk == 1 ? b4[j].y
+                 : kk == 2 ? b4[j].z
+                           : b4[j].w;
+      }
+#pragma unroll
+      for (int i = 0; i < G_TM; i++)
+#pragma unroll
+        for (int j = 0; j < G_TN; j++)
+          acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+  }
+}
+
+extern "C" __global__ void G_BOUNDS
+gemm(const float *__restrict__ A, const float *__restrict__ B,
+     float *__restrict__ C, int M, int N, int K, float alpha, float beta)
+{
+#if TN_DYNAMIC_SMEM
+  extern __shared__ __align__(16) float smem[];
+#else
+  __shared__ __align__(16) float smem[G_SMEM_FLOATS];
+#endif
+  float *const As = smem;
+  float *const Bs = smem + G_STAGES * tile_a::ELEMS;
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int wr = (warp / G_WARPS_N) * G_WM, wc = (warp % G_WARPS_N) * G_WN;
+  const int lr = lane / G_LN, lc = lane % G_LN;
+  const int m0 = blockIdx.y * G_BM, n0 = blockIdx.x * G_BN;
+  const int ktiles = (K + G_BK - 1) / G_BK;
+
+  /* A is op(A) (M x K) stored with rows of a_ld, B is op(B) (K x N)
+   * stored with rows of b_ld. */
+  const int a_ld = TN_TRANS_A ? M : K, b_ld = TN_TRANS_B ? K : N;
+  /* Uniform over the launch, so every warp takes the same branch. */
+  const bool vec_a = a_ld % 4 == 0 && ((size_t)A & 15) == 0;
+  const bool vec_b = b_ld % 4 == 0 && ((size_t)B & 15) == 0;
+  /* How each operand's next tile travels: cp.async straight to shared
+   * memory; or 16-byte loads into registers held across the multiply (the
+   * classic double buffering); or, when the leading dimension is not a
+   * multiple of 4, scalar loads stored before the multiply (no overlap:
+   * no registers held, and the same shared-memory stores either way). */
+  const bool async_a = G_ASYNC && tile_a::COPY && vec_a;
+  const bool async_b = G_ASYNC && tile_b::COPY && vec_b;
+  const bool held_a = !async_a && vec_a, held_b = !async_b && vec_b;
+  tile_a ga;
+  tile_b gb;
+  ga.init(A, M, K, a_ld, m0);
+  gb.init(B, N, K, b_ld, n0);
+
+  float acc[G_TM][G_TN];
+#pragma unroll
+  for (int i = 0; i < G_TM; i++)
+#pragma unroll
+    for (int j = 0; j < G_TN; j++)
+      acc[i][j] = 0.0f;
+  float4 sa[tile_a::ITERS], sb[tile_b::ITERS];
+
+#if TN_PIPELINE == 0
+  for (int kt = 0; kt < ktiles; kt++) {
+    ga.load(kt * G_BK, vec_a, M, m0, sa);
+    gb.load(kt * G_BK, vec_b, N, n0, sb);
+    ga.advance(a_ld);
+    gb.advance(b_ld);
+    tile_a::store(As, sa);
+    tile_b::store(Bs, sb);
+    __syncthreads();
+    multiply(As, Bs, wr, wc, lr, lc, acc);
+    __syncthreads();
+  }
+#else
+  /* Tile t lives in buffer t % 2.  In iteration kt the block reads buffer
+   * kt % 2 and fills the other one, which every thread finished reading
+   * before the barrier that ended iteration kt - 1; the barrier at the end
+   * of iteration kt publishes it.  One barrier per k-tile. */
+  if (async_a)
+    ga.load_async(As, 0, A);
+  else
+    ga.load(0, vec_a, M, m0, sa);
+  if (async_b)
+    gb.load_async(Bs, 0, B);
+  else
+    gb.load(0, vec_b, N, n0, sb);
+  cp_async_commit();
+  ga.advance(a_ld);
+  gb.advance(b_ld);
+  if (!async_a)
+    tile_a::store(As, sa);
+  if (!async_b)
+    tile_b::store(Bs, sb);
+  cp_async_wait_all();
+  __syncthreads();
+
+  for (int kt = 0; kt < ktiles; kt++) {
+    const int cur = kt & 1;
+    const bool more = kt + 1 < ktiles;
+    const float *Ac = As + cur * tile_a::ELEMS, *Bc = Bs + cur * tile_b::ELEMS;
+    float *An = As + (cur ^ 1) * tile_a::ELEMS;
+    float *Bn = Bs + (cur ^ 1) * tile_b::ELEMS;
+    if (more) {
+      const int k0 = (kt + 1) * G_BK;
+      if (async_a) {
+        ga.load_async(An, k0, A);
+      } else {
+        ga.load(k0, vec_a, M, m0, sa);
+        if (!held_a)
+          tile_a::store(An, sa);
+      }
+      if (async_b) {
+        gb.load_async(Bn, k0, B);
+      } else {
+        gb.load(k0, vec_b, N, n0, sb);
+        if (!held_b)
+          tile_b::store(Bn, sb);
+      }
+      cp_async_commit();
+      ga.advance(a_ld);
+      gb.advance(b_ld);
+    }
+    multiply(Ac, Bc, wr, wc, lr, lc, acc);
+    if (more) {
+      if (held_a)
+        tile_a::store(An, sa);
+      if (held_b)
+        tile_b::store(Bn, sb);
+      cp_async_wait_all();
+    }
+    __syncthreads();
+  }
+#endif
+
+  /* C, from registers: float4 (or float2) when N allows, else scalars. */
+  const bool vec_c =
+      G_VN > 1 && N % G_VN == 0 && ((size_t)C & (4 * G_VN - 1)) == 0;
+#pragma unroll
+  for (int i = 0; i < G_TM; i++) {
+    const int row = m0 + wr + (i / G_VM) * G_LM * G_VM + lr * G_VM + i % G_VM;
+    if (row >= M)
+      continue;
+#pragma unroll
+    for (int jj = 0; jj < G_TN / G_VN; jj++) {
+      const int col = n0 + wc + jj * G_LN * G_VN + lc * G_VN;
+      float *p = C + (size_t)row * N + col;
+      float v[G_VN];
+#pragma unroll
+      for (int e = 0; e < G_VN; e++)
+        v[e] = alpha * acc[i][jj * G_VN + e];
+      if constexpr (G_VN == 4) {
+        if (vec_c) {
+          if (col < N) {
+            if (beta != 0.0f) {
+              float4 o = *reinterpret_cast<const float4 *>(p);
+              v[0] += beta * o.x;
+              v[1] += beta * o.y;
+              v[2] += beta * o.z;
+              v[3] += beta * o.w;
+            }
+            *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2],
+                                                         v[3]);
+          }
+          continue;
+        }
+      } else if constexpr (G_VN == 2) {
+        if (vec_c) {
+          if (col < N) {
+            if (beta != 0.0f) {
+              float2 o = *reinterpret_cast<const float2 *>(p);
+              v[0] += beta * o.x;
+              v[1] += beta * o.y;
+            }
+            *reinterpret_cast<float2 *>(p) = make_float2(v[0], v[1]);
+          }
+          continue;
+        }
+      }
+#pragma unroll
+      for (int e = 0; e < G_VN; e++)
+        if (col + e < N)
+          p[e] = beta == 0.0f ? v[e] : v[e] + beta * p[e];
+    }
+  }
+}
+#endif
