@@ -71,6 +71,31 @@ for s in "$@"; do
     python3 scripts/compare_winners.py "$LOGS"/noise-1/*.json "$LOGS"/noise-2/*.json \
       | tee "$LOGS/noise.txt" || status=1
     ;;
+  compile-speedup)
+    # NVRTC on 1 thread against 16 (and all cores), no cache, same space
+    step compile-speedup
+    for j in 1 16 "$(nproc)"; do
+      "$tuner" --config configs/gemm.cfg --dry-run --arch sm_90 --no-cache -j "$j" -q \
+        >/dev/null 2>"$LOGS/compile-j$j.log" || status=1
+      echo "-j $j: $(tail -1 "$LOGS/compile-j$j.log")" | tee -a "$LOGS/compile-speedup.txt"
+    done
+    ;;
+  all-devices)
+    # every GPU of the host at once, then the merge into headers
+    step all-devices
+    for cfg in configs/transpose.cfg configs/gemm.cfg; do
+      name=$(basename "$cfg" .cfg)
+      cmd=("$tuner" --config "$cfg" --device all -q --output results/fleet)
+      echo "command: ${cmd[*]}" >"$LOGS/all-$name.log"
+      /usr/bin/time -v "${cmd[@]}" >>"$LOGS/all-$name.log" 2>&1 || status=1
+      grep -E "best|tuner:|Elapsed|baseline|== GPU" "$LOGS/all-$name.log" | tail -12
+    done
+    for name in transpose gemm; do
+      "$tuner" merge --output results/fleet/merged --history results/fleet/history \
+        results/fleet/$name-*-gpu*.json >"$LOGS/merge-$name.log" 2>&1 || status=1
+      tail -5 "$LOGS/merge-$name.log"
+    done
+    ;;
   probe-sparse)
     step probe-sparse
     python3 scripts/smem_probe/patterns.py --set sparse >/tmp/sparse.txt &&
