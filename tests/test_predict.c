@@ -17,11 +17,16 @@
  * swizzle kind none/xor, group 1), or -1. */
 static int find(const tn_run *run, int tile, int rows, int pad, int xor_)
 {
+  const tn_family *f = run->job->family;
+  int kt = tn_param_index(f->params, f->n_params, "tile");
+  int kr = tn_param_index(f->params, f->n_params, "rows_per_thread");
+  int kp = tn_param_index(f->params, f->n_params, "pad");
+  int ks = tn_param_index(f->params, f->n_params, "swizzle");
   int i;
   for (i = 0; i < run->space.n; i++) {
     const tn_params *p = &run->space.c[i].params;
-    if (p->v[0].i == tile && p->v[1].i == rows && p->v[2].i == pad &&
-        (p->v[3].sw.kind == TN_SWZ_XOR) == xor_)
+    if (p->v[kt].i == tile && p->v[kr].i == rows && p->v[kp].i == pad &&
+        (p->v[ks].sw.kind == TN_SWZ_XOR) == xor_)
       return i;
   }
   return -1;

@@ -117,24 +117,6 @@ int tn_predict_pick(const tn_run *run)
   return best;
 }
 
-/* Same as tuner/tune.c's: registers that cannot fill one block. */
-static void check_registers(tn_run *run)
-{
-  int i;
-  for (i = 0; i < run->space.n; i++) {
-    tn_candidate *c = &run->space.c[i];
-    long long need = (long long)c->regs * c->launch.threads;
-    if (c->status != TN_ST_COMPILED || need <= run->arch->regs_per_sm)
-      continue;
-    c->status = TN_ST_FAILED;
-    snprintf(c->reason, sizeof(c->reason),
-             "too many resources: %d registers x %d threads exceed %s's %d "
-             "per SM",
-             c->regs, c->launch.threads, run->arch->name,
-             run->arch->regs_per_sm);
-  }
-}
-
 static json_t *estimate_json(const tn_candidate *c, const tn_predict_est *e)
 {
   return json_pack("{s:I, s:f, s:i, s:f, s:s, s:I, s:i, s:i, s:i}",
@@ -351,7 +333,7 @@ int tn_predict(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
                         &run->compile, err);
   if (rc)
     goto cleanup;
-  check_registers(run);
+  tn_space_check_registers(&run->space, run->arch);
 
   run->sel.best = run->sel.fastest = tn_predict_pick(run);
   run->wall_s = tn_now() - t0;

@@ -252,6 +252,22 @@ int tn_space_prune(const tn_job *job, tn_space *space)
   return pruned;
 }
 
+void tn_space_check_registers(tn_space *space, const tn_arch *arch)
+{
+  int i;
+  for (i = 0; i < space->n; i++) {
+    tn_candidate *c = &space->c[i];
+    long long need = (long long)c->regs * c->launch.threads;
+    if (c->status != TN_ST_COMPILED || need <= arch->regs_per_sm)
+      continue;
+    c->status = TN_ST_FAILED;
+    snprintf(c->reason, sizeof(c->reason),
+             "too many resources: %d registers x %d threads exceed %s's %d "
+             "per SM",
+             c->regs, c->launch.threads, arch->name, arch->regs_per_sm);
+  }
+}
+
 int tn_space_count(const tn_space *space, tn_status st)
 {
   int i, n = 0;

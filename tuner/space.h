@@ -76,6 +76,9 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
 /* Marks as pruned every candidate a sibling (same values of every
  * non-layout parameter) is strictly cheaper than.  Returns the number. */
 int tn_space_prune(const tn_job *job, tn_space *space);
+/* Marks compiled candidates whose registers times threads exceed the
+ * architecture's register file per SM as failed, with the reason. */
+void tn_space_check_registers(tn_space *space, const tn_arch *arch);
 /* Counts candidates in a state. */
 int tn_space_count(const tn_space *space, tn_status st);
 void tn_space_free(tn_space *space);

@@ -61,24 +61,6 @@ static int pick_arch(const tn_tune_opts *opts, tn_run *run, tn_err *err)
   return tn_errf(err, TN_EINPUT, "no architecture: give --arch or a GPU");
 }
 
-/* Marks compiled candidates whose registers cannot fill a block. */
-static void check_registers(tn_run *run)
-{
-  int i;
-  for (i = 0; i < run->space.n; i++) {
-    tn_candidate *c = &run->space.c[i];
-    long long need = (long long)c->regs * c->launch.threads;
-    if (c->status != TN_ST_COMPILED || need <= run->arch->regs_per_sm)
-      continue;
-    c->status = TN_ST_FAILED;
-    snprintf(c->reason, sizeof(c->reason),
-             "too many resources: %d registers x %d threads exceed %s's %d "
-             "per SM",
-             c->regs, c->launch.threads, run->arch->name,
-             run->arch->regs_per_sm);
-  }
-}
-
 static void print_table(const tn_run *run, FILE *out)
 {
   const tn_family *f = run->job->family;
@@ -383,7 +365,7 @@ static int prepare(tn_run *run, const tn_template *tpl, tn_err *err)
                         &run->compile, err);
   if (rc)
     return rc;
-  check_registers(run);
+  tn_space_check_registers(&run->space, run->arch);
   return 0;
 }
 
