@@ -1,6 +1,8 @@
-/* test_compile_archs.c -- every candidate of a shipped config renders and
- * compiles with NVRTC for an architecture, with resources read from ptxas.
- * Usage: test_compile_archs CONFIG sm_XX */
+/* test_compile_archs.c -- every valid candidate of a shipped config (or,
+ * with "pruned", every candidate a tuning run compiles: the model's pruning
+ * applied) renders and compiles with NVRTC for an architecture, with its
+ * resources read from the ptxas report.
+ * Usage: test_compile_archs CONFIG sm_XX [pruned] */
 #include <stdio.h>
 #include <string.h>
 
@@ -21,8 +23,8 @@ int main(int argc, char **argv)
   const tn_arch *arch;
   int i, compiled = 0;
 
-  if (argc != 3 || (arch = tn_arch_find(argv[2])) == NULL) {
-    fprintf(stderr, "usage: test_compile_archs CONFIG sm_XX\n");
+  if (argc < 3 || argc > 4 || (arch = tn_arch_find(argv[2])) == NULL) {
+    fprintf(stderr, "usage: test_compile_archs CONFIG sm_XX [pruned]\n");
     return 2;
   }
   if (tn_config_load(argv[1], &job, &err) != 0 ||
@@ -31,6 +33,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "%s\n", err.msg);
     return 1;
   }
+  if (argc == 4 && strcmp(argv[3], "pruned") == 0)
+    tn_space_prune(&job, &space);
   memset(&opts, 0, sizeof(opts)); /* no cache: really compile */
   opts.quiet = 1;
   CHECK(tn_compile_space(&job, &tpl, arch, &space, &opts, &stats, &err) == 0);
@@ -47,7 +51,7 @@ int main(int argc, char **argv)
     compiled++;
     CHECK(c->cubin_len > 0);
     CHECK(c->regs > 0);
-    CHECK(c->spill_stores == 0);
+    /* spills are a property of the candidate, recorded, not an error */
     if (c->smem_bytes != tn_launch_smem(&c->launch) &&
         c->launch.smem_dynamic == 0) {
       fprintf(stderr, "candidate %d: ptxas reports %d bytes of shared "
