@@ -57,7 +57,6 @@ typedef struct {
   /* bench, per problem */
   tn_timing timing[TN_MAX_SIZES];
   double total_ms;  /* sum of medians over the problems */
-  int tie;          /* chosen among several within noise */
 } tn_candidate;
 
 typedef struct {

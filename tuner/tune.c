@@ -376,7 +376,7 @@ static int measure(tn_run *run, tn_worker *worker, int write_header,
   const tn_job *job = run->job;
   char dir[4400];
   tn_err werr = {{0}};
-  int rc, wrc, i;
+  int rc, wrc;
 
   tn_dirname(dir, sizeof(dir), run->results_path);
   if ((rc = tn_mkdirs(dir, err)) != 0)
@@ -394,8 +394,6 @@ static int measure(tn_run *run, tn_worker *worker, int write_header,
   else if (rc)
     return rc;
   tn_select(&run->space, job->bench.min_noise, &run->sel);
-  for (i = 0; i < run->space.n; i++)
-    run->space.c[i].tie = run->sel.n_ties > 1 && i == run->sel.best;
   run->wall_s = tn_now() - t0;
   tn_utc_iso(run->finished, sizeof(run->finished));
   /* results are written even when interrupted: they are what was measured */
