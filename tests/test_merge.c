@@ -39,7 +39,7 @@
 #include "test_util.h"
 #include "util.h"
 
-/* tile, rows_per_thread, pad, swizzle, group */
+/* tile, rows_per_thread, pad, swizzle, group (vec is always 1) */
 typedef struct {
   int tile, rows;
   int pad;
@@ -81,15 +81,16 @@ static char tmp[256]; /* short: every path built from it fits */
 
 static void cfg_text(int i, char *out, size_t n)
 {
-  snprintf(out, n, "tile=%d rows_per_thread=%d pad=%d swizzle=%s group=%d",
+  snprintf(out, n,
+           "tile=%d rows_per_thread=%d vec=1 pad=%d swizzle=%s group=%d",
            C[i].tile, C[i].rows, C[i].pad, C[i].swizzle, C[i].group);
 }
 
 static json_t *cfg_json(int i)
 {
-  return json_pack("{s:i, s:i, s:i, s:s, s:i}", "tile", C[i].tile,
-                   "rows_per_thread", C[i].rows, "pad", C[i].pad, "swizzle",
-                   C[i].swizzle, "group", C[i].group);
+  return json_pack("{s:i, s:i, s:i, s:i, s:s, s:i}", "tile", C[i].tile,
+                   "rows_per_thread", C[i].rows, "vec", 1, "pad", C[i].pad,
+                   "swizzle", C[i].swizzle, "group", C[i].group);
 }
 
 static json_t *results_doc(const run_spec *s, const char *family,
@@ -622,7 +623,7 @@ static void part_regression(void)
   CHECK(contains("merge.err", "REGRESSION: 1 configuration slower beyond "
                               "noise on NVIDIA H100 80GB HBM3"));
   CHECK(contains("merge.err",
-                 "tile=64 rows_per_thread=4 pad=0 swizzle=xor group=8: "
+                 "tile=64 rows_per_thread=4 vec=1 pad=0 swizzle=xor group=8: "
                  "0.4500 -> 0.6000 ms (+33.3%"));
   CHECK(contains("merge.err", "the driver changed: CUDA 12.8 -> 13.0"));
   {

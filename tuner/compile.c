@@ -82,22 +82,48 @@ int tn_compile_parse_resources(const char *log, tn_candidate *c)
       len = sizeof(line) - 1;
     memcpy(line, p, len);
     line[len] = '\0';
-    if ((u = strstr(line, "Used ")) != NULL &&
-        sscanf(u, "Used %d registers", &v) == 1) {
+    u = strstr(line, "Used ");
+    if (u != NULL && sscanf(u, "Used %d registers", &v) == 1) {
       c->regs = v;
       found = 1;
-      if ((v = number_before(line, "bytes smem")) >= 0)
+      v = number_before(line, "bytes smem");
+      if (v >= 0)
         c->smem_bytes = v;
     }
-    if ((v = number_before(line, "bytes stack frame")) >= 0)
+    v = number_before(line, "bytes stack frame");
+    if (v >= 0)
       c->stack_bytes = v;
-    if ((v = number_before(line, "bytes spill stores")) >= 0)
+    v = number_before(line, "bytes spill stores");
+    if (v >= 0)
       c->spill_stores = v;
-    if ((v = number_before(line, "bytes spill loads")) >= 0)
+    v = number_before(line, "bytes spill loads");
+    if (v >= 0)
       c->spill_loads = v;
     p = eol ? eol + 1 : NULL;
   }
   return found ? 0 : -1;
+}
+
+/* Copies a compiled program's CUBIN out.  Returns 0 or TN_ETOOL. */
+static int take_cubin(nvrtcProgram prog, void **cubin, size_t *cubin_len,
+                      tn_err *err)
+{
+  size_t len = 0;
+  nvrtcResult r = nvrtcGetCUBINSize(prog, &len);
+  if (r != NVRTC_SUCCESS)
+    return tn_errf(err, TN_ETOOL, "nvrtcGetCUBINSize: %s",
+                   nvrtcGetErrorString(r));
+  *cubin = malloc(len);
+  if (*cubin == NULL)
+    return tn_errf(err, TN_ETOOL, "out of memory for a %zu-byte CUBIN", len);
+  r = nvrtcGetCUBIN(prog, *cubin);
+  if (r != NVRTC_SUCCESS) {
+    free(*cubin);
+    *cubin = NULL;
+    return tn_errf(err, TN_ETOOL, "nvrtcGetCUBIN: %s", nvrtcGetErrorString(r));
+  }
+  *cubin_len = len;
+  return 0;
 }
 
 int tn_compile_source(const char *source, const char *name,
@@ -136,14 +162,8 @@ int tn_compile_source(const char *source, const char *name,
   } else if (r != NVRTC_SUCCESS) {
     rc = tn_errf(err, TN_ETOOL, "nvrtcCompileProgram: %s",
                  nvrtcGetErrorString(r));
-  } else if ((r = nvrtcGetCUBINSize(prog, &len)) != NVRTC_SUCCESS ||
-             (*cubin = malloc(len)) == NULL ||
-             (r = nvrtcGetCUBIN(prog, *cubin)) != NVRTC_SUCCESS) {
-    free(*cubin);
-    *cubin = NULL;
-    rc = tn_errf(err, TN_ETOOL, "nvrtcGetCUBIN: %s", nvrtcGetErrorString(r));
   } else {
-    *cubin_len = len;
+    rc = take_cubin(prog, cubin, cubin_len, err);
   }
   nvrtcDestroyProgram(&prog);
   return rc;

@@ -161,18 +161,30 @@ static int parse_problem(ctx *c, const config_setting_t *s, tn_job *job)
   memset(&base, 0, sizeof(base));
   base.alpha = 1.0;
   base.beta = 0.0;
-  if ((m = config_setting_get_member(s, "trans_a")) &&
-      (rc = get_bool(c, m, "problem.trans_a", &base.trans_a)))
-    return rc;
-  if ((m = config_setting_get_member(s, "trans_b")) &&
-      (rc = get_bool(c, m, "problem.trans_b", &base.trans_b)))
-    return rc;
-  if ((m = config_setting_get_member(s, "alpha")) &&
-      (rc = get_number(c, m, "problem.alpha", -1e30, 1e30, &base.alpha)))
-    return rc;
-  if ((m = config_setting_get_member(s, "beta")) &&
-      (rc = get_number(c, m, "problem.beta", -1e30, 1e30, &base.beta)))
-    return rc;
+  m = config_setting_get_member(s, "trans_a");
+  if (m) {
+    rc = get_bool(c, m, "problem.trans_a", &base.trans_a);
+    if (rc)
+      return rc;
+  }
+  m = config_setting_get_member(s, "trans_b");
+  if (m) {
+    rc = get_bool(c, m, "problem.trans_b", &base.trans_b);
+    if (rc)
+      return rc;
+  }
+  m = config_setting_get_member(s, "alpha");
+  if (m) {
+    rc = get_number(c, m, "problem.alpha", -1e30, 1e30, &base.alpha);
+    if (rc)
+      return rc;
+  }
+  m = config_setting_get_member(s, "beta");
+  if (m) {
+    rc = get_number(c, m, "problem.beta", -1e30, 1e30, &base.beta);
+    if (rc)
+      return rc;
+  }
 
   sizes = config_setting_get_member(s, "sizes");
   if (sizes == NULL)
@@ -338,31 +350,43 @@ static int parse_bench(ctx *c, const config_setting_t *s, tn_job *job)
 
   if (!config_setting_is_group(s))
     return bad(c, s, "bench: expected a group { ... }");
-  if ((rc = only_keys(c, s, "bench", keys)))
+  rc = only_keys(c, s, "bench", keys);
+  if (rc)
     return rc;
-  if ((m = config_setting_get_member(s, "repetitions"))) {
-    if ((rc = get_int(c, m, "bench.repetitions", 1, 100000, &v)))
+  m = config_setting_get_member(s, "repetitions");
+  if (m) {
+    rc = get_int(c, m, "bench.repetitions", 1, 100000, &v);
+    if (rc)
       return rc;
     job->bench.repetitions = (int)v;
   }
-  if ((m = config_setting_get_member(s, "warmup"))) {
-    if ((rc = get_int(c, m, "bench.warmup", 0, 100000, &v)))
+  m = config_setting_get_member(s, "warmup");
+  if (m) {
+    rc = get_int(c, m, "bench.warmup", 0, 100000, &v);
+    if (rc)
       return rc;
     job->bench.warmup = (int)v;
   }
-  if ((m = config_setting_get_member(s, "timeout_s")) &&
-      (rc = get_number(c, m, "bench.timeout_s", 0.1, 86400.0,
-                       &job->bench.timeout_s)))
-    return rc;
-  if ((m = config_setting_get_member(s, "seed"))) {
-    if ((rc = get_int(c, m, "bench.seed", 0, 9007199254740991LL, &v)))
+  m = config_setting_get_member(s, "timeout_s");
+  if (m) {
+    rc = get_number(c, m, "bench.timeout_s", 0.1, 86400.0,
+                    &job->bench.timeout_s);
+    if (rc)
+      return rc;
+  }
+  m = config_setting_get_member(s, "seed");
+  if (m) {
+    rc = get_int(c, m, "bench.seed", 0, 9007199254740991LL, &v);
+    if (rc)
       return rc;
     job->bench.seed = (unsigned long long)v;
   }
-  if ((m = config_setting_get_member(s, "min_noise")) &&
-      (rc = get_number(c, m, "bench.min_noise", 0.0, 0.5,
-                       &job->bench.min_noise)))
-    return rc;
+  m = config_setting_get_member(s, "min_noise");
+  if (m) {
+    rc = get_number(c, m, "bench.min_noise", 0.0, 0.5, &job->bench.min_noise);
+    if (rc)
+      return rc;
+  }
   return 0;
 }
 
@@ -373,12 +397,16 @@ static int parse_output(ctx *c, const config_setting_t *s, tn_job *job)
   int rc;
   if (!config_setting_is_group(s))
     return bad(c, s, "output: expected a group { dir = \"...\"; }");
-  if ((rc = only_keys(c, s, "output", keys)))
+  rc = only_keys(c, s, "output", keys);
+  if (rc)
     return rc;
-  if ((m = config_setting_get_member(s, "dir")) &&
-      (rc = get_string(c, m, "output.dir", job->output_dir,
-                       sizeof(job->output_dir))))
-    return rc;
+  m = config_setting_get_member(s, "dir");
+  if (m) {
+    rc = get_string(c, m, "output.dir", job->output_dir,
+                    sizeof(job->output_dir));
+    if (rc)
+      return rc;
+  }
   return 0;
 }
 
@@ -441,7 +469,8 @@ static int load(const char *path, const char *text, tn_job *job, tn_err *err)
     goto cleanup;
   }
   root = config_root_setting(&cfg);
-  if ((rc = only_keys(&c, root, "", keys)))
+  rc = only_keys(&c, root, "", keys);
+  if (rc)
     goto cleanup;
 
   s = config_setting_get_member(root, "family");
@@ -452,7 +481,8 @@ static int load(const char *path, const char *text, tn_job *job, tn_err *err)
                  list);
     goto cleanup;
   }
-  if ((rc = get_string(&c, s, "family", family, sizeof(family))))
+  rc = get_string(&c, s, "family", family, sizeof(family));
+  if (rc)
     goto cleanup;
   job->family = tn_family_find(family);
   if (job->family == NULL) {
@@ -462,8 +492,10 @@ static int load(const char *path, const char *text, tn_job *job, tn_err *err)
     goto cleanup;
   }
   tn_strlcpy(job->name, job->family->name, sizeof(job->name));
-  if ((s = config_setting_get_member(root, "name"))) {
-    if ((rc = get_string(&c, s, "name", job->name, sizeof(job->name))))
+  s = config_setting_get_member(root, "name");
+  if (s) {
+    rc = get_string(&c, s, "name", job->name, sizeof(job->name));
+    if (rc)
       goto cleanup;
     tn_sanitize_name(job->name);
   }
@@ -474,7 +506,8 @@ static int load(const char *path, const char *text, tn_job *job, tn_err *err)
                  path);
     goto cleanup;
   }
-  if ((rc = parse_template(&c, s, job)))
+  rc = parse_template(&c, s, job);
+  if (rc)
     goto cleanup;
 
   s = config_setting_get_member(root, "problem");
@@ -484,7 +517,8 @@ static int load(const char *path, const char *text, tn_job *job, tn_err *err)
                  path, job->family->dim_names);
     goto cleanup;
   }
-  if ((rc = parse_problem(&c, s, job)))
+  rc = parse_problem(&c, s, job);
+  if (rc)
     goto cleanup;
 
   s = config_setting_get_member(root, "space");
@@ -494,17 +528,27 @@ static int load(const char *path, const char *text, tn_job *job, tn_err *err)
                  path);
     goto cleanup;
   }
-  if ((rc = parse_space(&c, s, job)))
+  rc = parse_space(&c, s, job);
+  if (rc)
     goto cleanup;
-  if ((s = config_setting_get_member(root, "constraints")) &&
-      (rc = parse_constraints(&c, s, job)))
-    goto cleanup;
-  if ((s = config_setting_get_member(root, "bench")) &&
-      (rc = parse_bench(&c, s, job)))
-    goto cleanup;
-  if ((s = config_setting_get_member(root, "output")) &&
-      (rc = parse_output(&c, s, job)))
-    goto cleanup;
+  s = config_setting_get_member(root, "constraints");
+  if (s) {
+    rc = parse_constraints(&c, s, job);
+    if (rc)
+      goto cleanup;
+  }
+  s = config_setting_get_member(root, "bench");
+  if (s) {
+    rc = parse_bench(&c, s, job);
+    if (rc)
+      goto cleanup;
+  }
+  s = config_setting_get_member(root, "output");
+  if (s) {
+    rc = parse_output(&c, s, job);
+    if (rc)
+      goto cleanup;
+  }
 
 cleanup:
   config_destroy(&cfg);

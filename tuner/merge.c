@@ -410,7 +410,8 @@ static int load_run(const char *path, int keep_raw, const mg_run *first,
   memset(r, 0, sizeof(*r));
   r->best = -1;
   tn_strlcpy(r->path, path, sizeof(r->path));
-  if ((rc = tn_read_file(path, &r->raw, &r->raw_len, err)) != 0)
+  rc = tn_read_file(path, &r->raw, &r->raw_len, err);
+  if (rc != 0)
     return rc;
   parts[0] = r->raw;
   lens[0] = r->raw_len;
@@ -1068,11 +1069,13 @@ int tn_merge_arch_header_text(const tn_merge_header *h, char **text,
   FILE *o;
   int rc;
 
-  if ((rc = name_idents(h->name, name, ident, sizeof(name), err)) != 0)
+  rc = name_idents(h->name, name, ident, sizeof(name), err);
+  if (rc != 0)
     return rc;
   tn_emit_macro_name(arch, sizeof(arch), h->arch);
   tn_params_format(f->params, f->n_params, h->params, ptxt, sizeof(ptxt));
-  if ((o = text_open(&buf, &len, err)) == NULL)
+  o = text_open(&buf, &len, err);
+  if (o == NULL)
     return TN_ETOOL;
   fprintf(o, "/* %s/", h->arch);
   put_comment(o, h->name);
@@ -1160,7 +1163,8 @@ static int dispatch_text(const mg_ctx *cx, char **text, tn_err *err)
   FILE *o;
   int i, k, n_entries = 0, first;
 
-  if ((o = text_open(&buf, &len, err)) == NULL)
+  o = text_open(&buf, &len, err);
+  if (o == NULL)
     return TN_ETOOL;
   fprintf(o, "/* ");
   put_comment(o, cx->name);
@@ -1381,10 +1385,13 @@ static int history_copy(const mg_ctx *cx, const mg_run *r, tn_err *err)
   base = base ? base + 1 : r->path;
   tn_strlcpy(dev, r->predicted ? "predicted" : r->device, sizeof(dev));
   tn_sanitize_name(dev);
-  if ((rc = pathf(dir, sizeof(dir), err, "%s/%s/%s/%s", cx->opts.history,
-                  r->day, r->arch->name, dev)) != 0 ||
-      (rc = tn_mkdirs(dir, err)) != 0 ||
-      (rc = pathf(path, sizeof(path), err, "%s/%s", dir, base)) != 0)
+  rc = pathf(dir, sizeof(dir), err, "%s/%s/%s/%s", cx->opts.history, r->day,
+             r->arch->name, dev);
+  if (rc == 0)
+    rc = tn_mkdirs(dir, err);
+  if (rc == 0)
+    rc = pathf(path, sizeof(path), err, "%s/%s", dir, base);
+  if (rc != 0)
     return rc;
   if (tn_read_file(path, &old, &olen, &ignore) == 0) {
     int same = olen == r->raw_len && memcmp(old, r->raw, olen) == 0;
@@ -1751,9 +1758,11 @@ static int write_all(mg_ctx *cx, tn_err *err)
 
   /* the history first: a night is kept even if a header cannot be written */
   if (cx->opts.history) {
-    for (i = 0; i < cx->n_inputs; i++)
-      if ((rc = history_copy(cx, cx->runs.r[i], err)) != 0)
+    for (i = 0; i < cx->n_inputs; i++) {
+      rc = history_copy(cx, cx->runs.r[i], err);
+      if (rc != 0)
         return rc;
+    }
   }
   for (i = 0; i < n_archs(); i++) {
     const mg_entry *e = cx->arch_entry[i];
@@ -1770,7 +1779,8 @@ static int write_all(mg_ctx *cx, tn_err *err)
     h.why = e->why;
     h.origin = e->origin;
     h.params = &e->params;
-    if ((rc = tn_merge_arch_header_text(&h, &text, err)) != 0)
+    rc = tn_merge_arch_header_text(&h, &text, err);
+    if (rc != 0)
       return rc;
     rc = pathf(dir, sizeof(dir), err, "%s/%s", cx->opts.output,
                e->arch->name);
@@ -1786,7 +1796,8 @@ static int write_all(mg_ctx *cx, tn_err *err)
     if (!cx->opts.quiet)
       fprintf(stderr, "tuner merge: %s\n", path);
   }
-  if ((rc = dispatch_text(cx, &text, err)) != 0)
+  rc = dispatch_text(cx, &text, err);
+  if (rc != 0)
     return rc;
   rc = pathf(path, sizeof(path), err, "%s/%s_dispatch.h", cx->opts.output,
              cx->name);

@@ -215,7 +215,8 @@ static int write_outputs(tn_run *run, tn_err *err)
   char *text;
   int rc;
 
-  if ((rc = tn_mkdirs(dir, err)) != 0)
+  rc = tn_mkdirs(dir, err);
+  if (rc != 0)
     return rc;
   doc = predicted_json(run);
   if (doc == NULL)
@@ -257,7 +258,8 @@ static int write_outputs(tn_run *run, tn_err *err)
     h.origin = job->path;
     h.why = why;
     h.params = &c->params;
-    if ((rc = tn_merge_arch_header_text(&h, &text, err)) != 0)
+    rc = tn_merge_arch_header_text(&h, &text, err);
+    if (rc != 0)
       return rc;
     tn_dirname(hdir, sizeof(hdir), run->header_path);
     rc = tn_mkdirs(hdir, err);
@@ -305,9 +307,11 @@ int tn_predict(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
                    "--resume continues a measurement; a prediction has "
                    "nothing to resume");
 
-  if ((rc = tn_template_load(job->template_path, &tpl, err)) != 0)
+  rc = tn_template_load(job->template_path, &tpl, err);
+  if (rc != 0)
     goto cleanup;
-  if ((rc = tn_space_build(job, run->arch, &run->space, err)) != 0)
+  rc = tn_space_build(job, run->arch, &run->space, err);
+  if (rc != 0)
     goto cleanup;
   if (!opts->no_prune)
     run->pruned_by_model = tn_space_prune(job, &run->space);

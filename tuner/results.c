@@ -214,8 +214,10 @@ json_t *tn_results_json(const tn_run *run)
     const tn_candidate *c = &run->space.c[run->sel.best];
     json_t *ties = json_array();
     double ref = reference_ms(run);
-    for (i = 0; i < run->sel.n_ties; i++)
-      json_array_append_new(ties, json_integer(run->space.c[run->sel.ties[i]].id));
+    for (i = 0; i < run->sel.n_ties; i++) {
+      const tn_candidate *t = &run->space.c[run->sel.ties[i]];
+      json_array_append_new(ties, json_integer(t->id));
+    }
     json_decref(best);
     best = json_pack("{s:i, s:o, s:f, s:f, s:s, s:b, s:o, s:i, s:f, s:s}",
                      "id", c->id, "params", params_json(f, &c->params),

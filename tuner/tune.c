@@ -274,12 +274,14 @@ static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
     rc = run_candidate(run, w, c, err);
     if (rc)
       break;
-    if ((rc = tn_journal_append(journal, "candidate",
-                                tn_results_candidate(run, c), err)) != 0)
+    rc = tn_journal_append(journal, "candidate",
+                           tn_results_candidate(run, c), err);
+    if (rc != 0)
       break;
     /* the results file is current after every candidate */
     run->bench_s = tn_now() - t0;
-    if ((rc = tn_results_write(run, err)) != 0)
+    rc = tn_results_write(run, err);
+    if (rc != 0)
       break;
     tn_progress_step(&bar, "");
   }
@@ -339,7 +341,8 @@ static int prepare(tn_run *run, const tn_template *tpl, tn_err *err)
   tn_compile_opts copts;
   int i, rc;
 
-  if ((rc = tn_space_build(job, run->arch, &run->space, err)) != 0)
+  rc = tn_space_build(job, run->arch, &run->space, err);
+  if (rc != 0)
     return rc;
   if (!opts->no_prune)
     run->pruned_by_model = tn_space_prune(job, &run->space);
@@ -379,7 +382,8 @@ static int measure(tn_run *run, tn_worker *worker, int write_header,
   int rc, wrc;
 
   tn_dirname(dir, sizeof(dir), run->results_path);
-  if ((rc = tn_mkdirs(dir, err)) != 0)
+  rc = tn_mkdirs(dir, err);
+  if (rc != 0)
     return rc;
   if (run->opts->resume_path) {
     rc = tn_journal_resume(run->journal_path, run, err);
@@ -421,9 +425,11 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
 
   /* Everything that can be wrong with the input is found before any work:
    * the template, the space, the architecture. */
-  if ((rc = tn_template_load(job->template_path, &tpl, err)) != 0)
+  rc = tn_template_load(job->template_path, &tpl, err);
+  if (rc != 0)
     goto cleanup;
-  if ((rc = tn_space_build(job, NULL, &run->space, err)) != 0)
+  rc = tn_space_build(job, NULL, &run->space, err);
+  if (rc != 0)
     goto cleanup;
   tn_space_free(&run->space);
   if (!opts->dry_run) {
@@ -435,9 +441,13 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
   }
   if (opts->dry_run && opts->arch == NULL)
     run->arch = dry_run_arch(opts);
-  else if ((rc = pick_arch(opts, run, err)) != 0)
-    goto cleanup;
-  if ((rc = prepare(run, &tpl, err)) != 0)
+  else {
+    rc = pick_arch(opts, run, err);
+    if (rc != 0)
+      goto cleanup;
+  }
+  rc = prepare(run, &tpl, err);
+  if (rc != 0)
     goto cleanup;
   if (!opts->dry_run) {
     rc = measure(run, &worker, 1, t0, err);
@@ -545,17 +555,20 @@ int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
   *n_out = 0;
   memset(&tpl, 0, sizeof(tpl));
   memset(&first, 0, sizeof(first));
-  if ((rc = tn_template_load(job->template_path, &tpl, err)) != 0)
+  rc = tn_template_load(job->template_path, &tpl, err);
+  if (rc != 0)
     return rc;
   runs = calloc(1, sizeof(tn_run));
   if (runs == NULL) {
     rc = tn_errf(err, TN_ETOOL, "out of memory");
     goto cleanup;
   }
-  if ((rc = tn_space_build(job, NULL, &runs[0].space, err)) != 0)
+  rc = tn_space_build(job, NULL, &runs[0].space, err);
+  if (rc != 0)
     goto cleanup;
   tn_space_free(&runs[0].space);
-  if ((rc = tn_worker_start(&first, 0, err)) != 0)
+  rc = tn_worker_start(&first, 0, err);
+  if (rc != 0)
     goto cleanup;
   n = first.info.device_count;
   free(runs);
@@ -569,9 +582,11 @@ int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
   }
   workers[0] = first;
   memset(&first, 0, sizeof(first));
-  for (d = 1; d < n; d++)
-    if ((rc = tn_worker_start(&workers[d], d, err)) != 0)
+  for (d = 1; d < n; d++) {
+    rc = tn_worker_start(&workers[d], d, err);
+    if (rc != 0)
       goto cleanup;
+  }
   /* compile once per architecture; devices of an architecture share it */
   for (d = 0; d < n; d++) {
     int e;
