@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# On a GPU: GEMM at sizes no tile (nor 4) divides, K below a k-tile,
+# alpha/beta, transposed operands: every candidate compiles, is verified
+# against the fp64 reference and is timed; none is wrong.
+set -u
+tuner=$1
+shift
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+for cfg in "$@"; do
+  out="$tmp/$(basename "$cfg" .cfg)"
+  "$tuner" --config "$cfg" --device 0 --no-prune --no-cache -q --output "$out" \
+    >"$out.table" 2>"$out.err"
+  rc=$?
+  tail -3 "$out.err"
+  [ $rc -eq 0 ] || { echo "FAIL $cfg: exit $rc"; cat "$out.table"; fail=1; continue; }
+  python3 - "$out"/*.json <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [x for x in d["candidates"] if x["status"] != "pruned"]
+bad = [(x["id"], x["params_text"], x["status"], x.get("reason", "")[:200])
+       for x in c if x["status"] != "ok"]
+for b in bad:
+    print("NOT OK", b)
+assert c and not bad
+assert d["baselines"][0]["name"] == "cublas"
+print("ok: %d GEMM candidates verified and timed (%s)" %
+      (len(c), d["run"]["config"]))
+PY
+done
+exit $fail
