@@ -211,22 +211,13 @@ static int write_outputs(tn_run *run, tn_err *err)
   const tn_candidate *c;
   const char *dir =
       run->opts->output_dir ? run->opts->output_dir : job->output_dir;
-  json_t *doc;
   char *text;
   int rc;
 
   rc = tn_mkdirs(dir, err);
   if (rc != 0)
     return rc;
-  doc = predicted_json(run);
-  if (doc == NULL)
-    return tn_errf(err, TN_ETOOL, "building the results JSON failed");
-  text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
-  json_decref(doc);
-  if (text == NULL)
-    return tn_errf(err, TN_ETOOL, "serialising the results JSON failed");
-  rc = tn_write_file_atomic(run->results_path, text, strlen(text), err);
-  free(text);
+  rc = tn_results_write_doc(predicted_json(run), run->results_path, err);
   if (rc || run->sel.best < 0)
     return rc;
 

@@ -256,9 +256,8 @@ json_t *tn_results_json(const tn_run *run)
   return doc;
 }
 
-int tn_results_write(const tn_run *run, tn_err *err)
+int tn_results_write_doc(json_t *doc, const char *path, tn_err *err)
 {
-  json_t *doc = tn_results_json(run);
   char *text;
   int rc;
   if (doc == NULL)
@@ -267,9 +266,14 @@ int tn_results_write(const tn_run *run, tn_err *err)
   json_decref(doc);
   if (text == NULL)
     return tn_errf(err, TN_ETOOL, "serialising the results JSON failed");
-  rc = tn_write_file_atomic(run->results_path, text, strlen(text), err);
+  rc = tn_write_file_atomic(path, text, strlen(text), err);
   free(text);
   return rc;
+}
+
+int tn_results_write(const tn_run *run, tn_err *err)
+{
+  return tn_results_write_doc(tn_results_json(run), run->results_path, err);
 }
 
 int tn_journal_append(FILE *journal, const char *kind, json_t *obj,

@@ -17,6 +17,10 @@ json_t *tn_results_json(const tn_run *run);
 json_t *tn_results_candidate(const tn_run *run, const tn_candidate *c);
 json_t *tn_results_baseline(const tn_run *run, const tn_baseline_result *b);
 
+/* Serialises doc (stolen; NULL means building it failed) and writes it to
+ * path atomically.  Returns 0 or TN_ETOOL. */
+int tn_results_write_doc(json_t *doc, const char *path, tn_err *err);
+
 /* Writes the document to run->results_path atomically. 0 or TN_ETOOL. */
 int tn_results_write(const tn_run *run, tn_err *err);
 

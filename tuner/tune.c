@@ -516,28 +516,25 @@ static int clone_prepared(tn_run *dst, const tn_run *src, tn_err *err)
   return 0;
 }
 
+/* Inserts tag before path's extension: x.json -> x-gpu1.json. */
+static void tag_path(char *path, size_t size, const char *tag)
+{
+  char *dot = strrchr(path, '.'), rest[16];
+  size_t n;
+  if (dot == NULL)
+    return;
+  tn_strlcpy(rest, dot, sizeof(rest));
+  n = (size_t)(dot - path);
+  snprintf(path + n, size - n, "%s%s", tag, rest);
+}
+
 /* Result and journal names of one device among several: -gpuN. */
 static void per_device_paths(tn_run *run)
 {
-  char tag[32], *dot;
-  size_t n;
+  char tag[32];
   snprintf(tag, sizeof(tag), "-gpu%d", run->device.ordinal);
-  dot = strrchr(run->results_path, '.');
-  if (dot) {
-    char rest[16];
-    tn_strlcpy(rest, dot, sizeof(rest));
-    n = (size_t)(dot - run->results_path);
-    snprintf(run->results_path + n, sizeof(run->results_path) - n, "%s%s",
-             tag, rest);
-  }
-  dot = strrchr(run->journal_path, '.');
-  if (dot) {
-    char rest[16];
-    tn_strlcpy(rest, dot, sizeof(rest));
-    n = (size_t)(dot - run->journal_path);
-    snprintf(run->journal_path + n, sizeof(run->journal_path) - n, "%s%s",
-             tag, rest);
-  }
+  tag_path(run->results_path, sizeof(run->results_path), tag);
+  tag_path(run->journal_path, sizeof(run->journal_path), tag);
 }
 
 int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
