@@ -4,7 +4,8 @@
     python3 scripts/smem_probe.py --patterns FILE --out DIR [--arch sm_90] [--reps 64]
 
 For every pattern of FILE (format of scripts/smem_probe/patterns.py: one
-`OP WIDTH A0 .. A31` a line, `# id: NAME` naming the next pattern) this
+`OP WIDTH A0 .. A31` a line, for cp.async optionally followed by
+`| G0 .. G31`, the global offsets; `# id: NAME` naming the next pattern) this
 generates one `extern "C"` kernel that executes the pattern's shared-memory
 instruction exactly REPS times in a loop (one warp, one block), builds them
 all into one program with nvcc, checks with cuobjdump that each kernel holds
@@ -44,7 +45,12 @@ MATRIX_OPS = tuple("%s.%s%s" % (k, n, t)
                    for k in ("ldmatrix", "stmatrix")
                    for n in ("x1", "x2", "x4")
                    for t in ("", ".trans"))
-VALID_OPS = ("ld", "st") + MATRIX_OPS
+# cp.async copies global memory straight to shared memory (LDGSTS in SASS);
+# .ca takes 4, 8 or 16 bytes a lane, .cg only 16.
+ASYNC_OPS = ("cp.async.ca", "cp.async.cg")
+ASYNC_WIDTHS = {"cp.async.ca": (4, 8, 16), "cp.async.cg": (16,)}
+VALID_OPS = ("ld", "st") + MATRIX_OPS + ASYNC_OPS
+GLOBAL_BYTES = 256 * 1024        # the cp.async source buffer, per part file
 MAX_OFFSET = 200 * 1024          # sm_90 allows 227 KB of shared memory a block
 SMEM_ALIGN = 1024                # the pattern offsets start at a 1 KB boundary
 OPT_IN_LIMIT = 48 * 1024         # above this a kernel needs the opt-in attribute
@@ -75,6 +81,8 @@ EXTRA_PREFIXES = (
     "smsp__sass_inst_executed_op_stsm",
     "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared",
     "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared",
+    "smsp__sass_inst_executed_op_ldgsts",
+    "smsp__inst_executed_op_ldgsts",
 )
 # Only the wavefront family is recorded whole; the others skip atomics.
 EXTRA_SKIP = re.compile(r"atom|_red\b|_red_")
@@ -102,7 +110,9 @@ ARCH_CHIP = {"sm_70": "gv100", "sm_75": "tu102", "sm_80": "ga100", "sm_86": "ga1
 
 
 def op_kind(op):
-    """'ld', 'st', 'ldsm' or 'stsm'."""
+    """'ld', 'st', 'ldsm', 'stsm' or 'ldgsts'."""
+    if op.startswith("cp.async"):
+        return "ldgsts"
     if op.startswith("ldmatrix"):
         return "ldsm"
     if op.startswith("stmatrix"):
@@ -119,6 +129,15 @@ def metric_candidates(kind):
         return (["smsp__sass_inst_executed_op_shared_ld.sum"], [w % "ld"], [b % "ld"])
     if kind == "st":
         return (["smsp__sass_inst_executed_op_shared_st.sum"], [w % "st"], [b % "st"])
+    if kind == "ldgsts":
+        # the instruction-level counts first, as the whole-launch
+        # comparison (scripts/model_vs_ncu.py) uses
+        return (["smsp__sass_inst_executed_op_ldgsts.sum",
+                 "smsp__inst_executed_op_ldgsts.sum"],
+                ["smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+                 w % "ldgsts"],
+                ["smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
+                 b % "ldgsts"])
     if kind == "ldsm":
         return (["smsp__sass_inst_executed_op_ldsm.sum",
                  "smsp__sass_inst_executed_op_shared_ld.sum"],
@@ -132,12 +151,18 @@ def metric_candidates(kind):
 
 # ---------------------------------------------------------------- patterns
 class Pattern(object):
-    def __init__(self, pid, op, width, addrs, line):
+    def __init__(self, pid, op, width, addrs, line, gaddrs=None, zfill=0):
         self.id = pid
         self.op = op
         self.width = width
         self.addrs = addrs          # list of 32 ints or None (inactive)
         self.line = line
+        # cp.async only: lane i copies from global byte offset gaddrs[i]
+        # (default: its shared offset); bit i of zfill: src-size 0, the
+        # lane's bytes are zero-filled instead of read
+        self.gaddrs = gaddrs if gaddrs is not None else \
+            [0 if a is None else a for a in addrs]
+        self.zfill = zfill
         self.kernel = None
         self.reps = 0
         self.baseline = False
@@ -158,8 +183,20 @@ class Pattern(object):
     def predicated(self):
         return self.mask != 0xFFFFFFFF
 
+    @property
+    def is_async(self):
+        return self.op in ASYNC_OPS
+
     def addr_text(self):
-        return " ".join("-" if a is None else str(a) for a in self.addrs)
+        toks = []
+        for i, a in enumerate(self.addrs):
+            z = "z" if self.zfill >> i & 1 else ""
+            toks.append("-" if a is None else "%d%s" % (a, z))
+        text = " ".join(toks)
+        if self.is_async:
+            text += " | " + " ".join("-" if a is None else str(g)
+                                     for a, g in zip(self.addrs, self.gaddrs))
+        return text
 
     def smem_bytes(self):
         top = max(a for a in self.addrs if a is not None) + self.width
@@ -197,6 +234,7 @@ def parse_patterns(path):
             continue
         if "#" in line:
             line = line.split("#", 1)[0].strip()
+        line, bar, gpart = line.partition("|")
         f = line.split()
         if len(f) != 2 + NLANES:
             raise PatternError(where + "expected OP WIDTH and %d addresses, got %d fields"
@@ -204,17 +242,27 @@ def parse_patterns(path):
         op = f[0]
         if op not in VALID_OPS:
             raise PatternError(where + "unknown op %r" % op)
+        is_async = op in ASYNC_OPS
+        if bar and not is_async:
+            raise PatternError(where + "'|' and global offsets are for cp.async only")
         if not re.match(r"^[0-9]+$", f[1]):
             raise PatternError(where + "bad width %r" % f[1])
         width = int(f[1])
         matrix = "matrix" in op
         if matrix and width != 16:
             raise PatternError(where + "%s needs width 16, got %d" % (op, width))
+        if is_async and width not in ASYNC_WIDTHS[op]:
+            raise PatternError(where + "%s takes widths %s, got %d"
+                               % (op, ASYNC_WIDTHS[op], width))
         if not matrix and width not in LDST_WIDTHS:
             raise PatternError(where + "width must be one of %s, got %d"
                                % (LDST_WIDTHS, width))
         addrs = []
+        zfill = 0
         for i, tok in enumerate(f[2:]):
+            if is_async and tok.endswith("z"):
+                tok = tok[:-1]
+                zfill |= 1 << i
             if tok == "-":
                 if matrix:
                     raise PatternError(where + "lane %d: %s executes on all lanes, "
@@ -233,12 +281,31 @@ def parse_patterns(path):
             addrs.append(a)
         if all(a is None for a in addrs):
             raise PatternError(where + "no active lane")
+        gaddrs = None
+        if bar:
+            g = gpart.split()
+            if len(g) != NLANES:
+                raise PatternError(where + "expected %d global offsets after '|', got %d"
+                                   % (NLANES, len(g)))
+            gaddrs = []
+            for i, tok in enumerate(g):
+                if tok == "-" and addrs[i] is None:
+                    gaddrs.append(0)
+                    continue
+                if not re.match(r"^[0-9]+$", tok) or addrs[i] is None:
+                    raise PatternError(where + "lane %d: bad global offset %r (a number for"
+                                       " an active lane, '-' for an inactive one)" % (i, tok))
+                ga = int(tok)
+                if ga % width or ga + width > GLOBAL_BYTES:
+                    raise PatternError(where + "lane %d: global offset %d not a multiple of"
+                                       " %d below %d" % (i, ga, width, GLOBAL_BYTES))
+                gaddrs.append(ga)
         pid = pending if pending is not None else "line%d" % lineno
         pending = None
         if pid in ids:
             raise PatternError(where + "duplicate id %r" % pid)
         ids.add(pid)
-        pats.append(Pattern(pid, op, width, addrs, lineno))
+        pats.append(Pattern(pid, op, width, addrs, lineno, gaddrs, zfill))
     if pending is not None:
         raise PatternError("%s: id %r at end of file names no pattern" % (path, pending))
     if not pats:
@@ -309,6 +376,25 @@ def kernel_source(p):
             src.append("    const unsigned d = (unsigned)r * 0x01010101u + lane;\n")
             src.append('    asm volatile(%s : : %s : "memory");\n' % (asm_str(body), ", ".join(ins)))
             src.append("  }\n  out[lane] = (unsigned)reps;\n}\n")
+    elif kind == "ldgsts":
+        # the form the GEMM template uses: src-size in a register (0 for a
+        # zero-filled lane); one wait per copy keeps one group in flight
+        if p.predicated:
+            src.append("  const unsigned act = (tab[32] >> lane) & 1u;\n")
+        src.append("  const unsigned char* gp = gsrc + tab[33 + lane];\n")
+        src.append("  const unsigned ssize = (tab[65] >> lane) & 1u ? 0u : %du;\n" % p.width)
+        cp = "%s.shared.global [%%1], [%%2], %d, %%3;" % (p.op, p.width)
+        if p.predicated:
+            body = ["{", ".reg .pred p;", "setp.ne.u32 p, %0, 0;", "@p " + cp, "}"]
+        else:
+            # operand %0 unused: the same numbering as the predicated form
+            body = ["{", ".reg .u32 unused;", "mov.u32 unused, %0;", cp, "}"]
+        body.append("cp.async.wait_all;")
+        ins = ['"r"(%s)' % ("act" if p.predicated else "0u"), '"r"(addr0)', '"l"(gp)',
+               '"r"(ssize)']
+        src.append("#pragma unroll 1\n  for (int r = 0; r < reps; ++r) {\n")
+        src.append('    asm volatile(%s : : %s : "memory");\n' % (asm_str(body), ", ".join(ins)))
+        src.append("  }\n  out[lane] = (unsigned)reps;\n}\n")
     else:
         cnt = p.op.split(".")[1]
         nr = MATRIX_NREGS[cnt]
@@ -339,8 +425,10 @@ def kernel_source(p):
 
 PART_HEAD = """/* generated by scripts/smem_probe.py -- do not edit */
 extern __shared__ __align__(1024) unsigned char smem_dyn[];
+/* the cp.async source */
+static __device__ __align__(1024) unsigned char gsrc[%d];
 
-"""
+""" % GLOBAL_BYTES
 
 MAIN_SRC = r"""/* generated by scripts/smem_probe.py -- do not edit */
 #include <cstdio>
@@ -358,7 +446,9 @@ struct Launch { const char* name; int part; int index; int reps; unsigned smem; 
 static const Launch launches[] = {
 %(launches)s
 };
-static const unsigned tabs[][33] = {
+/* per launch: 32 shared offsets, the active mask, 32 global offsets (cp.async),
+ * the zero-fill mask (cp.async) */
+static const unsigned tabs[][66] = {
 %(tabs)s
 };
 static const int nlaunch = (int)(sizeof launches / sizeof launches[0]);
@@ -385,7 +475,7 @@ int main(int argc, char** argv)
     const void* fn = parts[L.part][L.index];
     if (L.smem > %(opt_in)d)
       CK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L.smem));
-    const unsigned* t = dtab + (size_t)k * 33;
+    const unsigned* t = dtab + (size_t)k * 66;
     unsigned* o = dout + (size_t)k * 64;
     int reps = L.reps;
     unsigned zmask = 0u;
@@ -427,7 +517,8 @@ def baseline_kernels(pats):
     out = []
     for op, w in seen:
         step = 16 if "matrix" in op else w
-        b = Pattern("baseline-%s-w%d" % (op, w), op, w, [i * step for i in range(NLANES)], 0)
+        b = Pattern("baseline-%s-w%d" % (op, w), op, w,
+                    [i * step for i in range(NLANES)], 0)
         b.kernel = "z_%s_w%d" % (sanitize(op), w)
         b.baseline = True
         b.reps = 0
@@ -466,7 +557,9 @@ def generate(pats, baselines, src_dir, nparts):
         k, j = loc[p.kernel]
         lrows.append('  { "%s", %d, %d, %d, %du },' % (p.kernel, k, j, p.reps, p.smem_bytes()))
         offs = [0 if a is None else a for a in p.addrs]
-        trows.append("  { %s, 0x%08xu }," % (", ".join("%du" % a for a in offs), p.mask))
+        trows.append("  { %s, 0x%08xu,\n    %s, 0x%08xu }," % (
+            ", ".join("%du" % a for a in offs), p.mask,
+            ", ".join("%du" % g for g in p.gaddrs), p.zfill))
     main = MAIN_SRC % {"part_decls": "\n".join(decls), "launches": "\n".join(lrows),
                        "tabs": "\n".join(trows), "opt_in": OPT_IN_LIMIT}
     mpath = os.path.join(src_dir, "main.cu")
@@ -601,7 +694,11 @@ def parse_sass(text):
 
 
 def expected_opcode(p):
+    """The SASS opcode intended; for cp.async only its stem (the cache,
+    width and zero-fill modifiers are noted, not required)."""
     kind = op_kind(p.op)
+    if kind == "ldgsts":
+        return "LDGSTS"
     if kind in ("ld", "st"):
         base = "LDS" if kind == "ld" else "STS"
         return base + {1: ".U8", 2: ".U16", 4: "", 8: ".64", 16: ".128"}[p.width]
@@ -618,13 +715,15 @@ def check_kernel_sass(p, insts):
     over it)."""
     if insts is None:
         return -1, False, "kernel not found in SASS"
-    shared = [x for x in insts if SHARED_SASS.match(x[2].split(".")[0])]
+    # "@!PT" never executes (ptxas pads cp.async.wait_all with such LDS)
+    shared = [x for x in insts if SHARED_SASS.match(x[2].split(".")[0])
+              and x[1] != "@!PT"]
     ops = ";".join((x[1] + " " if x[1] else "") + x[2] for x in shared)
     if len(shared) != 1:
         return len(shared), False, "expected 1 shared instruction, found: " + (ops or "none")
     addr, pred, opcode, _ = shared[0]
     want = expected_opcode(p)
-    if opcode != want:
+    if opcode != want and not (p.is_async and opcode.split(".")[0] == want):
         return 1, False, "opcode %s, expected %s" % (opcode, want)
     want_pred = p.predicated and not p.matrix
     if want_pred and not re.match(r"^@P[0-6]$", pred):
@@ -662,6 +761,9 @@ def sass_check(args, binary, launches, out):
         f.write("kernel\tid\top\twidth\texpected\tsass_count\tok\tnote\n")
         for p in launches:
             cnt, ok, note = check_kernel_sass(p, funcs.get(p.kernel))
+            if p.is_async and ok:
+                note = [x[3] for x in funcs[p.kernel]
+                        if x[2].startswith("LDGSTS")][0]
             res[p.kernel] = (cnt, ok, note)
             bad += not ok
             f.write("%s\t%s\t%s\t%d\t%s\t%d\t%s\t%s\n" % (p.kernel, p.id, p.op, p.width,
