@@ -50,7 +50,7 @@ for s in "$@"; do
       cfgs="configs/transpose.cfg tests/configs/gpu-transpose.cfg"
     else
       kernel=gemm
-      cfgs="tests/configs/gpu-gemm-model.cfg"
+      cfgs="tests/configs/gpu-gemm-model.cfg tests/configs/gpu-gemm-model-even.cfg"
     fi
     for cfg in $cfgs; do
       name=$(basename "$cfg" .cfg)
@@ -104,6 +104,43 @@ for s in "$@"; do
         >"$LOGS/probe-sparse.log" 2>&1 || status=1
     cp /tmp/smem-sparse/measured.tsv "$LOGS/measured-sparse.tsv" 2>/dev/null
     tail -3 "$LOGS/probe-sparse.log"
+    ;;
+  probe-ablate | probe-ldgsts)
+    # wide loads with one broken pair, lanes removed one by one; cp.async
+    step "$s"
+    if [ "$s" = probe-ablate ]; then sets="ablate"; else
+      sets="ldgsts ldgsts-map ldgsts-gemm"; fi
+    : >"/tmp/$s.txt"
+    for set in $sets; do
+      python3 scripts/smem_probe/patterns.py --set "$set" >>"/tmp/$s.txt" || status=1
+    done
+    PYTHONUNBUFFERED=1 python3 scripts/smem_probe.py --patterns "/tmp/$s.txt" \
+      --out "/tmp/smem-$s" --build-dir "/tmp/smem_build_$s" --arch sm_90 --reps 64 \
+      >"$LOGS/$s.log" 2>&1 || status=1
+    cp "/tmp/smem-$s/measured.tsv" "$LOGS/measured-${s#probe-}.tsv" 2>/dev/null
+    cp "/tmp/smem-$s/sass_check.tsv" "$LOGS/sass-${s#probe-}.tsv" 2>/dev/null
+    tail -3 "$LOGS/$s.log"
+    ;;
+  ldgsts-source)
+    # per-instruction cp.async wavefronts in place: the GEMM's tile copies
+    # and scripts/smem_probe/ldgsts_sequence.cu (Nsight Compute source view)
+    step ldgsts-source
+    nvcc -O3 -arch=sm_90 -lineinfo -o /tmp/ldgsts_sequence \
+      scripts/smem_probe/ldgsts_sequence.cu >"$LOGS/ldgsts-sequence-build.log" 2>&1 ||
+      status=1
+    ncu --section SourceCounters -f -o /tmp/ldgsts-seq /tmp/ldgsts_sequence \
+      >"$LOGS/ldgsts-sequence.log" 2>&1 || status=1
+    ncu --section SourceCounters --kernel-name regex:^gemm$ -f -o /tmp/ldgsts-gemm \
+      "$tuner" --config tests/configs/gpu-gemm-async.cfg --device 0 -r 1 --warmup 0 \
+      --no-cache -q --no-prune --output /tmp/ldgsts-gemm-tune \
+      >"$LOGS/ldgsts-gemm.log" 2>&1 || status=1
+    for r in seq gemm; do
+      ncu -i "/tmp/ldgsts-$r.ncu-rep" --page source --csv --print-source sass \
+        >"/tmp/ldgsts-$r.csv" 2>>"$LOGS/ldgsts-$r.log" &&
+        python3 scripts/smem_probe/ldgsts_source.py "/tmp/ldgsts-$r.csv" \
+          >"$LOGS/ldgsts-source-$r.tsv" || status=1
+    done
+    wc -l "$LOGS"/ldgsts-source-*.tsv
     ;;
   probe-confirm)
     step probe-confirm
