@@ -55,5 +55,30 @@ check_bad "ldmatrix.x3 16$(lanes 16)" 1 "unknown operation"
 [ $? -eq 2 ] || { echo "FAIL: --arch sm_12 accepted"; fail=1; }
 "$tuner" conflicts /nonexistent >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: missing file accepted"; fail=1; }
+# cp.async: global offsets after '|' (default: the shared ones), 'z' for a
+# zero-filled lane
+input="cp.async.cg 16$(lanes 16)
+cp.async.cg 16$(lanes 16) |$(lanes 128)
+cp.async.cg 16 0z $(lanes 16 | cut -d' ' -f3-)
+cp.async.ca 16$(lanes 32) |$(lanes 16)
+cp.async.ca 4$(lanes 4) |$(lanes 0)"
+expected="4 1 -
+32 1 -
+4 1 -
+8 2 0,1,2,3,8,9,10,11,16,17,18,19,24,25,26,27
+32 32 0"
+got=$(printf '%s\n' "$input" | "$tuner" conflicts --arch sm_90)
+rc=$?
+if [ $rc -ne 0 ] || [ "$got" != "$expected" ]; then
+  echo "FAIL cp.async: exit $rc, got:"; echo "$got"; echo "expected:"
+  echo "$expected"; fail=1
+fi
+check_bad "cp.async.cg 8$(lanes 8)" 1 "copies 16 bytes a lane"
+check_bad "ld 4$(lanes 4) |$(lanes 4)" 1 "more than 32"
+check_bad "cp.async.ca 4$(lanes 4) | 0 4" 1 "expected 32 global offsets"
+check_bad "cp.async.ca 4 - $(lanes 4 | cut -d' ' -f3-) |$(lanes 4)" 1 \
+  "lane 0: the global offset is a number"
+check_bad "cp.async.ca 8$(lanes 8) |$(lanes 4)" 1 "global offset 4 is not a multiple"
+check_bad "ld 4 0z $(lanes 4 | cut -d' ' -f3-)" 1 "not a byte offset"
 [ $fail -eq 0 ] && echo "ok: conflicts calculator"
 exit $fail

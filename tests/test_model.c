@@ -131,6 +131,102 @@ static void test_layout_bijective(void)
       }
 }
 
+/* A warp-wide cp.async of shared offsets s[] from global offsets g[]. */
+static int cp_async_cost(tn_op op, int width, const unsigned *s,
+                         const unsigned *g, unsigned active)
+{
+  tn_warp_access a;
+  tn_access_cost c;
+  char why[128];
+  int i;
+  memset(&a, 0, sizeof(a));
+  a.op = op;
+  a.width = width;
+  a.active = active;
+  for (i = 0; i < 32; i++) {
+    a.addr[i] = s[i];
+    a.gaddr[i] = g[i];
+  }
+  if (tn_model_access(&a, tn_arch_find("sm_90"), &c, why, sizeof(why)) != 0)
+    return -1;
+  return c.wavefronts;
+}
+
+/* cp.async.ca: per store phase, the most lanes in one bank on either side
+ * (global offset within its line, shared offset); none share. */
+static void test_cp_async_ca(void)
+{
+  unsigned s[32], g[32];
+  int lane, k;
+  for (k = 1; k <= 8; k *= 2) {
+    for (lane = 0; lane < 32; lane++) {
+      s[lane] = 16u * (unsigned)(lane * k);  /* k-way on the shared side */
+      g[lane] = 16u * (unsigned)lane;
+    }
+    CHECK_EQ_INT(cp_async_cost(TN_OP_CP_ASYNC_CA, 16, s, g, ~0u), 4 * k);
+    /* the same conflict on the global side only */
+    CHECK_EQ_INT(cp_async_cost(TN_OP_CP_ASYNC_CA, 16, g, s, ~0u), 4 * k);
+  }
+  /* 4 bytes from one global address: 32 lanes in one bank, no broadcast */
+  for (lane = 0; lane < 32; lane++) {
+    s[lane] = 4u * (unsigned)lane;
+    g[lane] = 0;
+  }
+  CHECK_EQ_INT(cp_async_cost(TN_OP_CP_ASYNC_CA, 4, s, g, ~0u), 32);
+  /* both sides 2-way: the larger side counts, not the sum */
+  for (lane = 0; lane < 32; lane++) {
+    s[lane] = 32u * (unsigned)lane % 4096u;
+    g[lane] = 32u * (unsigned)lane;
+  }
+  CHECK_EQ_INT(cp_async_cost(TN_OP_CP_ASYNC_CA, 16, s, g, ~0u), 8);
+  /* half the lanes: two of the four phases */
+  for (lane = 0; lane < 32; lane++)
+    s[lane] = g[lane] = 16u * (unsigned)lane;
+  CHECK_EQ_INT(cp_async_cost(TN_OP_CP_ASYNC_CA, 16, s, g, 0xffffu), 2);
+}
+
+/* cp.async.cg: by (global line, shared row), lanes in order, one XOR or
+ * sector rotation of the chunk index a wavefront, odd rotations 2. */
+static void test_cp_async_cg(void)
+{
+  unsigned s[32], g[32];
+  int lane, c;
+  for (lane = 0; lane < 32; lane++)
+    s[lane] = g[lane] = 16u * (unsigned)lane;
+  CHECK_EQ_INT(cp_async_cost(TN_OP_CP_ASYNC_CG, 16, s, g, ~0u), 4);
+  /* inactive lanes: counted as nothing (measured) */
+  CHECK_EQ_INT(cp_async_cost(TN_OP_CP_ASYNC_CG, 16, s, g, 0xffffu), 0);
+  /* each row XOR-swizzled by its row number: still one per line */
+  for (c = 0; c < 8; c++) {
+    for (lane = 0; lane < 32; lane++)
+      s[lane] = 128u * (unsigned)(lane / 8) +
+                16u * (unsigned)((lane % 8) ^ ((lane / 8 + c) % 8));
+    CHECK_EQ_INT(cp_async_cost(TN_OP_CP_ASYNC_CG, 16, s, g, ~0u), 4);
+  }
+  /* rotations within the row: by sectors 1, by an odd chunk count 2 */
+  for (c = 1; c < 8; c++) {
+    for (lane = 0; lane < 32; lane++)
+      s[lane] = 128u * (unsigned)(lane / 8) +
+                16u * (unsigned)((lane % 8 + c) % 8);
+    CHECK_EQ_INT(cp_async_cost(TN_OP_CP_ASYNC_CG, 16, s, g, ~0u),
+                 c % 2 ? 8 : 4);
+  }
+  /* every lane from one global address: a wavefront each */
+  for (lane = 0; lane < 32; lane++) {
+    s[lane] = 16u * (unsigned)lane;
+    g[lane] = 0;
+  }
+  CHECK_EQ_INT(cp_async_cost(TN_OP_CP_ASYNC_CG, 16, s, g, ~0u), 32);
+  /* every lane to one shared address: only the last copy lands */
+  for (lane = 0; lane < 32; lane++) {
+    s[lane] = 0;
+    g[lane] = 16u * (unsigned)lane;
+  }
+  CHECK_EQ_INT(cp_async_cost(TN_OP_CP_ASYNC_CG, 16, s, g, ~0u), 1);
+  /* 8-byte copies are .ca only */
+  CHECK(cp_async_cost(TN_OP_CP_ASYNC_CG, 8, s, g, ~0u) < 0);
+}
+
 /* Malformed accesses are refused, not priced. */
 static void test_errors(void)
 {
@@ -160,5 +256,7 @@ int main(void)
   test_masks();
   test_layout_bijective();
   test_errors();
+  test_cp_async_ca();
+  test_cp_async_cg();
   TEST_DONE();
 }

@@ -48,6 +48,10 @@ static int parse_op(const char *tok, tn_warp_access *a)
     a->op = TN_OP_ST;
     return 0;
   }
+  if (strcmp(tok, "cp.async.ca") == 0 || strcmp(tok, "cp.async.cg") == 0) {
+    a->op = tok[10] == 'a' ? TN_OP_CP_ASYNC_CA : TN_OP_CP_ASYNC_CG;
+    return 0;
+  }
   if (strncmp(tok, "ldmatrix.x", 10) == 0)
     a->op = TN_OP_LDMATRIX;
   else if (strncmp(tok, "stmatrix.x", 10) == 0)
@@ -66,12 +70,87 @@ static int parse_op(const char *tok, tn_warp_access *a)
   return 0;
 }
 
+/* One lane's token: '-' (inactive: returns 1), or a byte offset below
+ * MAX_OFFSET and a multiple of width, with a 'z' after it allowed when
+ * zfill (a zero-filled cp.async lane, costed like any other: measured).
+ * Returns 0, 1, or -1 with a reason in why. */
+static int parse_offset(const char *tok, int lane, int width, int zfill,
+                        const char *what, uint32_t *out, char *why,
+                        size_t why_len)
+{
+  char *end;
+  unsigned long v;
+  if (strcmp(tok, "-") == 0)
+    return 1;
+  if (!isdigit((unsigned char)tok[0])) {
+    snprintf(why, why_len, "lane %d: '%s' is not a %sbyte offset or -", lane,
+             tok, what);
+    return -1;
+  }
+  errno = 0;
+  v = strtoul(tok, &end, 10);
+  if (zfill && *end == 'z')
+    end++;
+  if (*end != '\0' || errno != 0 || v >= MAX_OFFSET) {
+    snprintf(why, why_len, "lane %d: '%s' is not a %sbyte offset below %u",
+             lane, tok, what, MAX_OFFSET);
+    return -1;
+  }
+  if (v % (unsigned long)width != 0) {
+    snprintf(why, why_len, "lane %d: %soffset %lu is not a multiple of the "
+                           "width %d",
+             lane, what, v, width);
+    return -1;
+  }
+  *out = (uint32_t)v;
+  return 0;
+}
+
+/* After the 32 shared offsets of a cp.async: nothing (each lane reads the
+ * global offset equal to its shared one) or '|' and 32 global offsets, '-'
+ * exactly where the lane is inactive. */
+static int parse_global(const char **p, tn_warp_access *a, char *why,
+                        size_t why_len)
+{
+  char tok[64];
+  int lane;
+  memcpy(a->gaddr, a->addr, sizeof(a->gaddr));
+  if (!next_field(p, tok, sizeof(tok)))
+    return 0;
+  if (strcmp(tok, "|") != 0) {
+    snprintf(why, why_len, "more than 32 lane addresses ('%s'); global "
+                           "offsets follow a '|'",
+             tok);
+    return -1;
+  }
+  for (lane = 0; lane < 32; lane++) {
+    int r, on = (a->active >> lane) & 1u;
+    if (!next_field(p, tok, sizeof(tok))) {
+      snprintf(why, why_len, "expected 32 global offsets after '|', found "
+                             "%d",
+               lane);
+      return -1;
+    }
+    r = parse_offset(tok, lane, a->width, 0, "global ", &a->gaddr[lane], why,
+                     why_len);
+    if (r < 0)
+      return -1;
+    if (r != !on) {
+      snprintf(why, why_len, "lane %d: the global offset is %s, so must the "
+                             "shared one be",
+               lane, r ? "-" : "a number");
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int tn_conflicts_parse_line(const char *line, tn_warp_access *a, char *why,
                             size_t why_len)
 {
   const char *p = line;
   char tok[64];
-  int lane;
+  int lane, async;
 
   memset(a, 0, sizeof(*a));
   while (*p == ' ' || *p == '\t')
@@ -83,10 +162,12 @@ int tn_conflicts_parse_line(const char *line, tn_warp_access *a, char *why,
   if (parse_op(tok, a) != 0) {
     snprintf(why, why_len,
              "unknown operation '%s' (expected ld, st, ldmatrix.x1|x2|x4"
-             "[.trans] or stmatrix.x1|x2|x4[.trans])",
+             "[.trans], stmatrix.x1|x2|x4[.trans], cp.async.ca or "
+             "cp.async.cg)",
              tok);
     return -1;
   }
+  async = a->op == TN_OP_CP_ASYNC_CA || a->op == TN_OP_CP_ASYNC_CG;
   if (!next_field(&p, tok, sizeof(tok)) ||
       (strcmp(tok, "1") && strcmp(tok, "2") && strcmp(tok, "4") &&
        strcmp(tok, "8") && strcmp(tok, "16"))) {
@@ -102,36 +183,28 @@ int tn_conflicts_parse_line(const char *line, tn_warp_access *a, char *why,
              a->width);
     return -1;
   }
+  if ((a->op == TN_OP_CP_ASYNC_CG && a->width != 16) ||
+      (a->op == TN_OP_CP_ASYNC_CA && a->width < 4)) {
+    snprintf(why, why_len, "cp.async.%s copies %s bytes a lane, not %d",
+             a->op == TN_OP_CP_ASYNC_CG ? "cg" : "ca",
+             a->op == TN_OP_CP_ASYNC_CG ? "16" : "4, 8 or 16", a->width);
+    return -1;
+  }
   for (lane = 0; lane < 32; lane++) {
-    char *end;
-    unsigned long v;
+    int r;
     if (!next_field(&p, tok, sizeof(tok))) {
       snprintf(why, why_len, "expected 32 lane addresses, found %d", lane);
       return -1;
     }
-    if (strcmp(tok, "-") == 0)
-      continue;
-    if (!isdigit((unsigned char)tok[0])) {
-      snprintf(why, why_len, "lane %d: '%s' is not a byte offset or -", lane,
-               tok);
+    r = parse_offset(tok, lane, a->width, async, "", &a->addr[lane], why,
+                     why_len);
+    if (r < 0)
       return -1;
-    }
-    errno = 0;
-    v = strtoul(tok, &end, 10);
-    if (*end != '\0' || errno != 0 || v >= MAX_OFFSET) {
-      snprintf(why, why_len, "lane %d: '%s' is not a byte offset below %u",
-               lane, tok, MAX_OFFSET);
-      return -1;
-    }
-    if (v % (unsigned long)a->width != 0) {
-      snprintf(why, why_len, "lane %d: offset %lu is not a multiple of the "
-                             "width %d",
-               lane, v, a->width);
-      return -1;
-    }
-    a->addr[lane] = (uint32_t)v;
-    a->active |= 1u << lane;
+    if (r == 0)
+      a->active |= 1u << lane;
   }
+  if (async)
+    return parse_global(&p, a, why, why_len);
   if (next_field(&p, tok, sizeof(tok))) {
     snprintf(why, why_len, "more than 32 lane addresses ('%s')", tok);
     return -1;
@@ -160,10 +233,15 @@ static void usage(FILE *out)
 "  OP WIDTH A0 A1 ... A31\n"
 "\n"
 "  OP     ld, st, ldmatrix.x1|x2|x4, stmatrix.x1|x2|x4 (these two with an\n"
-"         optional .trans suffix)\n"
-"  WIDTH  bytes per lane: 1, 2, 4, 8 or 16 (16 for ldmatrix and stmatrix)\n"
+"         optional .trans suffix), cp.async.ca, cp.async.cg\n"
+"  WIDTH  bytes per lane: 1, 2, 4, 8 or 16 (16 for ldmatrix, stmatrix and\n"
+"         cp.async.cg; 4, 8 or 16 for cp.async.ca)\n"
 "  Ai     lane i's byte offset in shared memory (decimal), or - when the\n"
 "         lane is inactive; ldmatrix/stmatrix .xN use lanes 0..8N-1\n"
+"\n"
+"A cp.async line may go on with '| G0 G1 ... G31', the global byte offsets\n"
+"the lanes read from a 128-byte-aligned base (default: Gi = Ai), and its\n"
+"Ai may end in z (a zero-filled lane, costed like the others).\n"
 "\n"
 "Blank lines and lines starting with # are skipped.  For each instruction\n"
 "prints:  WAVEFRONTS DEGREE BANKS\n"

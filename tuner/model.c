@@ -18,17 +18,21 @@
  * by pattern (results/model-validation/), where the
  * programming guide's half- and quarter-warps alone were wrong for loads
  * with pairs of lanes on one address.  An empty phase costs nothing.
+ * cp.async, which also depends on the global side, is in model_async.c.
  */
 #include "model.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "model_async.h"
+
 #define MAX_WORDS 128 /* 32 lanes x 4 words of 16 bytes */
 
 int tn_model_phases(tn_op op, int width)
 {
-  if (op == TN_OP_LDMATRIX || op == TN_OP_STMATRIX)
+  if (op == TN_OP_LDMATRIX || op == TN_OP_STMATRIX ||
+      op == TN_OP_CP_ASYNC_CG)
     return 0;
   return width == 16 ? 4 : width == 8 ? 2 : 1;
 }
@@ -84,6 +88,8 @@ int tn_model_access(const tn_warp_access *a, const tn_arch *arch,
   uint32_t active = a->active;
 
   memset(cost, 0, sizeof(*cost));
+  if (a->op == TN_OP_CP_ASYNC_CA || a->op == TN_OP_CP_ASYNC_CG)
+    return tn_model_cp_async(a, cost, why, why_len);
   if (a->op == TN_OP_LDMATRIX || a->op == TN_OP_STMATRIX) {
     if (a->matrices != 1 && a->matrices != 2 && a->matrices != 4) {
       snprintf(why, why_len, "matrix count %d (need 1, 2 or 4)",

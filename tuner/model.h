@@ -16,7 +16,9 @@ typedef enum {
   TN_OP_LD,       /* ld.shared of 1, 2, 4, 8 or 16 bytes */
   TN_OP_ST,       /* st.shared of 1, 2, 4, 8 or 16 bytes */
   TN_OP_LDMATRIX, /* ldmatrix.m8n8.x{1,2,4}[.trans] */
-  TN_OP_STMATRIX  /* stmatrix.m8n8.x{1,2,4}[.trans] */
+  TN_OP_STMATRIX, /* stmatrix.m8n8.x{1,2,4}[.trans] */
+  TN_OP_CP_ASYNC_CA, /* cp.async.ca (LDGSTS) of 4, 8 or 16 bytes */
+  TN_OP_CP_ASYNC_CG  /* cp.async.cg (LDGSTS.BYPASS) of 16 bytes */
 } tn_op;
 
 typedef struct {
@@ -26,6 +28,8 @@ typedef struct {
   int trans;       /* .trans (does not change addresses) */
   uint32_t active; /* bit i: lane i takes part */
   uint32_t addr[32]; /* byte offsets in shared memory */
+  uint32_t gaddr[32]; /* cp.async only: the global byte offsets read, from
+                         a 128-byte-aligned base */
 } tn_warp_access;
 
 typedef struct {
@@ -36,8 +40,9 @@ typedef struct {
   int phases;       /* phases served: the wavefronts without conflicts */
 } tn_access_cost;
 
-/* Phases (groups of lanes served separately) of an ld/st of width bytes;
- * 0 for ldmatrix/stmatrix, whose phases are their matrices. */
+/* Phases (groups of lanes served separately) of an ld/st (or cp.async.ca)
+ * of width bytes; 0 for ldmatrix/stmatrix, whose phases are their
+ * matrices, and for cp.async.cg, served by global line. */
 int tn_model_phases(tn_op op, int width);
 
 /* Costs one warp instruction.  Returns 0, or -1 if the access is malformed
@@ -48,7 +53,7 @@ int tn_model_access(const tn_warp_access *a, const tn_arch *arch,
 /* Totals over one kernel launch. */
 typedef struct {
   long long ld_wavefronts, st_wavefronts; /* ldmatrix counts as ld, */
-  long long ld_insts, st_insts;           /* stmatrix as st */
+  long long ld_insts, st_insts;           /* stmatrix and cp.async as st */
   long long ideal_wavefronts;   /* the same instructions without conflicts */
   int max_degree;               /* worst conflict degree of any access */
   long long blocks;             /* thread blocks in the launch */

@@ -463,7 +463,13 @@ static void plan_textbook(const geometry *g, long long times,
   }
 }
 
-/* The stores of one operand's tile by warp w into buffer `buffer`. */
+/* The stores of one operand's tile by warp w into buffer `buffer`.  A
+ * cp.async copy (pipeline 2) is planned as the 16-byte store of its shared
+ * side, not with the cp.async rule of model_async.c: inside a running GEMM
+ * Nsight Compute counts a copy's wavefronts by when its data arrives, not
+ * by its addresses alone (the same copy counted 4 where alone it counts 8,
+ * identical copies of one kernel 7 and 17: results/model-validation/
+ * README.md), and the store's count is what most launches show. */
 static void plan_tile_stores(const geometry *g, const operand *o, int w,
                              int buffer, long long times,
                              tn_access_sink *sink)
