@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# On a GPU with Nsight Compute: the model's shared-memory wavefronts per
+# launch against ncu's, for every candidate of the transpose at odd sizes
+# (all equal) and of the GEMM model config (equal on every launch without
+# cp.async; with it ncu's counts depend on more than the addresses, even
+# the loads' once: results/model-validation/README.md).
+set -u
+tuner=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+command -v ncu >/dev/null || { echo "FAIL: ncu not found"; exit 1; }
+fail=0
+python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
+  --config "$src/tests/configs/gpu-transpose.cfg" --kernel transpose \
+  --no-prune --out "$tmp/transpose" >"$tmp/transpose.log" 2>&1 || fail=1
+tail -3 "$tmp/transpose.log"
+python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
+  --config "$src/tests/configs/gpu-gemm-model.cfg" --kernel gemm \
+  --no-prune --exclude-cp-async --out "$tmp/gemm" >"$tmp/gemm.log" 2>&1 ||
+  fail=1
+grep -E "^[0-9]+ launches|^DIFFERS|^launches without" "$tmp/gemm.log"
+[ $fail -eq 0 ] && echo "ok: model equals ncu"
+exit $fail
