@@ -16,8 +16,11 @@ static int gcd(int a, int b)
   return a;
 }
 
-static tn_access_cost cost_of(tn_op op, int width, const unsigned *addr,
-                              unsigned active)
+/* The cost of one warp instruction at shared offsets addr[] (and, for
+ * cp.async, global offsets gaddr[]); wavefronts -1 if the model refuses
+ * it. */
+static tn_access_cost access_cost(tn_op op, int width, const unsigned *addr,
+                                  const unsigned *gaddr, unsigned active)
 {
   tn_warp_access a;
   tn_access_cost c;
@@ -27,13 +30,23 @@ static tn_access_cost cost_of(tn_op op, int width, const unsigned *addr,
   a.op = op;
   a.width = width;
   a.active = active;
-  for (i = 0; i < 32; i++)
+  for (i = 0; i < 32; i++) {
     a.addr[i] = addr[i];
+    a.gaddr[i] = gaddr ? gaddr[i] : 0;
+  }
   if (tn_model_access(&a, tn_arch_find("sm_90"), &c, why, sizeof(why)) != 0) {
-    fprintf(stderr, "model error: %s\n", why);
     memset(&c, 0, sizeof(c));
     c.wavefronts = -1;
   }
+  return c;
+}
+
+static tn_access_cost cost_of(tn_op op, int width, const unsigned *addr,
+                              unsigned active)
+{
+  tn_access_cost c = access_cost(op, width, addr, NULL, active);
+  if (c.wavefronts < 0)
+    fprintf(stderr, "model error\n");
   return c;
 }
 
@@ -135,21 +148,7 @@ static void test_layout_bijective(void)
 static int cp_async_cost(tn_op op, int width, const unsigned *s,
                          const unsigned *g, unsigned active)
 {
-  tn_warp_access a;
-  tn_access_cost c;
-  char why[128];
-  int i;
-  memset(&a, 0, sizeof(a));
-  a.op = op;
-  a.width = width;
-  a.active = active;
-  for (i = 0; i < 32; i++) {
-    a.addr[i] = s[i];
-    a.gaddr[i] = g[i];
-  }
-  if (tn_model_access(&a, tn_arch_find("sm_90"), &c, why, sizeof(why)) != 0)
-    return -1;
-  return c.wavefronts;
+  return access_cost(op, width, s, g, active).wavefronts;
 }
 
 /* cp.async.ca: per store phase, the most lanes in one bank on either side
