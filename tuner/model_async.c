@@ -1,9 +1,13 @@
 /* model_async.c -- shared-memory wavefronts of cp.async (LDGSTS).
  *
- * Both rules were measured on an H200 with Nsight Compute, pattern by
- * pattern (scripts/smem_probe/patterns.py, sets ldgsts and ldgsts-map;
- * results/model-validation/measured-ldgsts.tsv), as the SASS-level count
- * smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.
+ * Both rules were measured on an H200 with Nsight Compute, one copy at a
+ * time (scripts/smem_probe/patterns.py, sets ldgsts, ldgsts-map and
+ * ldgsts-gemm; results/model-validation/measured-ldgsts.tsv), as the
+ * SASS-level count
+ * smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.  Inside a
+ * kernel with many copies in flight the same counter also depends on when
+ * the data arrives (identical copies counted differently), which no rule
+ * of addresses can follow; see that folder's README.
  *
  * cp.async.ca (through L1): the lanes are served in the phases of a store
  * of the same width (8 lanes for 16 bytes, 16 for 8, 32 for 4).  A phase
@@ -20,10 +24,13 @@
  * number (whole 32-byte sectors) one.  The lanes of each (line, row) pair
  * are taken in lane order, and a lane joins the current wavefront while one
  * transform still fits all of them.  Lanes writing the same shared address
- * keep only the last one (the value that lands).  A copy with inactive
- * lanes is counted as no wavefront at all: that is what the counter says on
- * the H200 (every such row of the table), though the copy surely moves
- * data; the templates never predicate part of a warp's copy. */
+ * keep only the last one (the value that lands).  This fits every
+ * structured map measured (XORs, rotations, row shifts, pads, swizzles,
+ * strides), not random permutations of a line's chunks (1 to 3 off).  A
+ * copy with inactive lanes is counted as no wavefront at all: that is what
+ * the counter says on the H200 (all 6 such rows of the table), though the
+ * copy surely moves data; the templates never predicate part of a warp's
+ * copy. */
 #include "model_async.h"
 
 #include <stdio.h>
