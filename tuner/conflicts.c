@@ -136,11 +136,15 @@ static int parse_global(const char **p, tn_warp_access *a, char *why,
     if (r < 0)
       return -1;
     if (r != !on) {
-      snprintf(why, why_len, "lane %d: the global offset is %s, so must the "
-                             "shared one be",
-               lane, r ? "-" : "a number");
+      snprintf(why, why_len, "lane %d: %s", lane,
+               r ? "'-' as the global offset of an active lane"
+                 : "a global offset for an inactive lane");
       return -1;
     }
+  }
+  if (next_field(p, tok, sizeof(tok))) {
+    snprintf(why, why_len, "more than 32 global offsets ('%s')", tok);
+    return -1;
   }
   return 0;
 }
