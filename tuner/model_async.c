@@ -6,7 +6,7 @@
  * SASS-level count
  * smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.  Inside a
  * kernel with many copies in flight the same counter also depends on when
- * the data arrives (identical copies counted differently), which no rule
+ * the data arrives (copies of one shape counted differently), which no rule
  * of addresses can follow; see that folder's README.
  *
  * cp.async.ca (through L1): the lanes are served in the phases of a store
