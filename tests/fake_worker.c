@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "space.h"
-#include "worker.h"
+#include "pipeline/space.h"
+#include "gpu/worker.h"
 
 static const char *action_of(int id)
 {

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compile.h"
-#include "config.h"
-#include "render.h"
-#include "space.h"
+#include "pipeline/compile.h"
+#include "pipeline/config.h"
+#include "pipeline/render.h"
+#include "pipeline/space.h"
 #include "test_util.h"
 
 int main(int argc, char **argv)

@@ -1,7 +1,7 @@
 /* test_expr.c -- constraint expressions: values, precedence, errors. */
 #include <string.h>
 
-#include "expr.h"
+#include "base/expr.h"
 #include "test_util.h"
 
 static int lookup(void *ctx, const char *name, long long *v)

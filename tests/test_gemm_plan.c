@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch.h"
-#include "family.h"
+#include "base/arch.h"
+#include "family/family.h"
 
 extern const tn_family tn_family_gemm;
 

@@ -34,10 +34,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "family.h"
-#include "merge.h"
+#include "family/family.h"
+#include "fleet/merge.h"
 #include "test_util.h"
-#include "util.h"
+#include "base/util.h"
 
 /* tile, rows_per_thread, pad, swizzle, group (vec is always 1) */
 typedef struct {

@@ -2,8 +2,8 @@
 #include <string.h>
 
 #include "../templates/smem_layout.h"
-#include "arch.h"
-#include "model.h"
+#include "base/arch.h"
+#include "model/model.h"
 #include "test_util.h"
 
 static int gcd(int a, int b)

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "predict.h"
-#include "results.h"
+#include "fleet/predict.h"
+#include "pipeline/results.h"
 #include "test_util.h"
 
 /* The candidate with these values (transpose: tile, rows_per_thread, pad,

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compile.h"
-#include "emit.h"
-#include "render.h"
-#include "results.h"
-#include "select.h"
+#include "pipeline/compile.h"
+#include "emit/emit.h"
+#include "pipeline/render.h"
+#include "pipeline/results.h"
+#include "pipeline/select.h"
 #include "test_util.h"
 
 static void set_time(tn_candidate *c, double ms, double spread)

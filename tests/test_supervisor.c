@@ -4,10 +4,10 @@
  * next job runs on a fresh worker.  Usage: test_supervisor FAKE_WORKER */
 #include <string.h>
 
-#include "space.h"
+#include "pipeline/space.h"
 #include "test_util.h"
-#include "util.h"
-#include "worker.h"
+#include "base/util.h"
+#include "gpu/worker.h"
 
 static tn_bench_result run(tn_worker *w, int id, double timeout)
 {

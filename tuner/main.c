@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conflicts.h"
-#include "config.h"
-#include "merge.h"
-#include "predict.h"
-#include "tune.h"
-#include "util.h"
-#include "worker.h"
+#include "model/conflicts.h"
+#include "pipeline/config.h"
+#include "fleet/merge.h"
+#include "fleet/predict.h"
+#include "pipeline/tune.h"
+#include "base/util.h"
+#include "gpu/worker.h"
 
 #define TN_VERSION "0.1.0"
 

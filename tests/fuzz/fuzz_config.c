@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "space.h"
+#include "pipeline/config.h"
+#include "pipeline/space.h"
 
 #ifndef TN_FUZZ_CONFIG_NAME
 #define TN_FUZZ_CONFIG_NAME "configs/fuzz.cfg"

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch.h"
-#include "conflicts.h"
-#include "model.h"
+#include "base/arch.h"
+#include "model/conflicts.h"
+#include "model/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

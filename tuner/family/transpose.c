@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../family.h"
+#include "family/family.h"
 #include "../../templates/smem_layout.h"
 
 enum { P_TILE, P_ROWS, P_VEC, P_PAD, P_SWIZZLE, P_GROUP, N_PARAMS };

@@ -1,0 +1,148 @@
+/* family.h -- what a kernel family tells the tuner.
+ *
+ * One file per family under tuner/family/ fills a tn_family: its parameters,
+ * which points of the space are valid, the launch shape, the macros its
+ * template reads, the shared-memory access plan the model prices, and on
+ * the GPU side its buffers, arguments, reference check and baselines. */
+#ifndef TN_FAMILY_H
+#define TN_FAMILY_H
+
+#include <stddef.h>
+
+#include "base/arch.h"
+#include "model/model.h"
+#include "family/param.h"
+
+typedef unsigned long long tn_devptr; /* a CUdeviceptr */
+
+typedef struct {
+  unsigned grid[3], block[3];
+  int threads;      /* block[0] * block[1] * block[2] */
+  int smem_static;  /* bytes of __shared__ the template declares */
+  int smem_dynamic; /* bytes of dynamic shared memory at launch */
+} tn_launch;
+
+/* Preprocessor definitions for the rendered source. */
+#define TN_MAX_DEFINES 48
+typedef struct {
+  int n;
+  char name[TN_MAX_DEFINES][48];
+  char value[TN_MAX_DEFINES][48];
+} tn_defines;
+void tn_defines_add(tn_defines *d, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Kernel arguments, packed for cuLaunchKernel. */
+#define TN_MAX_ARGS 16
+typedef struct {
+  int n;
+  void *ptrs[TN_MAX_ARGS];
+  unsigned char storage[TN_MAX_ARGS][16];
+} tn_args;
+void tn_args_add(tn_args *a, const void *value, size_t size);
+
+typedef enum {
+  TN_BUF_IN,   /* filled with fresh uniform random values in [-1, 1) */
+  TN_BUF_OUT,  /* poisoned (NaN) before each check, read back */
+  TN_BUF_INOUT /* random like an input, read back like an output; the
+                  values it started with are kept for verify() */
+} tn_buffer_role;
+
+typedef struct {
+  const char *name;
+  size_t bytes;
+  tn_buffer_role role;
+} tn_buffer_desc;
+#define TN_MAX_BUFFERS 8
+
+/* What a family's verify() can use in the worker: the inputs as uploaded,
+ * the outputs as read back (host[]), the values INOUT buffers started with
+ * (host_init[], NULL for the others), the device copies of the inputs as
+ * uploaded (dev[]; outputs there hold the result), and a way to run the
+ * family's reference kernels (compiled from reference_source for the
+ * device).  Memory from alloc() is freed after verify() returns. */
+typedef struct tn_verify_env tn_verify_env;
+struct tn_verify_env {
+  const tn_problem *problem;
+  int n_buffers;
+  const tn_buffer_desc *descs;
+  void *host[TN_MAX_BUFFERS];
+  const void *host_init[TN_MAX_BUFFERS];
+  tn_devptr dev[TN_MAX_BUFFERS];
+  tn_devptr dev_init[TN_MAX_BUFFERS]; /* INOUT buffers' starting values */
+  /* Runs kernel `name` of the reference module. Returns 0 or -1. */
+  int (*launch)(tn_verify_env *env, const char *name, const unsigned grid[3],
+                const unsigned block[3], tn_args *args);
+  int (*alloc)(tn_verify_env *env, size_t bytes, tn_devptr *out);
+  int (*download)(tn_verify_env *env, void *dst, tn_devptr src, size_t bytes);
+  void *impl;
+};
+
+/* What a family's own baseline (other than "memcpy") can use: the device
+ * buffers of the problem (one set; the caller rotates sets) and the stream
+ * to enqueue on. */
+typedef struct tn_baseline_env tn_baseline_env;
+struct tn_baseline_env {
+  const tn_problem *problem;
+  tn_devptr dev[TN_MAX_BUFFERS];
+  void *stream; /* CUstream */
+  void *impl;
+};
+
+typedef enum { TN_UNIT_GBPS, TN_UNIT_TFLOPS } tn_unit;
+
+typedef struct tn_family {
+  const char *name;        /* "transpose" */
+  const char *kernel;      /* entry point in the template */
+  const char *summary;
+  const tn_param_desc *params;
+  int n_params;
+  int n_dims;              /* entries of each problem size */
+  const char *dim_names;   /* "rows, cols" */
+  int has_gemm_options;    /* accepts trans_a, trans_b, alpha, beta */
+
+  /* Completes layout parameters of p (resolves "xor" against the tile
+   * width) and checks the family's rules.  Returns 0 if p is a valid
+   * point, else 1 with the reason in why. */
+  int (*prepare)(tn_params *p, const tn_problem *prob, char *why, size_t n);
+  void (*launch)(const tn_params *p, const tn_problem *prob, tn_launch *out);
+  /* Macros for the template beyond TN_<PARAM> of each int parameter and
+   * TN_<PARAM>_B/_M/_S of each swizzle (those the renderer adds). */
+  void (*defines)(const tn_params *p, const tn_problem *prob, tn_defines *d);
+  /* Emits every shared-memory warp access of one launch on prob. */
+  void (*plan)(const tn_params *p, const tn_problem *prob,
+               tn_access_sink *sink);
+
+  /* Worker side. */
+  int (*buffers)(const tn_problem *prob, tn_buffer_desc *out);
+  void (*args)(const tn_problem *prob, const tn_devptr *bufs, tn_args *out);
+  const char *reference_source; /* NULL or CUDA source of reference kernels */
+  /* Compares the output with the reference; 0 if right, else 1 with why.
+   * -1 if the check itself could not run. */
+  int (*verify)(tn_verify_env *env, char *why, size_t n);
+  tn_unit unit;
+  double (*work)(const tn_problem *prob); /* bytes moved, or flops */
+  const char *const *baselines;           /* first one is the reference */
+  int n_baselines;
+  /* Enqueues one run of baseline `name` (not "memcpy") on env->stream;
+   * the caller times it like a candidate.  0, or -1 with why (e.g. the
+   * library is missing: the baseline is then reported as unavailable). */
+  int (*baseline)(const char *name, tn_baseline_env *env, char *why,
+                  size_t n);
+} tn_family;
+
+/* The family called name, or NULL. */
+const tn_family *tn_family_find(const char *name);
+/* Writes the known names, comma-separated. */
+void tn_family_list(char *out, size_t n);
+
+/* Model cost of one launch of p on prob.  Returns 0, or -1 with why if the
+ * plan contains a malformed access (a bug in the family). */
+int tn_family_model(const tn_family *f, const tn_params *p,
+                    const tn_problem *prob, const tn_arch *arch,
+                    tn_model_cost *cost, char *why, size_t n);
+
+/* Bytes of shared memory a launch of p uses. */
+int tn_launch_smem(const tn_launch *l);
+
+#endif

@@ -1,0 +1,277 @@
+/* gemm_check.c -- the GEMM family's verification: a fp64 reference on the
+ * GPU, itself checked against the host at 256 positions, and the bound of
+ * fp32 accumulation in any order (see gemm.c). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "family/gemm_shape.h"
+
+/* The reference: fp64 sums of a * b and |a| * |b| in k order (exact
+ * products, so the host can reproduce them), ref and absref per element,
+ * and the comparison with the candidate's C on the spot.  Each block of
+ * 16 x 16 threads does a 64 x 64 tile of C (4 x 4 per thread) and writes 6
+ * doubles: bad elements, the worst error / bound, its index, ref, bound
+ * and c there.  ref[] keeps every reference value for the host's check. */
+#define REF_TILE 64
+#define REF_STATS 6
+const char tn_gemm_reference_source[] =
+    "#define RT 16\n"
+    "#define RW 4\n"
+    "#define RB (RT * RW)\n"
+    "#define RK 16\n"
+    "extern \"C\" __global__ void __launch_bounds__(RT * RT)\n"
+    "tn_gemm_ref(const float *A, const float *B, const float *C0,\n"
+    "            const float *C, double *ref, double *stats, int M, int N,\n"
+    "            int K, int trans_a, int trans_b, double alpha,\n"
+    "            double beta)\n"
+    "{\n"
+    "  __shared__ double sa[RK][RB + 1], sb[RK][RB + 1];\n"
+    "  __shared__ double r_bad[RT * RT], r_ratio[RT * RT], r_idx[RT * RT];\n"
+    "  __shared__ double r_ref[RT * RT], r_tol[RT * RT], r_c[RT * RT];\n"
+    "  const int tx = threadIdx.x, ty = threadIdx.y, t = ty * RT + tx;\n"
+    "  const int m0 = blockIdx.y * RB, n0 = blockIdx.x * RB;\n"
+    "  double s[RW][RW], u[RW][RW];\n"
+    "  for (int i = 0; i < RW; i++)\n"
+    "    for (int j = 0; j < RW; j++)\n"
+    "      s[i][j] = u[i][j] = 0.0;\n"
+    "  for (int k0 = 0; k0 < K; k0 += RK) {\n"
+    "    for (int e = t; e < RB * RK; e += RT * RT) {\n"
+    "      int am = m0 + e / RK, ak = k0 + e % RK;\n"
+    "      int bk = k0 + e / RB, bn = n0 + e % RB;\n"
+    "      float a = 0.0f, b = 0.0f;\n"
+    "      if (am < M && ak < K)\n"
+    "        a = trans_a ? A[(size_t)ak * M + am] : A[(size_t)am * K + ak];\n"
+    "      if (bk < K && bn < N)\n"
+    "        b = trans_b ? B[(size_t)bn * K + bk] : B[(size_t)bk * N + bn];\n"
+    "      sa[e % RK][e / RK] = a;\n"
+    "      sb[e / RB][e % RB] = b;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    for (int kk = 0; kk < RK; kk++) {\n"
+    "      double a[RW], b[RW];\n"
+    "      for (int i = 0; i < RW; i++)\n"
+    "        a[i] = sa[kk][ty + RT * i];\n"
+    "      for (int j = 0; j < RW; j++)\n"
+    "        b[j] = sb[kk][tx + RT * j];\n"
+    "      for (int i = 0; i < RW; i++)\n"
+    "        for (int j = 0; j < RW; j++) {\n"
+    "          s[i][j] += a[i] * b[j];\n"
+    "          u[i][j] += fabs(a[i]) * fabs(b[j]);\n"
+    "        }\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  double bad = 0.0, worst = -1.0, widx = -1.0, wref = 0.0, wtol = 0.0;\n"
+    "  double wc = 0.0;\n"
+    "  const double inf = __longlong_as_double(0x7ff0000000000000LL);\n"
+    "  for (int i = 0; i < RW; i++)\n"
+    "    for (int j = 0; j < RW; j++) {\n"
+    "      int m = m0 + ty + RT * i, n = n0 + tx + RT * j;\n"
+    "      if (m >= M || n >= N)\n"
+    "        continue;\n"
+    "      size_t idx = (size_t)m * N + n;\n"
+    "      double c0 = beta != 0.0 ? (double)C0[idx] : 0.0;\n"
+    "      double r = alpha * s[i][j] + beta * c0;\n"
+    "      double tol = (K + 2.0) * 5.9604644775390625e-08 *\n"
+    "                       (fabs(alpha) * u[i][j] + fabs(beta) * fabs(c0))\n"
+    "                   + 1e-30;\n"
+    "      double c = (double)C[idx], err = fabs(c - r);\n"
+    "      double ratio = err <= tol ? err / tol : inf;\n"
+    "      if (!(err <= tol)) {\n"
+    "        bad += 1.0;\n"
+    "        if (err == err && err < inf)\n"
+    "          ratio = err / tol;\n"
+    "      }\n"
+    "      ref[idx] = r;\n"
+    "      if (ratio > worst) {\n"
+    "        worst = ratio;\n"
+    "        widx = (double)idx;\n"
+    "        wref = r;\n"
+    "        wtol = tol;\n"
+    "        wc = c;\n"
+    "      }\n"
+    "    }\n"
+    "  r_bad[t] = bad;\n"
+    "  r_ratio[t] = worst;\n"
+    "  r_idx[t] = widx;\n"
+    "  r_ref[t] = wref;\n"
+    "  r_tol[t] = wtol;\n"
+    "  r_c[t] = wc;\n"
+    "  __syncthreads();\n"
+    "  for (int h = RT * RT / 2; h > 0; h /= 2) {\n"
+    "    if (t < h) {\n"
+    "      r_bad[t] += r_bad[t + h];\n"
+    "      if (r_ratio[t + h] > r_ratio[t]) {\n"
+    "        r_ratio[t] = r_ratio[t + h];\n"
+    "        r_idx[t] = r_idx[t + h];\n"
+    "        r_ref[t] = r_ref[t + h];\n"
+    "        r_tol[t] = r_tol[t + h];\n"
+    "        r_c[t] = r_c[t + h];\n"
+    "      }\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  if (t == 0) {\n"
+    "    double *o = stats + 6 * ((size_t)blockIdx.y * gridDim.x +\n"
+    "                             blockIdx.x);\n"
+    "    o[0] = r_bad[0];\n"
+    "    o[1] = r_ratio[0];\n"
+    "    o[2] = r_idx[0];\n"
+    "    o[3] = r_ref[0];\n"
+    "    o[4] = r_tol[0];\n"
+    "    o[5] = r_c[0];\n"
+    "  }\n"
+    "}\n";
+
+static float elem_a(const tn_problem *prob, const float *a, long long m,
+                    long long k)
+{
+  long long M = prob->size.dims[0], K = prob->size.dims[2];
+  return prob->trans_a ? a[k * M + m] : a[m * K + k];
+}
+
+static float elem_b(const tn_problem *prob, const float *b, long long k,
+                    long long n)
+{
+  long long N = prob->size.dims[1], K = prob->size.dims[2];
+  return prob->trans_b ? b[n * K + k] : b[k * N + n];
+}
+
+/* Checks the GPU reference against the host at `count` positions (the four
+ * corners first, then pseudo-random ones).  Returns 0, or -1 with why. */
+static int check_reference(tn_verify_env *env, tn_devptr ref, int count,
+                           char *why, size_t n)
+{
+  const tn_problem *prob = env->problem;
+  const float *a = env->host[BUF_A], *b = env->host[BUF_B];
+  const float *c0 = env->host_init[BUF_C];
+  long long M = prob->size.dims[0], N = prob->size.dims[1];
+  long long K = prob->size.dims[2];
+  uint64_t state = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(M * 31 + N * 7 + K);
+  int i;
+
+  if (prob->beta != 0.0 && c0 == NULL) {
+    snprintf(why, n, "gemm: the worker kept no starting values of C");
+    return -1;
+  }
+  for (i = 0; i < count; i++) {
+    long long m, nn, k, idx;
+    double s = 0.0, u = 0.0, r, absr, dev;
+    if (i < 4) {
+      m = (i & 1) ? M - 1 : 0;
+      nn = (i & 2) ? N - 1 : 0;
+    } else {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      m = (long long)((state >> 33) % (uint64_t)M);
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      nn = (long long)((state >> 33) % (uint64_t)N);
+    }
+    for (k = 0; k < K; k++) {
+      double x = elem_a(prob, a, m, k), y = elem_b(prob, b, k, nn);
+      s += x * y;
+      u += fabs(x) * fabs(y);
+    }
+    idx = m * N + nn;
+    r = prob->alpha * s;
+    absr = fabs(prob->alpha) * u;
+    if (prob->beta != 0.0) {
+      r += prob->beta * (double)c0[idx];
+      absr += fabs(prob->beta) * fabs((double)c0[idx]);
+    }
+    if (env->download(env, &dev, ref + (tn_devptr)idx * 8, 8) != 0) {
+      snprintf(why, n, "gemm: reading the reference back failed");
+      return -1;
+    }
+    /* both sum exact products in k order: only the last roundings differ */
+    if (!(fabs(dev - r) <= (K + 2) * ldexp(1.0, -50) * absr + 1e-300)) {
+      snprintf(why, n,
+               "gemm: the GPU reference disagrees with the host at "
+               "C[%lld][%lld]: %.17g against %.17g",
+               m, nn, dev, r);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+int tn_gemm_verify(tn_verify_env *env, char *why, size_t n)
+{
+  const tn_problem *prob = env->problem;
+  int M = (int)prob->size.dims[0], N = (int)prob->size.dims[1];
+  int K = (int)prob->size.dims[2];
+  int ta = prob->trans_a ? 1 : 0, tb = prob->trans_b ? 1 : 0;
+  double alpha = prob->alpha, beta = prob->beta;
+  unsigned grid[3], block[3] = {16, 16, 1};
+  tn_devptr ref, stats, c0 = beta != 0.0 ? env->dev_init[BUF_C] : 0;
+  size_t nblocks, i, worst = 0;
+  double *st = NULL, bad = 0.0;
+  tn_args a;
+  int rc = -1;
+
+  grid[0] = (unsigned)((N + REF_TILE - 1) / REF_TILE);
+  grid[1] = (unsigned)((M + REF_TILE - 1) / REF_TILE);
+  grid[2] = 1;
+  nblocks = (size_t)grid[0] * grid[1];
+  if (beta != 0.0 && c0 == 0) {
+    snprintf(why, n, "gemm: no device copy of C's starting values");
+    return -1;
+  }
+  if (env->alloc(env, (size_t)M * (size_t)N * 8, &ref) != 0 ||
+      env->alloc(env, nblocks * REF_STATS * 8, &stats) != 0) {
+    snprintf(why, n, "gemm: no device memory for the reference");
+    return -1;
+  }
+  memset(&a, 0, sizeof(a));
+  tn_args_add(&a, &env->dev[BUF_A], sizeof(tn_devptr));
+  tn_args_add(&a, &env->dev[BUF_B], sizeof(tn_devptr));
+  tn_args_add(&a, &c0, sizeof(c0));
+  tn_args_add(&a, &env->dev[BUF_C], sizeof(tn_devptr));
+  tn_args_add(&a, &ref, sizeof(ref));
+  tn_args_add(&a, &stats, sizeof(stats));
+  tn_args_add(&a, &M, sizeof(M));
+  tn_args_add(&a, &N, sizeof(N));
+  tn_args_add(&a, &K, sizeof(K));
+  tn_args_add(&a, &ta, sizeof(ta));
+  tn_args_add(&a, &tb, sizeof(tb));
+  tn_args_add(&a, &alpha, sizeof(alpha));
+  tn_args_add(&a, &beta, sizeof(beta));
+  if (env->launch(env, "tn_gemm_ref", grid, block, &a) != 0) {
+    snprintf(why, n, "gemm: the reference kernel failed to run");
+    return -1;
+  }
+  st = malloc(nblocks * REF_STATS * sizeof(double));
+  if (st == NULL) {
+    snprintf(why, n, "gemm: out of memory for the reference's results");
+    return -1;
+  }
+  if (env->download(env, st, stats, nblocks * REF_STATS * 8) != 0) {
+    snprintf(why, n, "gemm: reading the reference's results failed");
+    goto cleanup;
+  }
+  for (i = 0; i < nblocks; i++) {
+    bad += st[i * REF_STATS];
+    if (st[i * REF_STATS + 1] > st[worst * REF_STATS + 1])
+      worst = i;
+  }
+  if (check_reference(env, ref, 256, why, n) != 0)
+    goto cleanup;
+  if (bad == 0.0) {
+    rc = 0;
+  } else {
+    const double *w = st + worst * REF_STATS;
+    long long idx = (long long)w[2];
+    snprintf(why, n,
+             "%.0f of %lld elements off by more than (K + 2) * 2^-24 * "
+             "absref; worst C[%lld][%lld] = %.9g, expected %.17g (bound "
+             "%.3g, error %.3g x bound)",
+             bad, (long long)M * N, idx / N, idx % N, w[5], w[3], w[4],
+             w[1]);
+    rc = 1;
+  }
+cleanup:
+  free(st);
+  return rc;
+}

@@ -1,0 +1,72 @@
+/* gemm_shape.h -- what the parts of the GEMM family share (private to
+ * tuner/family/gemm*.c): the parameters' indices, the shape a point gives
+ * the template, and the plan and the check, which live in files of their
+ * own so that no module grows past a few hundred lines.
+ *
+ *   gemm.c        the family: parameters, rules, launch, defines, buffers,
+ *                 problem options, units, baselines
+ *   gemm_plan.c   the shared-memory access plan the model prices
+ *   gemm_check.c  the fp64 reference on the GPU and the verification */
+#ifndef TN_GEMM_SHAPE_H
+#define TN_GEMM_SHAPE_H
+
+#include "family/family.h"
+
+enum {
+  P_KERNEL,
+  P_BM,
+  P_BN,
+  P_BK,
+  P_TM,
+  P_TN,
+  P_LANES_M,
+  P_A_KMAJOR,
+  P_B_KMAJOR,
+  P_PIPELINE,
+  P_MIN_BLOCKS,
+  P_PAD_A,
+  P_PAD_B,
+  P_SWIZZLE_A,
+  P_SWIZZLE_B,
+  N_PARAMS
+};
+
+#define STATIC_SMEM_MAX (48 * 1024)
+
+/* One shared array: an operand's tile (A: mn = m, B: mn = n). */
+typedef struct {
+  int mn;           /* bm or bn */
+  int kcontig;      /* contiguous along k in global memory */
+  int kmajor;       /* shared rows are k (Xs[k][mn]), else mn */
+  int copy;         /* global and shared rows run the same way */
+  int cl;           /* tile extent along the global contiguous dimension */
+  int slots, iters; /* 4-element slots of the tile, per-thread rounds */
+  int rows, width, pad, elems; /* shared rows x width (+ pad), per buffer */
+  int vec;          /* widest access in floats: pad and swizzle keep it */
+  int base;         /* element offset of buffer 0 in shared memory */
+  tn_swizzle sw;
+} operand;
+
+/* Everything the template derives from a point, computed once here. */
+typedef struct {
+  int kernel, bm, bn, bk, tm, tn, wm, wn;
+  int threads, stages, vm, vn, lm, ln, warps_n;
+  int tb_vec; /* textbook: floats per As row load */
+  operand op[2];
+  long long smem_bytes;
+  long long m, n, k;
+} geometry;
+
+/* The buffers of a problem, in tn_family.buffers order. */
+enum { BUF_A, BUF_B, BUF_C };
+
+/* The shape of point p on prob (prob's sizes and transposes). */
+void tn_gemm_geometry(const tn_params *p, const tn_problem *prob,
+                      geometry *g);
+/* tn_family.plan, .verify and .reference_source of the family. */
+void tn_gemm_plan(const tn_params *p, const tn_problem *prob,
+                  tn_access_sink *sink);
+int tn_gemm_verify(tn_verify_env *env, char *why, size_t n);
+extern const char tn_gemm_reference_source[];
+
+#endif

@@ -1,0 +1,342 @@
+/* predict.c -- a predicted winner for an architecture without a GPU of it:
+ * the space for the architecture, NVRTC for the registers, then the model
+ * and the architecture table instead of a stopwatch. */
+#define _POSIX_C_SOURCE 200809L
+#include "fleet/predict.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "emit/emit.h"
+#include "fleet/merge.h"
+#include "pipeline/render.h"
+#include "pipeline/results.h"
+
+/* Resident blocks per SM, by compute capability: the CUDA C++ Programming
+ * Guide's table of technical specifications (12.x as 8.9, which has the
+ * same 1536 threads per SM: our reading, not checked on a GPU). */
+static int max_blocks_per_sm(const tn_arch *a)
+{
+  int cc = a->major * 10 + a->minor;
+  if (cc == 75 || cc == 86 || cc == 87)
+    return 16;
+  if (cc == 89 || a->major == 12)
+    return 24;
+  return 32;
+}
+
+void tn_predict_estimate(const tn_job *job, const tn_arch *arch,
+                         const tn_candidate *c, tn_predict_est *est)
+{
+  const tn_family *f = job->family;
+  int threads = c->launch.threads > 0 ? c->launch.threads : 1;
+  int warps = (threads + 31) / 32, blocks, lim, k;
+  int smem = tn_launch_smem(&c->launch);
+
+  memset(est, 0, sizeof(*est));
+  /* ptxas may know of more static shared memory than the launch says */
+  if (c->smem_bytes + c->launch.smem_dynamic > smem)
+    smem = c->smem_bytes + c->launch.smem_dynamic;
+  blocks = arch->max_threads_per_sm / (warps * 32);
+  est->limited_by = "threads";
+  lim = max_blocks_per_sm(arch);
+  if (lim < blocks) {
+    blocks = lim;
+    est->limited_by = "blocks";
+  }
+  if (smem > 0) {
+    int per_block = smem + (arch->major >= 8 ? 1024 : 0);
+    lim = arch->smem_per_sm / per_block;
+    if (lim < blocks) {
+      blocks = lim;
+      est->limited_by = "shared memory";
+    }
+  }
+  if (c->regs > 0) {
+    int per_warp = ((c->regs * 32 + 255) / 256) * 256;
+    lim = (arch->regs_per_sm / per_warp) / warps;
+    if (lim < blocks) {
+      blocks = lim;
+      est->limited_by = "registers";
+    }
+  }
+  est->blocks_per_sm = blocks;
+  est->occupancy =
+      (double)blocks * warps * 32 / (double)arch->max_threads_per_sm;
+  for (k = 0; k < job->n_problems; k++) {
+    tn_launch l;
+    f->launch(&c->params, &job->problems[k], &l);
+    est->launched += (long long)l.grid[0] * l.grid[1] * l.grid[2] *
+                     (long long)l.threads;
+  }
+}
+
+/* <0 if a is predicted to be better than b, >0 if worse (TN_PREDICT_RULE). */
+static int compare(const tn_candidate *a, const tn_predict_est *ea,
+                   const tn_candidate *b, const tn_predict_est *eb)
+{
+  int sa = (a->spill_stores + a->spill_loads) > 0;
+  int sb = (b->spill_stores + b->spill_loads) > 0;
+  long long ra = (long long)ea->blocks_per_sm * a->launch.threads;
+  long long rb = (long long)eb->blocks_per_sm * b->launch.threads;
+  if (sa != sb)
+    return sa - sb;
+  if (a->model_total != b->model_total)
+    return a->model_total < b->model_total ? -1 : 1;
+  if (ra != rb) /* resident threads: occupancy without rounding */
+    return ra > rb ? -1 : 1;
+  if (ea->launched != eb->launched)
+    return ea->launched < eb->launched ? -1 : 1;
+  if (tn_launch_smem(&a->launch) != tn_launch_smem(&b->launch))
+    return tn_launch_smem(&a->launch) < tn_launch_smem(&b->launch) ? -1 : 1;
+  if (a->regs != b->regs)
+    return a->regs < b->regs ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
+int tn_predict_pick(const tn_run *run)
+{
+  tn_predict_est best_est, est;
+  memset(&best_est, 0, sizeof(best_est));
+  int i, best = -1;
+  for (i = 0; i < run->space.n; i++) {
+    const tn_candidate *c = &run->space.c[i];
+    if (c->status != TN_ST_COMPILED)
+      continue;
+    tn_predict_estimate(run->job, run->arch, c, &est);
+    if (est.blocks_per_sm < 1)
+      continue; /* cannot be resident at all */
+    if (best < 0 || compare(c, &est, &run->space.c[best], &best_est) < 0) {
+      best = i;
+      best_est = est;
+    }
+  }
+  return best;
+}
+
+static json_t *estimate_json(const tn_candidate *c, const tn_predict_est *e)
+{
+  return json_pack("{s:I, s:f, s:i, s:f, s:s, s:I, s:i, s:i, s:i}",
+                   "model_wavefronts", (json_int_t)c->model_total,
+                   "wavefronts_per_block",
+                   tn_model_wavefronts_per_block(&c->model[0]),
+                   "blocks_per_sm", e->blocks_per_sm, "occupancy",
+                   e->occupancy, "limited_by", e->limited_by,
+                   "threads_launched", (json_int_t)e->launched, "registers",
+                   c->regs, "spills", c->spill_stores + c->spill_loads,
+                   "smem_bytes", tn_launch_smem(&c->launch));
+}
+
+/* The results document of a prediction: a run's, marked predicted. */
+static json_t *predicted_json(const tn_run *run)
+{
+  const tn_family *f = run->job->family;
+  json_t *doc = tn_results_json(run), *cands, *best = json_null();
+  tn_predict_est e;
+  int i;
+
+  if (doc == NULL)
+    return NULL;
+  json_object_set_new(doc, "predicted", json_true());
+  json_object_set_new(doc, "device",
+                      json_pack("{s:n, s:s, s:b}", "name", "arch",
+                                run->arch->name, "predicted", 1));
+  cands = json_object_get(doc, "candidates");
+  for (i = 0; i < run->space.n && i < (int)json_array_size(cands); i++) {
+    const tn_candidate *c = &run->space.c[i];
+    if (c->status != TN_ST_COMPILED)
+      continue;
+    tn_predict_estimate(run->job, run->arch, c, &e);
+    json_object_set_new(json_array_get(cands, (size_t)i), "prediction",
+                        estimate_json(c, &e));
+  }
+  if (run->sel.best >= 0) {
+    const tn_candidate *c = &run->space.c[run->sel.best];
+    char text[512];
+    json_t *params = json_object_get(
+        json_array_get(cands, (size_t)run->sel.best), "params");
+    tn_params_format(f->params, f->n_params, &c->params, text, sizeof(text));
+    tn_predict_estimate(run->job, run->arch, c, &e);
+    best = json_pack("{s:i, s:O, s:s, s:b, s:s, s:o}", "id", c->id, "params",
+                     params, "params_text", text, "predicted", 1, "rule",
+                     TN_PREDICT_RULE, "estimate", estimate_json(c, &e));
+  }
+  json_object_set_new(doc, "best", best);
+  return doc;
+}
+
+static void print_table(const tn_run *run, FILE *out)
+{
+  const tn_family *f = run->job->family;
+  int i;
+  fprintf(out, "%4s  %-52s %-13s %10s %5s %4s %6s %6s\n", "id", "parameters",
+          "status", "wavefronts", "occ%", "regs", "smem", "blk/SM");
+  for (i = 0; i < run->space.n; i++) {
+    const tn_candidate *c = &run->space.c[i];
+    char ptxt[512];
+    tn_params_format(f->params, f->n_params, &c->params, ptxt, sizeof(ptxt));
+    if (c->status == TN_ST_COMPILED) {
+      tn_predict_est e;
+      tn_predict_estimate(run->job, run->arch, c, &e);
+      fprintf(out, "%4d  %-52s %-13s %10lld %5.1f %4d %6d %6d%s\n", c->id,
+              ptxt, "compiled", c->model_total, 100.0 * e.occupancy, c->regs,
+              tn_launch_smem(&c->launch), e.blocks_per_sm,
+              i == run->sel.best ? "  <- predicted" : "");
+    } else {
+      fprintf(out, "%4d  %-52s %-13s\n", c->id, ptxt,
+              tn_status_name(c->status));
+    }
+  }
+}
+
+/* 1 if path holds a measured header (which a prediction must not replace). */
+static int measured_header_there(const char *path)
+{
+  tn_err ignore = {{0}};
+  char *text = NULL;
+  int measured;
+  if (tn_read_file(path, &text, NULL, &ignore) != 0)
+    return 0;
+  measured = strstr(text, "_MEASURED 1") != NULL;
+  free(text);
+  return measured;
+}
+
+static int write_outputs(tn_run *run, tn_err *err)
+{
+  const tn_job *job = run->job;
+  const tn_candidate *c;
+  const char *dir =
+      run->opts->output_dir ? run->opts->output_dir : job->output_dir;
+  char *text;
+  int rc;
+
+  rc = tn_mkdirs(dir, err);
+  if (rc != 0)
+    return rc;
+  rc = tn_results_write_doc(predicted_json(run), run->results_path, err);
+  if (rc || run->sel.best < 0)
+    return rc;
+
+  if (measured_header_there(run->header_path)) {
+    fprintf(stderr,
+            "tuner: %s is measured: kept; the prediction is in the "
+            "results only\n",
+            run->header_path);
+    run->header_path[0] = '\0';
+    return 0;
+  }
+  c = &run->space.c[run->sel.best];
+  {
+    tn_merge_header h;
+    char why[256], hdir[4400];
+    tn_predict_est e;
+    tn_predict_estimate(job, run->arch, c, &e);
+    snprintf(why, sizeof(why),
+             "candidate %d: %lld modelled wavefronts, %.0f%% estimated "
+             "occupancy (%d blocks per SM, limited by %s), %d registers",
+             c->id, c->model_total, 100.0 * e.occupancy, e.blocks_per_sm,
+             e.limited_by, c->regs);
+    memset(&h, 0, sizeof(h));
+    h.family = job->family;
+    h.name = job->name;
+    h.arch = run->arch->name;
+    h.predicted = 1;
+    h.date = run->finished;
+    h.origin = job->path;
+    h.why = why;
+    h.params = &c->params;
+    rc = tn_merge_arch_header_text(&h, &text, err);
+    if (rc != 0)
+      return rc;
+    tn_dirname(hdir, sizeof(hdir), run->header_path);
+    rc = tn_mkdirs(hdir, err);
+    if (rc == 0)
+      rc = tn_write_file_atomic(run->header_path, text, strlen(text), err);
+    free(text);
+  }
+  return rc;
+}
+
+int tn_predict(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
+               tn_err *err)
+{
+  tn_template tpl;
+  tn_compile_opts copts;
+  double t0 = tn_now();
+  const char *dir = opts->output_dir ? opts->output_dir : job->output_dir;
+  char stamp[32], list[256];
+  time_t now = time(NULL);
+  struct tm tm;
+  int rc;
+
+  memset(run, 0, sizeof(*run));
+  memset(&tpl, 0, sizeof(tpl));
+  run->job = job;
+  run->opts = opts;
+  run->sel.best = run->sel.fastest = -1;
+  tn_utc_iso(run->started, sizeof(run->started));
+  if (gethostname(run->host, sizeof(run->host)) != 0)
+    tn_strlcpy(run->host, "unknown", sizeof(run->host));
+  run->seed = job->bench.seed;
+
+  tn_arch_list(list, sizeof(list));
+  if (opts->arch == NULL)
+    return tn_errf(err, TN_EINPUT,
+                   "--predict needs --arch sm_XX: the architecture to "
+                   "predict for (known: %s)",
+                   list);
+  run->arch = tn_arch_find(opts->arch);
+  if (run->arch == NULL)
+    return tn_errf(err, TN_EINPUT, "--arch %s: unknown (known: %s)",
+                   opts->arch, list);
+  if (opts->resume_path)
+    return tn_errf(err, TN_EINPUT,
+                   "--resume continues a measurement; a prediction has "
+                   "nothing to resume");
+
+  rc = tn_template_load(job->template_path, &tpl, err);
+  if (rc != 0)
+    goto cleanup;
+  rc = tn_space_build(job, run->arch, &run->space, err);
+  if (rc != 0)
+    goto cleanup;
+  if (!opts->no_prune)
+    run->pruned_by_model = tn_space_prune(job, &run->space);
+
+  gmtime_r(&now, &tm);
+  strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+  if (snprintf(run->results_path, sizeof(run->results_path),
+               "%s/%s-%s-%s.json", dir, job->name, run->arch->name,
+               stamp) >= (int)sizeof(run->results_path) ||
+      snprintf(run->header_path, sizeof(run->header_path), "%s/%s/%s.h",
+               dir, run->arch->name,
+               job->name) >= (int)sizeof(run->header_path)) {
+    rc = tn_errf(err, TN_EINPUT, "%s: output path too long", dir);
+    goto cleanup;
+  }
+
+  memset(&copts, 0, sizeof(copts));
+  if (opts->use_cache)
+    tn_strlcpy(copts.cache_dir, opts->cache_dir, sizeof(copts.cache_dir));
+  copts.jobs = opts->jobs;
+  copts.quiet = opts->quiet;
+  rc = tn_compile_space(job, &tpl, run->arch, &run->space, &copts,
+                        &run->compile, err);
+  if (rc)
+    goto cleanup;
+  tn_space_check_registers(&run->space, run->arch);
+
+  run->sel.best = run->sel.fastest = tn_predict_pick(run);
+  run->wall_s = tn_now() - t0;
+  tn_utc_iso(run->finished, sizeof(run->finished));
+  if (!opts->dry_run)
+    rc = write_outputs(run, err);
+  print_table(run, stdout);
+cleanup:
+  tn_template_free(&tpl);
+  return rc;
+}

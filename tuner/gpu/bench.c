@@ -1,0 +1,570 @@
+/* bench.c -- verification and timing on the GPU, inside a worker process. */
+#define _POSIX_C_SOURCE 200809L
+#include "gpu/bench.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arch.h"
+#include "pipeline/compile.h"
+#include "gpu/driver.h"
+
+#define MAX_SETS 8
+#define MAX_SCRATCH 16
+
+struct tn_bench {
+  tn_cuda cu;
+  CUdevice dev;
+  CUcontext ctx;
+  CUstream stream;
+  tn_device_info info;
+  /* buffers of the current problem */
+  const tn_family *family;
+  tn_problem problem;
+  int n_buf;
+  tn_buffer_desc desc[TN_MAX_BUFFERS];
+  void *host[TN_MAX_BUFFERS];      /* pinned */
+  void *host_init[TN_MAX_BUFFERS]; /* pinned, INOUT only */
+  CUdeviceptr dev_buf[MAX_SETS][TN_MAX_BUFFERS];
+  CUdeviceptr dev_init[TN_MAX_BUFFERS];
+  int sets;
+  /* the family's reference kernels */
+  const tn_family *ref_family;
+  CUmodule ref_module;
+  /* memory verify() asked for */
+  CUdeviceptr scratch[MAX_SCRATCH];
+  int n_scratch;
+  /* why the last failing call failed */
+  CUresult last;
+  char what[256];
+};
+
+/* Records the first failing call; returns 1 if r is an error. */
+static int failed(tn_bench *b, CUresult r, const char *call)
+{
+  char msg[200];
+  if (r == CUDA_SUCCESS)
+    return 0;
+  if (b->last == CUDA_SUCCESS) {
+    b->last = r;
+    snprintf(b->what, sizeof(b->what), "%s: %s", call,
+             tn_cuda_strerror(&b->cu, r, msg, sizeof(msg)));
+  }
+  return 1;
+}
+
+#define CU(call) failed(b, b->cu.call, #call)
+
+void tn_timing_from_samples(double *ms, int n, tn_timing *t)
+{
+  int i, j;
+  memset(t, 0, sizeof(*t));
+  if (n <= 0)
+    return;
+  for (i = 1; i < n; i++) { /* insertion sort: n is at most a few 1000 */
+    double v = ms[i];
+    for (j = i; j > 0 && ms[j - 1] > v; j--)
+      ms[j] = ms[j - 1];
+    ms[j] = v;
+  }
+  t->repetitions = n;
+  t->min_ms = ms[0];
+  t->max_ms = ms[n - 1];
+  t->median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+  t->q1_ms = ms[(n - 1) / 4];
+  t->q3_ms = ms[(3 * (n - 1)) / 4];
+}
+
+/* Uniform in [-1, 1) from a counter: splitmix64, 24 bits of mantissa, so
+ * every value is exact in fp32 and none is zero-biased. */
+static void fill_random(float *x, size_t n, unsigned long long seed)
+{
+  long long i;
+#pragma omp parallel for schedule(static)
+  for (i = 0; i < (long long)n; i++) {
+    unsigned long long z = seed + (unsigned long long)i * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    x[i] = (float)((double)(z >> 40) * (1.0 / 8388608.0) - 1.0);
+  }
+}
+
+static void free_buffers(tn_bench *b)
+{
+  int i, s;
+  for (s = 0; s < MAX_SETS; s++)
+    for (i = 0; i < TN_MAX_BUFFERS; i++)
+      if (b->dev_buf[s][i])
+        b->cu.cuMemFree(b->dev_buf[s][i]);
+  for (i = 0; i < TN_MAX_BUFFERS; i++) {
+    if (b->host[i])
+      b->cu.cuMemFreeHost(b->host[i]);
+    if (b->host_init[i])
+      b->cu.cuMemFreeHost(b->host_init[i]);
+    if (b->dev_init[i])
+      b->cu.cuMemFree(b->dev_init[i]);
+  }
+  memset(b->dev_buf, 0, sizeof(b->dev_buf));
+  memset(b->host, 0, sizeof(b->host));
+  memset(b->host_init, 0, sizeof(b->host_init));
+  memset(b->dev_init, 0, sizeof(b->dev_init));
+  b->family = NULL;
+  b->n_buf = 0;
+}
+
+/* Allocates the buffers of job's problem unless they are already there. */
+static int ensure_buffers(tn_bench *b, const tn_family *f,
+                          const tn_problem *prob)
+{
+  size_t total = 0;
+  int i, s;
+
+  if (b->family == f && memcmp(&b->problem, prob, sizeof(*prob)) == 0)
+    return 0;
+  free_buffers(b);
+  b->n_buf = f->buffers(prob, b->desc);
+  for (i = 0; i < b->n_buf; i++)
+    total += b->desc[i].bytes;
+  /* Enough copies that the timed launches stream through more than twice
+   * the L2, so the cache cannot hold one launch's data for the next. */
+  b->sets = 1;
+  if (total > 0 && (long long)total < 2 * b->info.l2_bytes)
+    b->sets = (int)((2 * b->info.l2_bytes + (long long)total - 1) /
+                    (long long)total);
+  if (b->sets > MAX_SETS)
+    b->sets = MAX_SETS;
+  for (i = 0; i < b->n_buf; i++) {
+    size_t bytes = b->desc[i].bytes;
+    if (CU(cuMemAllocHost(&b->host[i], bytes)))
+      return -1;
+    if (b->desc[i].role == TN_BUF_INOUT &&
+        (CU(cuMemAllocHost(&b->host_init[i], bytes)) ||
+         CU(cuMemAlloc(&b->dev_init[i], bytes))))
+      return -1;
+    for (s = 0; s < b->sets; s++)
+      if (CU(cuMemAlloc(&b->dev_buf[s][i], bytes)))
+        return -1;
+  }
+  b->family = f;
+  b->problem = *prob;
+  return 0;
+}
+
+/* Fresh random inputs in every set, poisoned outputs. */
+static int fill_buffers(tn_bench *b, unsigned long long seed)
+{
+  int i, s;
+  for (i = 0; i < b->n_buf; i++) {
+    const tn_buffer_desc *d = &b->desc[i];
+    size_t words = d->bytes / 4;
+    if (d->role == TN_BUF_OUT) {
+      for (s = 0; s < b->sets; s++)
+        if (CU(cuMemsetD32(b->dev_buf[s][i], TN_POISON_BITS, words)))
+          return -1;
+      continue;
+    }
+    fill_random(b->host[i], words, seed + 0x100000001ULL * (unsigned)(i + 1));
+    if (CU(cuMemcpyHtoD(b->dev_buf[0][i], b->host[i], d->bytes)))
+      return -1;
+    if (d->role == TN_BUF_INOUT) {
+      memcpy(b->host_init[i], b->host[i], d->bytes);
+      if (CU(cuMemcpyHtoD(b->dev_init[i], b->host[i], d->bytes)))
+        return -1;
+    }
+    for (s = 1; s < b->sets; s++)
+      if (CU(cuMemcpyDtoD(b->dev_buf[s][i], b->dev_buf[0][i], d->bytes)))
+        return -1;
+  }
+  return 0;
+}
+
+/* verify() services */
+static int env_launch(tn_verify_env *env, const char *name,
+                      const unsigned grid[3], const unsigned block[3],
+                      tn_args *args)
+{
+  tn_bench *b = env->impl;
+  CUfunction fn;
+  if (b->ref_module == NULL)
+    return -1;
+  if (CU(cuModuleGetFunction(&fn, b->ref_module, name)) ||
+      CU(cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1],
+                        block[2], 0, b->stream, args->ptrs, NULL)) ||
+      CU(cuStreamSynchronize(b->stream)))
+    return -1;
+  return 0;
+}
+
+static int env_alloc(tn_verify_env *env, size_t bytes, tn_devptr *out)
+{
+  tn_bench *b = env->impl;
+  CUdeviceptr p;
+  if (b->n_scratch >= MAX_SCRATCH || CU(cuMemAlloc(&p, bytes)))
+    return -1;
+  b->scratch[b->n_scratch++] = p;
+  *out = p;
+  return 0;
+}
+
+static int env_download(tn_verify_env *env, void *dst, tn_devptr src,
+                        size_t bytes)
+{
+  tn_bench *b = env->impl;
+  return CU(cuMemcpyDtoH(dst, src, bytes)) ? -1 : 0;
+}
+
+static void free_scratch(tn_bench *b)
+{
+  int i;
+  for (i = 0; i < b->n_scratch; i++)
+    b->cu.cuMemFree(b->scratch[i]);
+  b->n_scratch = 0;
+}
+
+/* Compiles the family's reference kernels for this device, once. */
+static int ensure_reference(tn_bench *b, const tn_family *f, char *why,
+                            size_t n)
+{
+  const tn_arch *arch;
+  tn_err err = {{0}};
+  void *cubin;
+  size_t len;
+  char *log;
+  int rc;
+
+  if (f->reference_source == NULL || b->ref_family == f)
+    return 0;
+  if (b->ref_module) {
+    b->cu.cuModuleUnload(b->ref_module);
+    b->ref_module = NULL;
+  }
+  arch = tn_arch_from_cc(b->info.cc_major, b->info.cc_minor);
+  if (arch == NULL)
+    arch = tn_arch_nearest_older(b->info.cc_major, b->info.cc_minor);
+  if (arch == NULL) {
+    snprintf(why, n, "no known architecture for compute capability %d.%d",
+             b->info.cc_major, b->info.cc_minor);
+    return -1;
+  }
+  rc = tn_compile_source(f->reference_source, "reference.cu", NULL, arch,
+                         &cubin, &len, &log, &err);
+  if (rc != 0) {
+    snprintf(why, n, "the reference kernels do not compile: %.400s",
+             rc > 0 && log ? log : err.msg);
+    free(log);
+    return -1;
+  }
+  free(log);
+  rc = CU(cuModuleLoadData(&b->ref_module, cubin));
+  free(cubin);
+  if (rc) {
+    snprintf(why, n, "%s", b->what);
+    return -1;
+  }
+  b->ref_family = f;
+  return 0;
+}
+
+/* Verifies the output of the launch just made on set 0. */
+static int verify(tn_bench *b, const tn_family *f, const tn_problem *prob,
+                  tn_bench_result *res)
+{
+  tn_verify_env env;
+  int i, rc;
+
+  for (i = 0; i < b->n_buf; i++)
+    if (b->desc[i].role != TN_BUF_IN &&
+        CU(cuMemcpyDtoH(b->host[i], b->dev_buf[0][i], b->desc[i].bytes)))
+      return -1;
+  if (ensure_reference(b, f, res->reason, sizeof(res->reason)) != 0)
+    return -1;
+  memset(&env, 0, sizeof(env));
+  env.problem = prob;
+  env.n_buffers = b->n_buf;
+  env.descs = b->desc;
+  for (i = 0; i < b->n_buf; i++) {
+    env.host[i] = b->host[i];
+    env.host_init[i] = b->host_init[i];
+    env.dev[i] = b->dev_buf[0][i];
+    env.dev_init[i] = b->dev_init[i];
+  }
+  env.launch = env_launch;
+  env.alloc = env_alloc;
+  env.download = env_download;
+  env.impl = b;
+  rc = f->verify(&env, res->reason, sizeof(res->reason));
+  free_scratch(b);
+  if (rc < 0 && b->last == CUDA_SUCCESS && res->reason[0] == '\0')
+    snprintf(res->reason, sizeof(res->reason), "the reference check failed");
+  return rc;
+}
+
+typedef struct {
+  CUfunction fn;       /* a candidate's kernel, or NULL for a baseline */
+  const tn_bench_job *job;
+  const tn_family *f;
+} runner;
+
+/* Enqueues one run on buffer set s. */
+static int enqueue(tn_bench *b, const runner *r, int s, char *why, size_t n)
+{
+  const tn_bench_job *job = r->job;
+  if (r->fn) {
+    tn_args args;
+    const tn_launch *l = &job->launch;
+    memset(&args, 0, sizeof(args));
+    r->f->args(&job->problem, b->dev_buf[s], &args);
+    return CU(cuLaunchKernel(r->fn, l->grid[0], l->grid[1], l->grid[2],
+                             l->block[0], l->block[1], l->block[2],
+                             (unsigned)l->smem_dynamic, b->stream, args.ptrs,
+                             NULL))
+               ? -1
+               : 0;
+  }
+  if (strcmp(job->baseline, "memcpy") == 0) {
+    /* a copy of the first input into the first output: the same bytes
+     * read and written as a transpose of that input */
+    int in = -1, out = -1, i;
+    for (i = 0; i < b->n_buf; i++) {
+      if (in < 0 && b->desc[i].role == TN_BUF_IN)
+        in = i;
+      if (out < 0 && b->desc[i].role != TN_BUF_IN)
+        out = i;
+    }
+    if (in < 0 || out < 0 || b->desc[out].bytes < b->desc[in].bytes) {
+      snprintf(why, n, "memcpy: the family has no input/output pair");
+      return -1;
+    }
+    return CU(cuMemcpyDtoDAsync(b->dev_buf[s][out], b->dev_buf[s][in],
+                                b->desc[in].bytes, b->stream))
+               ? -1
+               : 0;
+  }
+  if (r->f->baseline == NULL) {
+    snprintf(why, n, "family %s has no baseline '%s'", r->f->name,
+             job->baseline);
+    return -1;
+  } else {
+    tn_baseline_env env;
+    int i;
+    memset(&env, 0, sizeof(env));
+    env.problem = &job->problem;
+    for (i = 0; i < b->n_buf; i++)
+      env.dev[i] = b->dev_buf[s][i];
+    env.stream = b->stream;
+    env.impl = b;
+    return r->f->baseline(job->baseline, &env, why, n);
+  }
+}
+
+/* Warm-up, then one event pair around each of reps launches. */
+static int time_runs(tn_bench *b, const runner *r, tn_bench_result *res)
+{
+  const tn_bench_settings *bs = &r->job->bench;
+  int reps = bs->repetitions, i, rc = -1;
+  CUevent *ev = calloc((size_t)(2 * reps), sizeof(CUevent));
+  double *ms = calloc((size_t)reps, sizeof(double));
+
+  if (ev == NULL || ms == NULL) {
+    snprintf(res->reason, sizeof(res->reason), "out of memory for events");
+    goto cleanup;
+  }
+  for (i = 0; i < bs->warmup; i++)
+    if (enqueue(b, r, i % b->sets, res->reason, sizeof(res->reason)))
+      goto cleanup;
+  for (i = 0; i < 2 * reps; i++)
+    if (CU(cuEventCreate(&ev[i], CU_EVENT_DEFAULT)))
+      goto cleanup;
+  for (i = 0; i < reps; i++) {
+    if (CU(cuEventRecord(ev[2 * i], b->stream)) ||
+        enqueue(b, r, i % b->sets, res->reason, sizeof(res->reason)) ||
+        CU(cuEventRecord(ev[2 * i + 1], b->stream)))
+      goto cleanup;
+  }
+  if (CU(cuEventSynchronize(ev[2 * reps - 1])))
+    goto cleanup;
+  for (i = 0; i < reps; i++) {
+    float t;
+    if (CU(cuEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1])))
+      goto cleanup;
+    ms[i] = t;
+  }
+  tn_timing_from_samples(ms, reps, &res->timing);
+  rc = 0;
+cleanup:
+  if (ev)
+    for (i = 0; i < 2 * reps; i++)
+      if (ev[i])
+        b->cu.cuEventDestroy(ev[i]);
+  free(ev);
+  free(ms);
+  return rc;
+}
+
+static void finish_failure(tn_bench *b, tn_bench_result *res)
+{
+  res->status = TN_ST_FAILED;
+  if (b->last != CUDA_SUCCESS) {
+    if (res->reason[0] == '\0')
+      snprintf(res->reason, sizeof(res->reason), "%s", b->what);
+    res->fatal = tn_cuda_error_is_sticky(b->last);
+  }
+  if (res->reason[0] == '\0')
+    snprintf(res->reason, sizeof(res->reason), "failed without a reason");
+}
+
+int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
+                 tn_bench_result *res)
+{
+  const tn_family *f = tn_family_find(job->family);
+  CUmodule mod = NULL;
+  runner r;
+  int rc;
+
+  memset(res, 0, sizeof(*res));
+  b->last = CUDA_SUCCESS;
+  b->what[0] = '\0';
+  if (f == NULL) {
+    snprintf(res->reason, sizeof(res->reason), "unknown family '%s'",
+             job->family);
+    res->status = TN_ST_FAILED;
+    return 0;
+  }
+  memset(&r, 0, sizeof(r));
+  r.job = job;
+  r.f = f;
+  if (ensure_buffers(b, f, &job->problem) != 0)
+    goto fail;
+  res->sets = b->sets;
+
+  if (job->kind == TN_JOB_CANDIDATE) {
+    int max_threads = 0;
+    if (CU(cuModuleLoadData(&mod, cubin)) ||
+        CU(cuModuleGetFunction(&r.fn, mod, job->kernel)) ||
+        CU(cuFuncGetAttribute(&max_threads,
+                              CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, r.fn)))
+      goto fail;
+    if (max_threads < job->launch.threads) {
+      snprintf(res->reason, sizeof(res->reason),
+               "too many resources: the kernel's registers allow %d threads "
+               "per block, the launch needs %d",
+               max_threads, job->launch.threads);
+      goto fail;
+    }
+    if (job->launch.smem_dynamic > 0 &&
+        CU(cuFuncSetAttribute(r.fn,
+                              CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                              job->launch.smem_dynamic)))
+      goto fail;
+    /* check first: fresh inputs, poisoned outputs, one launch */
+    if (fill_buffers(b, job->seed) != 0 ||
+        enqueue(b, &r, 0, res->reason, sizeof(res->reason)) != 0 ||
+        CU(cuStreamSynchronize(b->stream)))
+      goto fail;
+    rc = verify(b, f, &job->problem, res);
+    if (rc < 0)
+      goto fail;
+    if (rc > 0) {
+      res->status = TN_ST_WRONG;
+      goto done;
+    }
+  } else {
+    if (fill_buffers(b, job->seed) != 0)
+      goto fail;
+    rc = enqueue(b, &r, 0, res->reason, sizeof(res->reason));
+    if (rc != 0 || CU(cuStreamSynchronize(b->stream))) {
+      if (b->last == CUDA_SUCCESS)
+        res->unavailable = 1; /* the library is missing, not broken */
+      goto fail;
+    }
+  }
+  if (time_runs(b, &r, res) != 0)
+    goto fail;
+  res->status = TN_ST_OK;
+  goto done;
+fail:
+  finish_failure(b, res);
+done:
+  if (mod && !res->fatal)
+    b->cu.cuModuleUnload(mod);
+  return 0;
+}
+
+int tn_bench_open(int ordinal, tn_bench **out, tn_device_info *info,
+                  tn_err *err)
+{
+  tn_bench *b = calloc(1, sizeof(*b));
+  int count = 0, v;
+  size_t mem = 0;
+
+  if (b == NULL)
+    return tn_errf(err, TN_ETOOL, "out of memory");
+  if (tn_cuda_load(&b->cu, err) != 0) {
+    free(b);
+    return TN_ENODEV;
+  }
+  if (CU(cuDeviceGetCount(&count)))
+    goto fail;
+  if (ordinal < 0 || ordinal >= count) {
+    tn_errf(err, TN_ENODEV, "no GPU %d: this machine has %d", ordinal, count);
+    goto fail_quiet;
+  }
+  if (CU(cuDeviceGet(&b->dev, ordinal)) ||
+      CU(cuDeviceGetName(b->info.name, sizeof(b->info.name), b->dev)) ||
+      CU(cuDeviceGetAttribute(&b->info.cc_major,
+                              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                              b->dev)) ||
+      CU(cuDeviceGetAttribute(&b->info.cc_minor,
+                              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                              b->dev)) ||
+      CU(cuDeviceGetAttribute(&b->info.sm_count,
+                              CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                              b->dev)) ||
+      CU(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
+                              b->dev)) ||
+      CU(cuDeviceGetAttribute(
+          &b->info.smem_per_block_optin,
+          CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, b->dev)) ||
+      CU(cuDeviceTotalMem(&mem, b->dev)) ||
+      CU(cuDriverGetVersion(&b->info.driver_version)) ||
+      CU(cuDeviceGetPCIBusId(b->info.pci_bus_id, sizeof(b->info.pci_bus_id),
+                             b->dev)))
+    goto fail;
+  b->info.l2_bytes = v;
+  b->info.total_mem = (long long)mem;
+  b->info.ordinal = ordinal;
+  b->info.device_count = count;
+  snprintf(b->info.arch, sizeof(b->info.arch), "sm_%d%d", b->info.cc_major,
+           b->info.cc_minor);
+  if (CU(cuDevicePrimaryCtxRetain(&b->ctx, b->dev)) ||
+      CU(cuCtxSetCurrent(b->ctx)) ||
+      CU(cuStreamCreate(&b->stream, CU_STREAM_NON_BLOCKING)))
+    goto fail;
+  *info = b->info;
+  *out = b;
+  return 0;
+fail:
+  tn_errf(err, TN_ENODEV, "GPU %d: %s", ordinal, b->what);
+fail_quiet:
+  tn_cuda_unload(&b->cu);
+  free(b);
+  return TN_ENODEV;
+}
+
+void tn_bench_close(tn_bench *b)
+{
+  if (b == NULL)
+    return;
+  free_buffers(b);
+  if (b->ref_module)
+    b->cu.cuModuleUnload(b->ref_module);
+  if (b->stream)
+    b->cu.cuStreamDestroy(b->stream);
+  if (b->ctx)
+    b->cu.cuDevicePrimaryCtxRelease(b->dev);
+  tn_cuda_unload(&b->cu);
+  free(b);
+}

@@ -1,0 +1,76 @@
+/* bench.h -- verification and timing on the GPU, inside a worker process.
+ *
+ * One job: load a candidate's CUBIN (or pick a baseline), fill fresh random
+ * inputs, poison the outputs, run once, read back and verify against the
+ * family's reference; then warm up and time many launches with CUDA events
+ * and report the median, quartiles, min and max.  When the buffers are
+ * smaller than twice the L2 cache, several copies are rotated so that timed
+ * launches do not run out of the cache. */
+#ifndef TN_BENCH_H
+#define TN_BENCH_H
+
+#include <stddef.h>
+
+#include "pipeline/config.h"
+#include "family/family.h"
+#include "pipeline/space.h"
+#include "base/util.h"
+
+typedef struct {
+  char name[128];
+  char arch[16]; /* "sm_90" */
+  int cc_major, cc_minor;
+  int sm_count;
+  long long l2_bytes;
+  long long total_mem;
+  int driver_version; /* 13000 for CUDA 13.0 */
+  char pci_bus_id[32];
+  int smem_per_block_optin;
+  int ordinal;
+  int device_count; /* GPUs the driver sees on this host */
+} tn_device_info;
+
+typedef enum { TN_JOB_CANDIDATE = 1, TN_JOB_BASELINE = 2 } tn_job_kind;
+
+typedef struct {
+  tn_job_kind kind;
+  char family[32];
+  char kernel[64];
+  char baseline[32]; /* for TN_JOB_BASELINE: "memcpy", "cublas", ... */
+  int candidate_id;
+  tn_problem problem;
+  tn_params params;
+  tn_launch launch;
+  tn_bench_settings bench;
+  unsigned long long seed; /* of this job's random inputs */
+  size_t cubin_len;
+} tn_bench_job;
+
+typedef struct {
+  int status;  /* TN_ST_OK, TN_ST_WRONG or TN_ST_FAILED */
+  int fatal;   /* the CUDA context is lost; the worker exits after this */
+  int unavailable; /* a baseline whose library is missing */
+  char reason[TN_REASON_LEN];
+  tn_timing timing;
+  int sets;    /* buffer copies rotated while timing */
+} tn_bench_result;
+
+typedef struct tn_bench tn_bench;
+
+/* Opens device `ordinal` in this process.  Returns 0, TN_ENODEV or
+ * TN_ETOOL with err. */
+int tn_bench_open(int ordinal, tn_bench **b, tn_device_info *info,
+                  tn_err *err);
+/* Runs one job.  Always fills res; returns 0. */
+int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
+                 tn_bench_result *res);
+void tn_bench_close(tn_bench *b);
+
+/* Median, quartiles, min and max of n samples (sorted in place). */
+void tn_timing_from_samples(double *ms, int n, tn_timing *t);
+
+/* The value outputs are poisoned with: a quiet NaN with a payload no
+ * arithmetic produces. */
+#define TN_POISON_BITS 0x7fc0deadu
+
+#endif

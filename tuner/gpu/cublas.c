@@ -1,0 +1,165 @@
+/* cublas.c -- cuBLAS SGEMM loaded with dlopen, for the gemm baseline.
+ *
+ * cublas_api.h gives the types and prototypes only; every function is
+ * taken with dlsym, so nothing here links against cuBLAS or cudart. */
+#define _POSIX_C_SOURCE 200809L
+#include "gpu/cublas.h"
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublas_api.h>
+
+#define CUBLAS_FUNCS(X)                                                      \
+  X(cublasCreate_v2)                                                         \
+  X(cublasDestroy_v2)                                                        \
+  X(cublasSetStream_v2)                                                      \
+  X(cublasSetMathMode)                                                       \
+  X(cublasSgemm_v2)
+
+static struct {
+  int tried;       /* loading was attempted; error says how it went */
+  void *lib;
+  cublasHandle_t handle;
+  char error[512];
+#define CUBLAS_DECLARE(f) __typeof__(&f) f;
+  CUBLAS_FUNCS(CUBLAS_DECLARE)
+#undef CUBLAS_DECLARE
+  __typeof__(&cublasGetStatusString) status_string; /* optional */
+} g;
+
+static const char *status_text(cublasStatus_t s)
+{
+  static char buf[32];
+  if (g.status_string)
+    return g.status_string(s);
+  snprintf(buf, sizeof(buf), "cuBLAS status %d", (int)s);
+  return buf;
+}
+
+static void *open_library(void)
+{
+  static const char *const names[] = {"libcublas.so.13", "libcublas.so.12",
+                                      "libcublas.so.11", "libcublas.so"};
+  const char *dirs[3];
+  char path[4096];
+  int i, d, nd = 0;
+  void *h;
+
+  for (i = 0; i < 4; i++) {
+    h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (h)
+      return h;
+  }
+  /* the toolkit's own folder, when the loader's path does not have it */
+  dirs[nd] = getenv("CUDA_HOME");
+  if (dirs[nd] && *dirs[nd])
+    nd++;
+  dirs[nd++] = "/usr/local/cuda";
+  for (d = 0; d < nd; d++)
+    for (i = 0; i < 4; i++) {
+      snprintf(path, sizeof(path), "%s/lib64/%s", dirs[d], names[i]);
+      h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+      if (h)
+        return h;
+    }
+  return NULL;
+}
+
+/* Loads the library and creates the handle.  Returns 0 or -1 (g.error). */
+static int load(void)
+{
+  cublasStatus_t s;
+  const char *sym = NULL;
+
+  g.tried = 1;
+  /* TF32 off whatever the environment says; cuBLAS reads it when loaded */
+  setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
+  g.lib = open_library();
+  if (g.lib == NULL) {
+    const char *e = dlerror();
+    snprintf(g.error, sizeof(g.error),
+             "cuBLAS not found (libcublas.so.13, .12, .11, libcublas.so): %s",
+             e ? e : "?");
+    return -1;
+  }
+#define CUBLAS_LOAD(f)                                                       \
+  if (sym == NULL) {                                                         \
+    *(void **)&g.f = dlsym(g.lib, #f);                                       \
+    if (g.f == NULL)                                                         \
+      sym = #f;                                                              \
+  }
+  CUBLAS_FUNCS(CUBLAS_LOAD)
+#undef CUBLAS_LOAD
+  *(void **)&g.status_string = dlsym(g.lib, "cublasGetStatusString");
+  if (sym) {
+    snprintf(g.error, sizeof(g.error), "cuBLAS lacks %s", sym);
+    goto fail;
+  }
+  s = g.cublasCreate_v2(&g.handle);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    snprintf(g.error, sizeof(g.error), "cublasCreate: %s", status_text(s));
+    g.handle = NULL;
+    goto fail;
+  }
+  s = g.cublasSetMathMode(g.handle, CUBLAS_DEFAULT_MATH);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    snprintf(g.error, sizeof(g.error), "cublasSetMathMode: %s",
+             status_text(s));
+    goto fail;
+  }
+  return 0;
+fail:
+  if (g.handle)
+    g.cublasDestroy_v2(g.handle);
+  g.handle = NULL;
+  dlclose(g.lib);
+  g.lib = NULL;
+  return -1;
+}
+
+int tn_cublas_sgemm(void *stream, int trans_a, int trans_b, int m, int n,
+                    int k, float alpha, unsigned long long a,
+                    unsigned long long b, float beta, unsigned long long c,
+                    char *why, size_t why_len)
+{
+  cublasStatus_t s;
+
+  if (!g.tried)
+    load();
+  if (g.handle == NULL) {
+    snprintf(why, why_len, "%s", g.error);
+    return -1;
+  }
+  s = g.cublasSetStream_v2(g.handle, (cudaStream_t)stream);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    snprintf(why, why_len, "cublasSetStream: %s", status_text(s));
+    return -1;
+  }
+  /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T, and a
+   * row-major buffer read column-major is its transpose: so B comes first,
+   * each operand transposed iff the problem transposes it, and the
+   * leading dimensions are the row lengths of the stored matrices. */
+  s = g.cublasSgemm_v2(g.handle, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                       trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha,
+                       (const float *)(uintptr_t)b, trans_b ? k : n,
+                       (const float *)(uintptr_t)a, trans_a ? m : k, &beta,
+                       (float *)(uintptr_t)c, n);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    snprintf(why, why_len, "cublasSgemm: %s", status_text(s));
+    return -1;
+  }
+  return 0;
+}
+
+void tn_cublas_unload(void)
+{
+  if (g.handle)
+    g.cublasDestroy_v2(g.handle);
+  if (g.lib)
+    dlclose(g.lib);
+  memset(&g, 0, sizeof(g));
+}

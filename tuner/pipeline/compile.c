@@ -1,0 +1,331 @@
+/* compile.c -- NVRTC, in parallel, with an on-disk cache. */
+#define _POSIX_C_SOURCE 200809L
+#include "pipeline/compile.h"
+
+#include <nvrtc.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/progress.h"
+
+#define MAX_OPTS 8
+
+/* Options for arch; the same list feeds the cache key. */
+static int build_options(const tn_arch *arch, char opts[MAX_OPTS][64])
+{
+  int n = 0;
+  snprintf(opts[n++], 64, "-arch=%s", arch->name);
+  snprintf(opts[n++], 64, "-std=c++17");
+  /* ptxas -v puts registers, spills and shared memory into the log */
+  snprintf(opts[n++], 64, "--ptxas-options=-v");
+  snprintf(opts[n++], 64, "-lineinfo");
+  return n;
+}
+
+void tn_compile_nvrtc_version(char *out, size_t n)
+{
+  int major = 0, minor = 0;
+  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+    snprintf(out, n, "unknown");
+  else
+    snprintf(out, n, "%d.%d", major, minor);
+}
+
+void tn_compile_default_cache(char *out, size_t n)
+{
+  const char *d = getenv("TUNER_CACHE_DIR");
+  if (d && *d) {
+    snprintf(out, n, "%s", d);
+    return;
+  }
+  d = getenv("XDG_CACHE_HOME");
+  if (d && *d) {
+    snprintf(out, n, "%s/tuner", d);
+    return;
+  }
+  d = getenv("HOME");
+  snprintf(out, n, "%s/.cache/tuner", d && *d ? d : "/tmp");
+}
+
+/* The integer just before marker in line (ptxas writes "N bytes smem",
+ * "N bytes stack frame, N bytes spill stores, ..."), or -1. */
+static int number_before(const char *line, const char *marker)
+{
+  const char *m = strstr(line, marker), *q;
+  if (m == NULL)
+    return -1;
+  q = m;
+  while (q > line && q[-1] == ' ')
+    q--;
+  while (q > line && q[-1] >= '0' && q[-1] <= '9')
+    q--;
+  return (q[0] >= '0' && q[0] <= '9') ? atoi(q) : -1;
+}
+
+int tn_compile_parse_resources(const char *log, tn_candidate *c)
+{
+  const char *p;
+  int found = 0;
+  c->regs = c->spill_stores = c->spill_loads = c->stack_bytes = 0;
+  if (log == NULL)
+    return -1;
+  for (p = log; p && *p;) {
+    const char *eol = strchr(p, '\n');
+    size_t len = eol ? (size_t)(eol - p) : strlen(p);
+    char line[512];
+    const char *u;
+    int v;
+    if (len >= sizeof(line))
+      len = sizeof(line) - 1;
+    memcpy(line, p, len);
+    line[len] = '\0';
+    u = strstr(line, "Used ");
+    if (u != NULL && sscanf(u, "Used %d registers", &v) == 1) {
+      c->regs = v;
+      found = 1;
+      v = number_before(line, "bytes smem");
+      if (v >= 0)
+        c->smem_bytes = v;
+    }
+    v = number_before(line, "bytes stack frame");
+    if (v >= 0)
+      c->stack_bytes = v;
+    v = number_before(line, "bytes spill stores");
+    if (v >= 0)
+      c->spill_stores = v;
+    v = number_before(line, "bytes spill loads");
+    if (v >= 0)
+      c->spill_loads = v;
+    p = eol ? eol + 1 : NULL;
+  }
+  return found ? 0 : -1;
+}
+
+/* Copies a compiled program's CUBIN out.  Returns 0 or TN_ETOOL. */
+static int take_cubin(nvrtcProgram prog, void **cubin, size_t *cubin_len,
+                      tn_err *err)
+{
+  size_t len = 0;
+  nvrtcResult r = nvrtcGetCUBINSize(prog, &len);
+  if (r != NVRTC_SUCCESS)
+    return tn_errf(err, TN_ETOOL, "nvrtcGetCUBINSize: %s",
+                   nvrtcGetErrorString(r));
+  *cubin = malloc(len);
+  if (*cubin == NULL)
+    return tn_errf(err, TN_ETOOL, "out of memory for a %zu-byte CUBIN", len);
+  r = nvrtcGetCUBIN(prog, *cubin);
+  if (r != NVRTC_SUCCESS) {
+    free(*cubin);
+    *cubin = NULL;
+    return tn_errf(err, TN_ETOOL, "nvrtcGetCUBIN: %s", nvrtcGetErrorString(r));
+  }
+  *cubin_len = len;
+  return 0;
+}
+
+int tn_compile_source(const char *source, const char *name,
+                      const tn_template *t, const tn_arch *arch,
+                      void **cubin, size_t *cubin_len, char **log,
+                      tn_err *err)
+{
+  char opts[MAX_OPTS][64];
+  const char *optp[MAX_OPTS];
+  nvrtcProgram prog;
+  nvrtcResult r;
+  size_t len = 0;
+  int i, n = build_options(arch, opts), rc = 0;
+
+  *cubin = NULL;
+  *cubin_len = 0;
+  *log = NULL;
+  for (i = 0; i < n; i++)
+    optp[i] = opts[i];
+  r = nvrtcCreateProgram(&prog, source, name, t ? t->n_headers : 0,
+                         t ? (const char *const *)t->header_texts : NULL,
+                         t ? (const char *const *)t->header_names : NULL);
+  if (r != NVRTC_SUCCESS)
+    return tn_errf(err, TN_ETOOL, "nvrtcCreateProgram: %s",
+                   nvrtcGetErrorString(r));
+  r = nvrtcCompileProgram(prog, n, optp);
+  if (nvrtcGetProgramLogSize(prog, &len) == NVRTC_SUCCESS && len > 1) {
+    *log = malloc(len);
+    if (*log && nvrtcGetProgramLog(prog, *log) != NVRTC_SUCCESS) {
+      free(*log);
+      *log = NULL;
+    }
+  }
+  if (r == NVRTC_ERROR_COMPILATION) {
+    rc = 1;
+  } else if (r != NVRTC_SUCCESS) {
+    rc = tn_errf(err, TN_ETOOL, "nvrtcCompileProgram: %s",
+                 nvrtcGetErrorString(r));
+  } else {
+    rc = take_cubin(prog, cubin, cubin_len, err);
+  }
+  nvrtcDestroyProgram(&prog);
+  return rc;
+}
+
+/* Cache key of a source compiled for arch. */
+static void cache_key(const char *source, const tn_template *t,
+                      const tn_arch *arch, char key[33])
+{
+  char opts[MAX_OPTS][64], ver[32], optline[MAX_OPTS * 64] = "";
+  const void *parts[4 + 2 * TN_MAX_HEADERS];
+  size_t lens[4 + 2 * TN_MAX_HEADERS];
+  int i, n = build_options(arch, opts), np = 0;
+
+  for (i = 0; i < n; i++) {
+    strcat(optline, opts[i]);
+    strcat(optline, " ");
+  }
+  tn_compile_nvrtc_version(ver, sizeof(ver));
+  parts[np] = source;
+  lens[np++] = strlen(source);
+  parts[np] = optline;
+  lens[np++] = strlen(optline);
+  parts[np] = ver;
+  lens[np++] = strlen(ver);
+  for (i = 0; i < t->n_headers; i++) {
+    parts[np] = t->header_names[i];
+    lens[np++] = strlen(t->header_names[i]);
+    parts[np] = t->header_texts[i];
+    lens[np++] = strlen(t->header_texts[i]);
+  }
+  tn_hash_hex(parts, lens, np, key);
+}
+
+/* Looks the key up: 1 if found (cubin or recorded failure), else 0. */
+static int cache_get(const char *dir, const char *key, tn_candidate *c)
+{
+  char path[4200];
+  tn_err ignore = {{0}};
+  size_t len = 0;
+  char *data = NULL;
+
+  snprintf(path, sizeof(path), "%s/%s.fail", dir, key);
+  if (tn_read_file(path, &data, &len, &ignore) == 0) {
+    c->log = data;
+    c->status = TN_ST_COMPILE_ERROR;
+    return 1;
+  }
+  snprintf(path, sizeof(path), "%s/%s.cubin", dir, key);
+  if (tn_read_file(path, &data, &len, &ignore) != 0 || len == 0) {
+    if (len == 0 && data)
+      free(data);
+    return 0;
+  }
+  c->cubin = data;
+  c->cubin_len = len;
+  snprintf(path, sizeof(path), "%s/%s.log", dir, key);
+  if (tn_read_file(path, &data, &len, &ignore) == 0)
+    c->log = data;
+  c->status = TN_ST_COMPILED;
+  return 1;
+}
+
+/* Stores a result; a cache that cannot be written only costs speed. */
+static void cache_put(const char *dir, const char *key, const tn_candidate *c)
+{
+  char path[4200];
+  tn_err ignore = {{0}};
+  const char *log = c->log ? c->log : "";
+  if (c->status == TN_ST_COMPILE_ERROR) {
+    snprintf(path, sizeof(path), "%s/%s.fail", dir, key);
+    tn_write_file_atomic(path, log, strlen(log), &ignore);
+    return;
+  }
+  snprintf(path, sizeof(path), "%s/%s.log", dir, key);
+  tn_write_file_atomic(path, log, strlen(log), &ignore);
+  snprintf(path, sizeof(path), "%s/%s.cubin", dir, key);
+  tn_write_file_atomic(path, c->cubin, c->cubin_len, &ignore);
+}
+
+int tn_compile_space(const tn_job *job, const tn_template *t,
+                     const tn_arch *arch, tn_space *space,
+                     const tn_compile_opts *opts, tn_compile_stats *stats,
+                     tn_err *err)
+{
+  tn_progress bar;
+  int i, todo = tn_space_count(space, TN_ST_PENDING), fatal = 0;
+  int use_cache = opts->cache_dir[0] != '\0';
+  double t0 = tn_now();
+
+  memset(stats, 0, sizeof(*stats));
+  if (use_cache && tn_mkdirs(opts->cache_dir, err) != 0) {
+    /* a cache we cannot create is not worth stopping for */
+    fprintf(stderr, "tuner: warning: no compile cache: %s\n", err->msg);
+    err->msg[0] = '\0';
+    use_cache = 0;
+  }
+  if (opts->jobs > 0)
+    omp_set_num_threads(opts->jobs);
+  stats->threads = omp_get_max_threads();
+  tn_progress_start(&bar, "compile", todo, opts->quiet);
+
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : fatal)
+  for (i = 0; i < space->n; i++) {
+    tn_candidate *c = &space->c[i];
+    tn_err local = {{0}};
+    char *source = NULL, key[33], name[64];
+    double c0;
+    int rc;
+
+    if (c->status != TN_ST_PENDING || fatal)
+      continue;
+    c0 = tn_now();
+    snprintf(name, sizeof(name), "%s_%d.cu", job->family->name, c->id);
+    if (tn_render(job->family, &c->params, &job->problems[0], t, &source,
+                  &local) != 0) {
+      fatal++;
+#pragma omp critical(tn_compile_err)
+      tn_errf(err, TN_ETOOL, "%s", local.msg);
+      continue;
+    }
+    cache_key(source, t, arch, key);
+    if (use_cache && cache_get(opts->cache_dir, key, c)) {
+      c->cache_hit = 1;
+    } else {
+      rc = tn_compile_source(source, name, t, arch, &c->cubin, &c->cubin_len,
+                             &c->log, &local);
+      if (rc < 0) {
+        fatal++;
+#pragma omp critical(tn_compile_err)
+        tn_errf(err, TN_ETOOL, "%s", local.msg);
+        free(source);
+        continue;
+      }
+      c->status = rc == 0 ? TN_ST_COMPILED : TN_ST_COMPILE_ERROR;
+      if (use_cache)
+        cache_put(opts->cache_dir, key, c);
+    }
+    free(source);
+    if (c->status == TN_ST_COMPILE_ERROR) {
+      snprintf(c->reason, sizeof(c->reason), "NVRTC: %.900s",
+               c->log ? c->log : "compile error without a log");
+    } else {
+      tn_compile_parse_resources(c->log, c);
+    }
+    c->compile_s = tn_now() - c0;
+    tn_progress_step(&bar, name);
+  }
+  tn_progress_end(&bar);
+
+  for (i = 0; i < space->n; i++) {
+    const tn_candidate *c = &space->c[i];
+    if (c->status != TN_ST_COMPILED && c->status != TN_ST_COMPILE_ERROR)
+      continue;
+    if (c->cache_hit)
+      stats->cached++;
+    else {
+      stats->compiled++;
+      stats->cpu_s += c->compile_s;
+    }
+    stats->failed += c->status == TN_ST_COMPILE_ERROR;
+  }
+  stats->wall_s = tn_now() - t0;
+  return fatal ? TN_ETOOL : 0;
+}

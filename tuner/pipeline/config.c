@@ -1,0 +1,567 @@
+/* config.c -- a libconfig file into a job description.
+ *
+ * Strict: unknown keys, wrong types, empty lists and values out of range
+ * are errors that name the file and line.  Nothing here touches the GPU or
+ * writes a file. */
+#define _POSIX_C_SOURCE 200809L
+#include "pipeline/config.h"
+
+#include <libconfig.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/expr.h"
+
+typedef struct {
+  const char *file;
+  tn_err *err;
+} ctx;
+
+static int line_of(const config_setting_t *s)
+{
+  return (int)config_setting_source_line(s);
+}
+
+/* Formats "FILE:LINE: message" and returns TN_EINPUT. */
+static int bad(ctx *c, const config_setting_t *s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int bad(ctx *c, const config_setting_t *s, const char *fmt, ...)
+{
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  return tn_errf(c->err, TN_EINPUT, "%s:%d: %s", c->file, line_of(s), msg);
+}
+
+/* Rejects members of group s not in allowed (NULL-terminated). */
+static int only_keys(ctx *c, const config_setting_t *s, const char *where,
+                     const char *const *allowed)
+{
+  int i, n = config_setting_length(s);
+  for (i = 0; i < n; i++) {
+    const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
+    const char *name = config_setting_name(m);
+    const char *const *a;
+    char list[512] = "";
+    size_t used = 0;
+    for (a = allowed; *a; a++)
+      if (strcmp(*a, name) == 0)
+        break;
+    if (*a)
+      continue;
+    for (a = allowed; *a && used < sizeof(list); a++)
+      used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+                               a == allowed ? "" : ", ", *a);
+    return bad(c, m, "unknown key '%s%s%s' (expected one of: %s)", where,
+               where[0] ? "." : "", name, list);
+  }
+  return 0;
+}
+
+static int is_int(const config_setting_t *s)
+{
+  int t = config_setting_type(s);
+  return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64;
+}
+
+static int get_int(ctx *c, const config_setting_t *s, const char *what,
+                   long long lo, long long hi, long long *out)
+{
+  long long v;
+  if (!is_int(s))
+    return bad(c, s, "%s: expected an integer", what);
+  v = config_setting_get_int64(s);
+  if (v < lo || v > hi)
+    return bad(c, s, "%s: %lld is out of range [%lld, %lld]", what, v, lo,
+               hi);
+  *out = v;
+  return 0;
+}
+
+static int get_number(ctx *c, const config_setting_t *s, const char *what,
+                      double lo, double hi, double *out)
+{
+  double v;
+  if (is_int(s))
+    v = (double)config_setting_get_int64(s);
+  else if (config_setting_type(s) == CONFIG_TYPE_FLOAT)
+    v = config_setting_get_float(s);
+  else
+    return bad(c, s, "%s: expected a number", what);
+  if (!(v >= lo && v <= hi))
+    return bad(c, s, "%s: %g is out of range [%g, %g]", what, v, lo, hi);
+  *out = v;
+  return 0;
+}
+
+static int get_bool(ctx *c, const config_setting_t *s, const char *what,
+                    int *out)
+{
+  if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+    return bad(c, s, "%s: expected true or false", what);
+  *out = config_setting_get_bool(s);
+  return 0;
+}
+
+static int get_string(ctx *c, const config_setting_t *s, const char *what,
+                      char *out, size_t n)
+{
+  const char *v;
+  if (config_setting_type(s) != CONFIG_TYPE_STRING)
+    return bad(c, s, "%s: expected a string", what);
+  v = config_setting_get_string(s);
+  if (v[0] == '\0')
+    return bad(c, s, "%s: must not be empty", what);
+  if (tn_strlcpy(out, v, n))
+    return bad(c, s, "%s: longer than %zu characters", what, n - 1);
+  return 0;
+}
+
+static int parse_size(ctx *c, const config_setting_t *s, const tn_family *f,
+                      tn_size *out)
+{
+  int i, n;
+  if (config_setting_type(s) != CONFIG_TYPE_ARRAY)
+    return bad(c, s, "problem.sizes: expected [%s] or a list of them",
+               f->dim_names);
+  n = config_setting_length(s);
+  if (n != f->n_dims)
+    return bad(c, s, "problem.sizes: a %s size has %d entries [%s], not %d",
+               f->name, f->n_dims, f->dim_names, n);
+  out->n_dims = n;
+  for (i = 0; i < n; i++) {
+    const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+    int rc = get_int(c, e, "problem.sizes", 1, 2147483647LL, &out->dims[i]);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+static int parse_problem(ctx *c, const config_setting_t *s, tn_job *job)
+{
+  static const char *const keys[] = {"sizes", "trans_a", "trans_b", "alpha",
+                                     "beta", NULL};
+  static const char *const keys_plain[] = {"sizes", NULL};
+  const config_setting_t *sizes, *m;
+  tn_problem base;
+  int rc, i;
+
+  if (!config_setting_is_group(s))
+    return bad(c, s, "problem: expected a group { ... }");
+  rc = only_keys(c, s, "problem",
+                 job->family->has_gemm_options ? keys : keys_plain);
+  if (rc)
+    return rc;
+  memset(&base, 0, sizeof(base));
+  base.alpha = 1.0;
+  base.beta = 0.0;
+  m = config_setting_get_member(s, "trans_a");
+  if (m) {
+    rc = get_bool(c, m, "problem.trans_a", &base.trans_a);
+    if (rc)
+      return rc;
+  }
+  m = config_setting_get_member(s, "trans_b");
+  if (m) {
+    rc = get_bool(c, m, "problem.trans_b", &base.trans_b);
+    if (rc)
+      return rc;
+  }
+  m = config_setting_get_member(s, "alpha");
+  if (m) {
+    rc = get_number(c, m, "problem.alpha", -1e30, 1e30, &base.alpha);
+    if (rc)
+      return rc;
+  }
+  m = config_setting_get_member(s, "beta");
+  if (m) {
+    rc = get_number(c, m, "problem.beta", -1e30, 1e30, &base.beta);
+    if (rc)
+      return rc;
+  }
+
+  sizes = config_setting_get_member(s, "sizes");
+  if (sizes == NULL)
+    return bad(c, s, "problem: missing 'sizes' ([%s] or a list of them)",
+               job->family->dim_names);
+  if (config_setting_type(sizes) == CONFIG_TYPE_ARRAY) {
+    job->n_problems = 1;
+    job->problems[0] = base;
+    return parse_size(c, sizes, job->family, &job->problems[0].size);
+  }
+  if (config_setting_type(sizes) != CONFIG_TYPE_LIST)
+    return bad(c, sizes, "problem.sizes: expected [%s] or a list of them",
+               job->family->dim_names);
+  if (config_setting_length(sizes) == 0)
+    return bad(c, sizes, "problem.sizes: the list is empty");
+  if (config_setting_length(sizes) > TN_MAX_SIZES)
+    return bad(c, sizes, "problem.sizes: more than %d sizes", TN_MAX_SIZES);
+  job->n_problems = config_setting_length(sizes);
+  for (i = 0; i < job->n_problems; i++) {
+    job->problems[i] = base;
+    rc = parse_size(c, config_setting_get_elem(sizes, (unsigned)i),
+                    job->family, &job->problems[i].size);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+static int parse_param(ctx *c, const config_setting_t *s,
+                       const tn_param_desc *d, tn_param_values *out)
+{
+  int i, j, n, t = config_setting_type(s);
+  char what[96];
+
+  snprintf(what, sizeof(what), "space.%s", d->name);
+  out->line = line_of(s);
+  if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
+    /* a single value is a list of one */
+    n = 1;
+  } else {
+    n = config_setting_length(s);
+    if (n == 0)
+      return bad(c, s, "%s: the list of values is empty", what);
+    if (n > TN_MAX_VALUES)
+      return bad(c, s, "%s: more than %d values", what, TN_MAX_VALUES);
+  }
+  out->n = n;
+  for (i = 0; i < n; i++) {
+    const config_setting_t *e =
+        (t == CONFIG_TYPE_ARRAY || t == CONFIG_TYPE_LIST)
+            ? config_setting_get_elem(s, (unsigned)i)
+            : s;
+    tn_value *v = &out->values[i];
+    memset(v, 0, sizeof(*v));
+    if (d->kind == TN_PARAM_INT) {
+      int rc = get_int(c, e, what, d->min, d->max, &v->i);
+      if (rc)
+        return rc;
+    } else {
+      char text[64], why[256];
+      int rc = get_string(c, e, what, text, sizeof(text));
+      if (rc)
+        return rc;
+      if (tn_swizzle_parse(text, &v->sw, why, sizeof(why)) != 0)
+        return bad(c, e, "%s: %s", what, why);
+      v->i = (long long)i;
+    }
+    for (j = 0; j < i; j++) {
+      int same = d->kind == TN_PARAM_INT
+                     ? out->values[j].i == v->i
+                     : memcmp(&out->values[j].sw, &v->sw, sizeof(v->sw)) == 0;
+      if (same)
+        return bad(c, e, "%s: value listed twice", what);
+    }
+  }
+  return 0;
+}
+
+static int parse_space(ctx *c, const config_setting_t *s, tn_job *job)
+{
+  const tn_family *f = job->family;
+  int i, n;
+
+  if (!config_setting_is_group(s))
+    return bad(c, s, "space: expected a group { parameter = [values]; }");
+  job->space_line = line_of(s);
+  n = config_setting_length(s);
+  for (i = 0; i < n; i++) {
+    const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
+    int k = tn_param_index(f->params, f->n_params, config_setting_name(m));
+    int rc;
+    if (k < 0) {
+      char list[512] = "";
+      size_t used = 0;
+      int j;
+      for (j = 0; j < f->n_params; j++)
+        used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+                                 j ? ", " : "", f->params[j].name);
+      return bad(c, m, "space: '%s' is not a parameter of %s (it has: %s)",
+                 config_setting_name(m), f->name, list);
+    }
+    rc = parse_param(c, m, &f->params[k], &job->values[k]);
+    if (rc)
+      return rc;
+  }
+  /* Parameters the config leaves out take the family's default. */
+  for (i = 0; i < f->n_params; i++) {
+    tn_param_values *pv = &job->values[i];
+    if (pv->n > 0)
+      continue;
+    pv->n = 1;
+    pv->line = line_of(s);
+    memset(&pv->values[0], 0, sizeof(pv->values[0]));
+    pv->values[0].i = f->params[i].def;
+  }
+  return 0;
+}
+
+/* Any identifier a constraint may use, at load time (values unknown). */
+static int any_name(void *vctx, const char *name, long long *value)
+{
+  const tn_family *f = vctx;
+  *value = 1;
+  if (tn_param_index(f->params, f->n_params, name) >= 0)
+    return 0;
+  if (strcmp(name, "threads") == 0 || strcmp(name, "smem_bytes") == 0)
+    return 0;
+  return -1;
+}
+
+static int parse_constraints(ctx *c, const config_setting_t *s, tn_job *job)
+{
+  int i, n, t = config_setting_type(s);
+  if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+    return bad(c, s, "constraints: expected a list of strings");
+  n = config_setting_length(s);
+  if (n > TN_MAX_CONSTRAINTS)
+    return bad(c, s, "constraints: more than %d", TN_MAX_CONSTRAINTS);
+  for (i = 0; i < n; i++) {
+    const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+    char why[256];
+    int rc = get_string(c, e, "constraints", job->constraints[i],
+                        sizeof(job->constraints[i]));
+    if (rc)
+      return rc;
+    if (tn_expr_check(job->constraints[i], any_name, (void *)job->family,
+                      why, sizeof(why)) != 0)
+      return bad(c, e, "constraint \"%s\": %s (names: the parameters, %s)",
+                 job->constraints[i], why, TN_CONSTRAINT_NAMES);
+    job->constraint_lines[i] = line_of(e);
+  }
+  job->n_constraints = n;
+  return 0;
+}
+
+static int parse_bench(ctx *c, const config_setting_t *s, tn_job *job)
+{
+  static const char *const keys[] = {"repetitions", "warmup", "timeout_s",
+                                     "seed", "min_noise", NULL};
+  const config_setting_t *m;
+  long long v;
+  int rc;
+
+  if (!config_setting_is_group(s))
+    return bad(c, s, "bench: expected a group { ... }");
+  rc = only_keys(c, s, "bench", keys);
+  if (rc)
+    return rc;
+  m = config_setting_get_member(s, "repetitions");
+  if (m) {
+    rc = get_int(c, m, "bench.repetitions", 1, 100000, &v);
+    if (rc)
+      return rc;
+    job->bench.repetitions = (int)v;
+  }
+  m = config_setting_get_member(s, "warmup");
+  if (m) {
+    rc = get_int(c, m, "bench.warmup", 0, 100000, &v);
+    if (rc)
+      return rc;
+    job->bench.warmup = (int)v;
+  }
+  m = config_setting_get_member(s, "timeout_s");
+  if (m) {
+    rc = get_number(c, m, "bench.timeout_s", 0.1, 86400.0,
+                    &job->bench.timeout_s);
+    if (rc)
+      return rc;
+  }
+  m = config_setting_get_member(s, "seed");
+  if (m) {
+    rc = get_int(c, m, "bench.seed", 0, 9007199254740991LL, &v);
+    if (rc)
+      return rc;
+    job->bench.seed = (unsigned long long)v;
+  }
+  m = config_setting_get_member(s, "min_noise");
+  if (m) {
+    rc = get_number(c, m, "bench.min_noise", 0.0, 0.5, &job->bench.min_noise);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+static int parse_output(ctx *c, const config_setting_t *s, tn_job *job)
+{
+  static const char *const keys[] = {"dir", NULL};
+  const config_setting_t *m;
+  int rc;
+  if (!config_setting_is_group(s))
+    return bad(c, s, "output: expected a group { dir = \"...\"; }");
+  rc = only_keys(c, s, "output", keys);
+  if (rc)
+    return rc;
+  m = config_setting_get_member(s, "dir");
+  if (m) {
+    rc = get_string(c, m, "output.dir", job->output_dir,
+                    sizeof(job->output_dir));
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+static int parse_template(ctx *c, const config_setting_t *s, tn_job *job)
+{
+  char rel[TN_PATH_LEN], dir[TN_PATH_LEN];
+  struct stat st;
+  int rc = get_string(c, s, "template", rel, sizeof(rel));
+  if (rc)
+    return rc;
+  /* relative to the config file, so configs work from any directory */
+  tn_dirname(dir, sizeof(dir), c->file);
+  if (tn_path_join(job->template_path, sizeof(job->template_path), dir,
+                   rel) != 0)
+    return bad(c, s, "template: path too long");
+  if (stat(job->template_path, &st) != 0 || !S_ISREG(st.st_mode))
+    return bad(c, s, "template: '%s' (resolved to %s) is not a readable file",
+               rel, job->template_path);
+  return 0;
+}
+
+static void set_defaults(tn_job *job)
+{
+  job->bench.repetitions = 100;
+  job->bench.warmup = 10;
+  job->bench.timeout_s = 30.0;
+  job->bench.seed = 0;
+  job->bench.min_noise = 0.01;
+  tn_strlcpy(job->output_dir, "results", sizeof(job->output_dir));
+}
+
+/* Reads the file at path, or text when it is not NULL (named path). */
+static int load(const char *path, const char *text, tn_job *job, tn_err *err)
+{
+  static const char *const keys[] = {"name",        "family", "template",
+                                     "problem",     "space",  "constraints",
+                                     "bench",       "output", NULL};
+  config_t cfg;
+  config_setting_t *root, *s;
+  ctx c;
+  char family[64];
+  int rc = 0;
+
+  memset(job, 0, sizeof(*job));
+  set_defaults(job);
+  c.file = path;
+  c.err = err;
+  if (tn_strlcpy(job->path, path, sizeof(job->path)))
+    return tn_errf(err, TN_EINPUT, "%s: path too long", path);
+
+  config_init(&cfg);
+  if (!(text ? config_read_string(&cfg, text) : config_read_file(&cfg, path))) {
+    if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
+      rc = tn_errf(err, TN_EINPUT, "%s: cannot read the file", path);
+    else
+      rc = tn_errf(err, TN_EINPUT, "%s:%d: syntax error: %s",
+                   config_error_file(&cfg) && !text ? config_error_file(&cfg)
+                                                    : path,
+                   config_error_line(&cfg), config_error_text(&cfg));
+    goto cleanup;
+  }
+  root = config_root_setting(&cfg);
+  rc = only_keys(&c, root, "", keys);
+  if (rc)
+    goto cleanup;
+
+  s = config_setting_get_member(root, "family");
+  if (s == NULL) {
+    char list[256];
+    tn_family_list(list, sizeof(list));
+    rc = tn_errf(err, TN_EINPUT, "%s:1: missing 'family' (one of: %s)", path,
+                 list);
+    goto cleanup;
+  }
+  rc = get_string(&c, s, "family", family, sizeof(family));
+  if (rc)
+    goto cleanup;
+  job->family = tn_family_find(family);
+  if (job->family == NULL) {
+    char list[256];
+    tn_family_list(list, sizeof(list));
+    rc = bad(&c, s, "family: unknown '%s' (known: %s)", family, list);
+    goto cleanup;
+  }
+  tn_strlcpy(job->name, job->family->name, sizeof(job->name));
+  s = config_setting_get_member(root, "name");
+  if (s) {
+    rc = get_string(&c, s, "name", job->name, sizeof(job->name));
+    if (rc)
+      goto cleanup;
+    tn_sanitize_name(job->name);
+  }
+
+  s = config_setting_get_member(root, "template");
+  if (s == NULL) {
+    rc = tn_errf(err, TN_EINPUT, "%s:1: missing 'template' (a .cu file)",
+                 path);
+    goto cleanup;
+  }
+  rc = parse_template(&c, s, job);
+  if (rc)
+    goto cleanup;
+
+  s = config_setting_get_member(root, "problem");
+  if (s == NULL) {
+    rc = tn_errf(err, TN_EINPUT,
+                 "%s:1: missing 'problem' (problem = { sizes = [%s]; })",
+                 path, job->family->dim_names);
+    goto cleanup;
+  }
+  rc = parse_problem(&c, s, job);
+  if (rc)
+    goto cleanup;
+
+  s = config_setting_get_member(root, "space");
+  if (s == NULL) {
+    rc = tn_errf(err, TN_EINPUT,
+                 "%s:1: missing 'space' (space = { parameter = [values]; })",
+                 path);
+    goto cleanup;
+  }
+  rc = parse_space(&c, s, job);
+  if (rc)
+    goto cleanup;
+  s = config_setting_get_member(root, "constraints");
+  if (s) {
+    rc = parse_constraints(&c, s, job);
+    if (rc)
+      goto cleanup;
+  }
+  s = config_setting_get_member(root, "bench");
+  if (s) {
+    rc = parse_bench(&c, s, job);
+    if (rc)
+      goto cleanup;
+  }
+  s = config_setting_get_member(root, "output");
+  if (s) {
+    rc = parse_output(&c, s, job);
+    if (rc)
+      goto cleanup;
+  }
+
+cleanup:
+  config_destroy(&cfg);
+  return rc;
+}
+
+int tn_config_load(const char *path, tn_job *job, tn_err *err)
+{
+  return load(path, NULL, job, err);
+}
+
+int tn_config_load_string(const char *text, const char *name, tn_job *job,
+                          tn_err *err)
+{
+  return load(name, text, job, err);
+}

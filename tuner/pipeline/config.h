@@ -1,0 +1,51 @@
+/* config.h -- a libconfig file into a job description.
+ *
+ * Every problem in the file is reported as "FILE:LINE: what was expected"
+ * and returns TN_EINPUT before any work is done.  The format is documented
+ * in docs/config.md and the files in configs/. */
+#ifndef TN_CONFIG_H
+#define TN_CONFIG_H
+
+#include "family/family.h"
+#include "family/param.h"
+#include "base/util.h"
+
+#define TN_PATH_LEN 4096
+
+typedef struct {
+  int repetitions;   /* timed launches per measurement */
+  int warmup;        /* untimed launches before them */
+  double timeout_s;  /* a job running longer is killed and marked failed */
+  unsigned long long seed; /* of the random inputs; 0: from the clock */
+  double min_noise;  /* smallest relative difference told apart */
+} tn_bench_settings;
+
+typedef struct {
+  char path[TN_PATH_LEN];       /* the config file */
+  char name[64];                /* names results and headers */
+  const tn_family *family;
+  char template_path[TN_PATH_LEN];
+  int n_problems;
+  tn_problem problems[TN_MAX_SIZES];
+  tn_param_values values[TN_MAX_PARAMS]; /* by family parameter index */
+  int space_line;                        /* of the space group */
+  int n_constraints;
+  char constraints[TN_MAX_CONSTRAINTS][256];
+  int constraint_lines[TN_MAX_CONSTRAINTS];
+  tn_bench_settings bench;
+  char output_dir[TN_PATH_LEN];
+} tn_job;
+
+/* Loads path into job.  Returns 0, TN_EINPUT with "path:line: ..." in err,
+ * or TN_ETOOL. */
+int tn_config_load(const char *path, tn_job *job, tn_err *err);
+
+/* The same from text in memory, reported as if it were the file name (a
+ * template path in it is relative to name's folder). */
+int tn_config_load_string(const char *text, const char *name, tn_job *job,
+                          tn_err *err);
+
+/* Names a constraint may use besides the parameters. */
+#define TN_CONSTRAINT_NAMES "threads, smem_bytes"
+
+#endif

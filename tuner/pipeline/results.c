@@ -1,0 +1,431 @@
+/* results.c -- the results of a run as JSON, and its journal. */
+#define _POSIX_C_SOURCE 200809L
+#include "pipeline/results.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static json_t *timing_json(const tn_timing *t)
+{
+  return json_pack("{s:f, s:f, s:f, s:f, s:f, s:i}", "median_ms", t->median_ms,
+                   "min_ms", t->min_ms, "max_ms", t->max_ms, "q1_ms", t->q1_ms,
+                   "q3_ms", t->q3_ms, "repetitions", t->repetitions);
+}
+
+static int timing_from_json(json_t *o, tn_timing *t)
+{
+  memset(t, 0, sizeof(*t));
+  return json_unpack(o, "{s:F, s:F, s:F, s:F, s:F, s:i}", "median_ms",
+                     &t->median_ms, "min_ms", &t->min_ms, "max_ms", &t->max_ms,
+                     "q1_ms", &t->q1_ms, "q3_ms", &t->q3_ms, "repetitions",
+                     &t->repetitions);
+}
+
+static const char *unit_name(const tn_family *f)
+{
+  return f->unit == TN_UNIT_GBPS ? "GB/s" : "TFLOP/s";
+}
+
+static json_t *params_json(const tn_family *f, const tn_params *p)
+{
+  json_t *o = json_object();
+  int k;
+  for (k = 0; k < f->n_params; k++) {
+    char sw[32];
+    if (f->params[k].kind == TN_PARAM_SWIZZLE)
+      json_object_set_new(o, f->params[k].name,
+                          json_string(tn_swizzle_name(&p->v[k].sw, sw,
+                                                      sizeof(sw))));
+    else
+      json_object_set_new(o, f->params[k].name, json_integer(p->v[k].i));
+  }
+  return o;
+}
+
+/* The reference baseline's total, or 0 if it was not measured. */
+static double reference_ms(const tn_run *run)
+{
+  if (run->n_baselines > 0 && run->baselines[0].status == TN_ST_OK)
+    return run->baselines[0].total_ms;
+  return 0.0;
+}
+
+static json_t *model_json(const tn_model_cost *m)
+{
+  return json_pack("{s:I, s:I, s:I, s:I, s:I, s:i, s:I, s:f}",
+                   "ld_wavefronts", (json_int_t)m->ld_wavefronts,
+                   "st_wavefronts", (json_int_t)m->st_wavefronts, "ld_insts",
+                   (json_int_t)m->ld_insts, "st_insts",
+                   (json_int_t)m->st_insts, "ideal_wavefronts",
+                   (json_int_t)m->ideal_wavefronts, "max_degree",
+                   m->max_degree, "blocks", (json_int_t)m->blocks,
+                   "wavefronts_per_block", tn_model_wavefronts_per_block(m));
+}
+
+json_t *tn_results_candidate(const tn_run *run, const tn_candidate *c)
+{
+  const tn_job *job = run->job;
+  const tn_family *f = job->family;
+  json_t *o = json_object();
+  char text[512];
+  int k;
+
+  tn_params_format(f->params, f->n_params, &c->params, text, sizeof(text));
+  json_object_set_new(o, "id", json_integer(c->id));
+  json_object_set_new(o, "params", params_json(f, &c->params));
+  json_object_set_new(o, "params_text", json_string(text));
+  json_object_set_new(o, "status", json_string(tn_status_name(c->status)));
+  if (c->status == TN_ST_PRUNED)
+    json_object_set_new(o, "pruned_by",
+                        json_string(tn_pruned_by_name(c->pruned_by)));
+  if (c->reason[0])
+    json_object_set_new(o, "reason", json_string(c->reason));
+  if (!(c->status == TN_ST_PRUNED && c->pruned_by != TN_BY_MODEL)) {
+    json_t *per = json_array();
+    tn_model_cost sum;
+    memset(&sum, 0, sizeof(sum));
+    for (k = 0; k < job->n_problems; k++) {
+      json_array_append_new(per, model_json(&c->model[k]));
+    }
+    json_object_set_new(o, "model", json_pack("{s:I, s:f, s:i, s:o}",
+                                              "wavefronts",
+                                              (json_int_t)c->model_total,
+                                              "wavefronts_per_block",
+                                              tn_model_wavefronts_per_block(
+                                                  &c->model[0]),
+                                              "max_degree",
+                                              c->model[0].max_degree,
+                                              "per_problem", per));
+  }
+  if (c->status != TN_ST_PRUNED || c->pruned_by == TN_BY_MODEL)
+    json_object_set_new(
+        o, "launch",
+        json_pack("{s:[iii], s:[iii], s:i, s:i}", "grid", c->launch.grid[0],
+                  c->launch.grid[1], c->launch.grid[2], "block",
+                  c->launch.block[0], c->launch.block[1], c->launch.block[2],
+                  "threads", c->launch.threads, "smem_bytes",
+                  tn_launch_smem(&c->launch)));
+  if (c->status >= TN_ST_COMPILE_ERROR) {
+    json_t *comp = json_pack("{s:f, s:b}", "seconds", c->compile_s, "cached",
+                             c->cache_hit);
+    if (c->status != TN_ST_COMPILE_ERROR)
+      json_object_update_new(
+          comp, json_pack("{s:i, s:i, s:i, s:i, s:i}", "registers", c->regs,
+                          "spill_stores", c->spill_stores, "spill_loads",
+                          c->spill_loads, "stack_bytes", c->stack_bytes,
+                          "smem_bytes", c->smem_bytes));
+    if (c->log && c->status == TN_ST_COMPILE_ERROR)
+      json_object_set_new(comp, "log", json_string(c->log));
+    json_object_set_new(o, "compile", comp);
+  }
+  if (c->status == TN_ST_OK) {
+    json_t *t = json_array();
+    double ref = reference_ms(run);
+    for (k = 0; k < job->n_problems; k++)
+      json_array_append_new(t, timing_json(&c->timing[k]));
+    json_object_set_new(o, "timings", t);
+    json_object_set_new(o, "median_ms", json_real(c->total_ms));
+    json_object_set_new(
+        o, "min_ms", json_real(c->timing[0].min_ms));
+    json_object_set_new(
+        o, "max_ms", json_real(c->timing[0].max_ms));
+    json_object_set_new(o, "rate",
+                        json_real(tn_rate(f, job->problems, job->n_problems,
+                                          c->total_ms)));
+    json_object_set_new(o, "unit", json_string(unit_name(f)));
+    if (ref > 0)
+      json_object_set_new(o, "pct_of_baseline",
+                          json_real(100.0 * ref / c->total_ms));
+  }
+  return o;
+}
+
+json_t *tn_results_baseline(const tn_run *run, const tn_baseline_result *b)
+{
+  const tn_job *job = run->job;
+  json_t *o = json_pack("{s:s, s:s}", "name", b->name, "status",
+                        tn_status_name((tn_status)b->status));
+  int k;
+  if (b->reason[0])
+    json_object_set_new(o, "reason", json_string(b->reason));
+  if (b->status == TN_ST_OK) {
+    json_t *t = json_array();
+    for (k = 0; k < job->n_problems; k++)
+      json_array_append_new(t, timing_json(&b->timing[k]));
+    json_object_set_new(o, "timings", t);
+    json_object_set_new(o, "median_ms", json_real(b->total_ms));
+    json_object_set_new(o, "min_ms", json_real(b->timing[0].min_ms));
+    json_object_set_new(o, "max_ms", json_real(b->timing[0].max_ms));
+    json_object_set_new(o, "rate",
+                        json_real(tn_rate(job->family, job->problems,
+                                          job->n_problems, b->total_ms)));
+    json_object_set_new(o, "unit", json_string(unit_name(job->family)));
+  }
+  return o;
+}
+
+static json_t *device_json(const tn_run *run)
+{
+  const tn_device_info *d = &run->device;
+  char drv[32];
+  if (!run->have_device)
+    return json_pack("{s:n, s:s, s:b}", "name", "arch", run->arch->name,
+                     "dry_run", 1);
+  snprintf(drv, sizeof(drv), "%d.%d", d->driver_version / 1000,
+           (d->driver_version % 1000) / 10);
+  return json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:s, s:s}", "name",
+                   d->name, "arch", d->arch, "ordinal", d->ordinal,
+                   "sm_count", d->sm_count, "l2_bytes",
+                   (json_int_t)d->l2_bytes, "memory_bytes",
+                   (json_int_t)d->total_mem, "driver_cuda_version", drv,
+                   "pci_bus_id", d->pci_bus_id);
+}
+
+json_t *tn_results_json(const tn_run *run)
+{
+  const tn_job *job = run->job;
+  const tn_family *f = job->family;
+  json_t *doc, *probs = json_array(), *cands = json_array(),
+               *bases = json_array(), *best = json_null();
+  char nvrtc[32];
+  int i, k;
+
+  for (i = 0; i < job->n_problems; i++) {
+    const tn_problem *p = &job->problems[i];
+    json_t *size = json_array(), *po;
+    for (k = 0; k < p->size.n_dims; k++)
+      json_array_append_new(size, json_integer(p->size.dims[k]));
+    po = json_pack("{s:o, s:f}", "size", size, "work",
+                   f->work(p));
+    if (f->has_gemm_options)
+      json_object_update_new(po, json_pack("{s:b, s:b, s:f, s:f}", "trans_a",
+                                           p->trans_a, "trans_b", p->trans_b,
+                                           "alpha", p->alpha, "beta",
+                                           p->beta));
+    json_array_append_new(probs, po);
+  }
+  for (i = 0; i < run->n_baselines; i++)
+    json_array_append_new(bases, tn_results_baseline(run, &run->baselines[i]));
+  for (i = 0; i < run->space.n; i++)
+    json_array_append_new(cands, tn_results_candidate(run, &run->space.c[i]));
+  if (run->sel.best >= 0) {
+    const tn_candidate *c = &run->space.c[run->sel.best];
+    json_t *ties = json_array();
+    double ref = reference_ms(run);
+    for (i = 0; i < run->sel.n_ties; i++) {
+      const tn_candidate *t = &run->space.c[run->sel.ties[i]];
+      json_array_append_new(ties, json_integer(t->id));
+    }
+    json_decref(best);
+    best = json_pack("{s:i, s:o, s:f, s:f, s:s, s:b, s:o, s:i, s:f, s:s}",
+                     "id", c->id, "params", params_json(f, &c->params),
+                     "median_ms", c->total_ms, "rate",
+                     tn_rate(f, job->problems, job->n_problems, c->total_ms),
+                     "unit", unit_name(f), "tie", run->sel.n_ties > 1,
+                     "within_noise", ties, "fastest_id",
+                     run->space.c[run->sel.fastest].id, "noise",
+                     run->sel.noise, "rule", TN_SELECT_RULE);
+    if (ref > 0)
+      json_object_set_new(best, "pct_of_baseline",
+                          json_real(100.0 * ref / c->total_ms));
+  }
+  tn_compile_nvrtc_version(nvrtc, sizeof(nvrtc));
+  doc = json_pack(
+      "{s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:I, "
+      "s:f, s:f, s:i, s:i, s:i, s:{s:i, s:i, s:i, s:i, s:f, s:f}}, s:s, "
+      "s:s, s:o, s:o, s:o, s:o, s:o}",
+      "schema", TN_RESULTS_SCHEMA, "tool", "name", "tuner", "nvrtc", nvrtc,
+      "run", "config", job->path, "command",
+      run->opts->command ? run->opts->command : "", "host", run->host,
+      "started", run->started, "finished", run->finished, "dry_run",
+      run->opts->dry_run, "no_prune", run->opts->no_prune, "interrupted",
+      run->interrupted, "seed", (json_int_t)run->seed, "wall_s", run->wall_s,
+      "bench_s", run->bench_s, "pruned_by_model", run->pruned_by_model,
+      "worker_starts", run->worker_starts, "resumed", run->resumed,
+      "compile", "compiled", run->compile.compiled, "cached",
+      run->compile.cached, "failed", run->compile.failed, "threads",
+      run->compile.threads, "wall_s", run->compile.wall_s, "cpu_s",
+      run->compile.cpu_s, "family", f->name, "name", job->name, "device",
+      device_json(run), "problems", probs, "baselines", bases, "candidates",
+      cands, "best", best);
+  if (run->n_baselines > 0)
+    json_object_set_new(doc, "reference_baseline",
+                        json_string(run->baselines[0].name));
+  return doc;
+}
+
+int tn_results_write_doc(json_t *doc, const char *path, tn_err *err)
+{
+  char *text;
+  int rc;
+  if (doc == NULL)
+    return tn_errf(err, TN_ETOOL, "building the results JSON failed");
+  text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
+  json_decref(doc);
+  if (text == NULL)
+    return tn_errf(err, TN_ETOOL, "serialising the results JSON failed");
+  rc = tn_write_file_atomic(path, text, strlen(text), err);
+  free(text);
+  return rc;
+}
+
+int tn_results_write(const tn_run *run, tn_err *err)
+{
+  return tn_results_write_doc(tn_results_json(run), run->results_path, err);
+}
+
+int tn_journal_append(FILE *journal, const char *kind, json_t *obj,
+                      tn_err *err)
+{
+  char *line;
+  int rc = 0;
+  json_object_set_new(obj, "kind", json_string(kind));
+  line = json_dumps(obj, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  json_decref(obj);
+  if (line == NULL)
+    return tn_errf(err, TN_ETOOL, "serialising a journal line failed");
+  if (fprintf(journal, "%s\n", line) < 0 || fflush(journal) != 0 ||
+      fsync(fileno(journal)) != 0)
+    rc = tn_errf(err, TN_ETOOL, "writing the journal failed");
+  free(line);
+  return rc;
+}
+
+static int restore_candidate(tn_run *run, json_t *o)
+{
+  const tn_family *f = run->job->family;
+  const char *text = NULL, *status = NULL, *reason = "";
+  json_t *timings = NULL;
+  int i, st;
+
+  if (json_unpack(o, "{s:s, s:s, s?s, s?o}", "params_text", &text, "status",
+                  &status, "reason", &reason, "timings", &timings) != 0)
+    return -1;
+  st = tn_status_parse(status);
+  if (st != TN_ST_OK && st != TN_ST_WRONG && st != TN_ST_FAILED)
+    return 0; /* only finished measurements are worth keeping */
+  for (i = 0; i < run->space.n; i++) {
+    tn_candidate *c = &run->space.c[i];
+    char mine[512];
+    int k;
+    tn_params_format(f->params, f->n_params, &c->params, mine, sizeof(mine));
+    if (strcmp(mine, text) != 0)
+      continue;
+    if (c->status != TN_ST_COMPILED && c->status != TN_ST_PENDING)
+      return 0; /* pruned or failed to compile in this run: keep that */
+    if (st == TN_ST_OK) {
+      if (!json_is_array(timings) ||
+          (int)json_array_size(timings) != run->job->n_problems)
+        return -1;
+      c->total_ms = 0;
+      for (k = 0; k < run->job->n_problems; k++) {
+        if (timing_from_json(json_array_get(timings, (size_t)k),
+                             &c->timing[k]) != 0)
+          return -1;
+        c->total_ms += c->timing[k].median_ms;
+      }
+    }
+    c->status = (tn_status)st;
+    tn_strlcpy(c->reason, reason, sizeof(c->reason));
+    return 1;
+  }
+  return 0;
+}
+
+static int restore_baseline(tn_run *run, json_t *o)
+{
+  const char *name = NULL, *status = NULL;
+  json_t *timings = NULL;
+  int i, k;
+  if (json_unpack(o, "{s:s, s:s, s?o}", "name", &name, "status", &status,
+                  "timings", &timings) != 0)
+    return -1;
+  if (tn_status_parse(status) != TN_ST_OK)
+    return 0;
+  for (i = 0; i < run->n_baselines; i++) {
+    tn_baseline_result *b = &run->baselines[i];
+    if (strcmp(b->name, name) != 0)
+      continue;
+    if (!json_is_array(timings) ||
+        (int)json_array_size(timings) != run->job->n_problems)
+      return -1;
+    b->total_ms = 0;
+    for (k = 0; k < run->job->n_problems; k++) {
+      if (timing_from_json(json_array_get(timings, (size_t)k),
+                           &b->timing[k]) != 0)
+        return -1;
+      b->total_ms += b->timing[k].median_ms;
+    }
+    b->status = TN_ST_OK;
+    return 1;
+  }
+  return 0;
+}
+
+int tn_journal_resume(const char *path, tn_run *run, tn_err *err)
+{
+  FILE *f = fopen(path, "r");
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  int lineno = 0, restored = 0;
+
+  if (f == NULL)
+    return tn_errf(err, TN_EINPUT, "%s: cannot open the journal to resume",
+                   path);
+  while ((len = getline(&line, &cap, f)) >= 0) {
+    json_error_t jerr;
+    json_t *o;
+    const char *kind = NULL;
+    int rc;
+    lineno++;
+    if (len == 0 || line[len - 1] != '\n') {
+      /* the last line of a run killed while writing it: not finished */
+      break;
+    }
+    o = json_loads(line, 0, &jerr);
+    if (o == NULL || json_unpack(o, "{s:s}", "kind", &kind) != 0) {
+      json_decref(o);
+      fclose(f);
+      free(line);
+      return tn_errf(err, TN_EINPUT, "%s:%d: not a journal line: %s", path,
+                     lineno, o ? "no \"kind\"" : jerr.text);
+    }
+    if (strcmp(kind, "run") == 0) {
+      const char *family = NULL, *name = NULL;
+      json_int_t seed = 0;
+      if (json_unpack(o, "{s:s, s:s, s:I}", "family", &family, "name", &name,
+                      "seed", &seed) != 0 ||
+          strcmp(family, run->job->family->name) != 0) {
+        json_decref(o);
+        fclose(f);
+        free(line);
+        return tn_errf(err, TN_EINPUT,
+                       "%s:%d: this journal is of another job (family "
+                       "%s)",
+                       path, lineno, family ? family : "?");
+      }
+      run->seed = (unsigned long long)seed;
+      rc = 0;
+    } else if (strcmp(kind, "candidate") == 0) {
+      rc = restore_candidate(run, o);
+    } else if (strcmp(kind, "baseline") == 0) {
+      rc = restore_baseline(run, o);
+    } else {
+      rc = 0;
+    }
+    json_decref(o);
+    if (rc < 0) {
+      fclose(f);
+      free(line);
+      return tn_errf(err, TN_EINPUT, "%s:%d: a %s entry is malformed", path,
+                     lineno, kind);
+    }
+    restored += rc;
+  }
+  fclose(f);
+  free(line);
+  return restored;
+}

@@ -1,0 +1,90 @@
+/* space.h -- the candidates of a job: enumeration, constraints, limits and
+ * pruning by the model.
+ *
+ * Every point of the cross product of the listed values stays in the list
+ * with its state and, when it is not run, the reason; nothing the user
+ * asked for disappears silently. */
+#ifndef TN_SPACE_H
+#define TN_SPACE_H
+
+#include "base/arch.h"
+#include "pipeline/config.h"
+#include "family/family.h"
+#include "model/model.h"
+#include "family/param.h"
+
+#define TN_MAX_CANDIDATES 100000
+
+typedef enum {
+  TN_ST_PENDING,       /* goes on to be compiled */
+  TN_ST_PRUNED,        /* not compiled: see pruned_by and reason */
+  TN_ST_COMPILE_ERROR, /* NVRTC failed: see the log */
+  TN_ST_COMPILED,      /* compiled; not run (dry run) */
+  TN_ST_OK,            /* verified and timed */
+  TN_ST_WRONG,         /* output differs from the reference */
+  TN_ST_FAILED         /* launch error, crash, hang or timeout */
+} tn_status;
+
+typedef enum {
+  TN_BY_NONE,
+  TN_BY_FAMILY,     /* the family's own rules (e.g. tile % rows) */
+  TN_BY_CONSTRAINT, /* a constraint of the config */
+  TN_BY_LIMITS,     /* the architecture's limits */
+  TN_BY_MODEL       /* a sibling is strictly cheaper in the model */
+} tn_pruned_by;
+
+typedef struct {
+  double median_ms, min_ms, max_ms, q1_ms, q3_ms;
+  int repetitions;
+} tn_timing;
+
+typedef struct {
+  int id;                  /* position in the enumeration, from 0 */
+  tn_params params;
+  tn_status status;
+  tn_pruned_by pruned_by;
+  char reason[TN_REASON_LEN];
+  tn_launch launch;                    /* on the first problem */
+  tn_model_cost model[TN_MAX_SIZES];   /* per problem */
+  long long model_total;               /* wavefronts over all problems */
+  /* compile */
+  int regs, spill_stores, spill_loads, stack_bytes, smem_bytes;
+  double compile_s;
+  int cache_hit;
+  char *log;        /* NVRTC log (malloc'd), NULL if empty */
+  void *cubin;      /* malloc'd */
+  size_t cubin_len;
+  /* bench, per problem */
+  tn_timing timing[TN_MAX_SIZES];
+  double total_ms;  /* sum of medians over the problems */
+} tn_candidate;
+
+typedef struct {
+  int n;
+  tn_candidate *c;
+} tn_space;
+
+/* Enumerates the job's space for arch and applies the family's rules, the
+ * constraints and the limits, and computes the model of every valid point.
+ * With arch NULL, only the family's rules and the constraints: a check of
+ * the input that needs no architecture.
+ * Returns 0, TN_EINPUT (a constraint cannot be evaluated, the space is too
+ * large or has no valid point) with err, or TN_ETOOL. */
+int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
+                   tn_err *err);
+/* Marks as pruned every candidate a sibling (same values of every
+ * non-layout parameter) is strictly cheaper than.  Returns the number. */
+int tn_space_prune(const tn_job *job, tn_space *space);
+/* Marks compiled candidates whose registers times threads exceed the
+ * architecture's register file per SM as failed, with the reason. */
+void tn_space_check_registers(tn_space *space, const tn_arch *arch);
+/* Counts candidates in a state. */
+int tn_space_count(const tn_space *space, tn_status st);
+void tn_space_free(tn_space *space);
+
+const char *tn_status_name(tn_status st);
+const char *tn_pruned_by_name(tn_pruned_by by);
+/* Parses a status name; returns -1 if unknown. */
+int tn_status_parse(const char *name);
+
+#endif

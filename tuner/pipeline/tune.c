@@ -1,0 +1,654 @@
+/* tune.c -- one tuning run, from a loaded job to results and a header. */
+#define _POSIX_C_SOURCE 200809L
+#include "pipeline/tune.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "emit/emit.h"
+#include "base/progress.h"
+#include "pipeline/render.h"
+#include "pipeline/results.h"
+#include "gpu/worker.h"
+
+double tn_rate(const tn_family *f, const tn_problem *probs, int n,
+               double total_ms)
+{
+  double work = 0;
+  int k;
+  for (k = 0; k < n; k++)
+    work += f->work(&probs[k]);
+  if (!(total_ms > 0))
+    return 0.0;
+  return f->unit == TN_UNIT_GBPS ? work / (total_ms * 1e-3) / 1e9
+                                 : work / (total_ms * 1e-3) / 1e12;
+}
+
+/* The architecture to compile for: --arch, else the device's. */
+static int pick_arch(const tn_tune_opts *opts, tn_run *run, tn_err *err)
+{
+  char list[256];
+  tn_arch_list(list, sizeof(list));
+  if (opts->arch) {
+    run->arch = tn_arch_find(opts->arch);
+    if (run->arch == NULL)
+      return tn_errf(err, TN_EINPUT, "--arch %s: unknown (known: %s)",
+                     opts->arch, list);
+    if (run->have_device && strcmp(run->arch->name, run->device.arch) != 0)
+      return tn_errf(err, TN_EINPUT,
+                     "--arch %s does not match GPU %d, a %s (%s); leave "
+                     "--arch out or use --dry-run",
+                     opts->arch, run->device.ordinal, run->device.name,
+                     run->device.arch);
+    return 0;
+  }
+  if (run->have_device) {
+    run->arch =
+        tn_arch_from_cc(run->device.cc_major, run->device.cc_minor);
+    if (run->arch == NULL)
+      return tn_errf(err, TN_EINPUT,
+                     "GPU %d (%s) is %s, which this tuner does not know "
+                     "(known: %s)",
+                     run->device.ordinal, run->device.name, run->device.arch,
+                     list);
+    return 0;
+  }
+  return tn_errf(err, TN_EINPUT, "no architecture: give --arch or a GPU");
+}
+
+static void print_table(const tn_run *run, FILE *out)
+{
+  const tn_family *f = run->job->family;
+  const char *unit = f->unit == TN_UNIT_GBPS ? "GB/s" : "TFLOP/s";
+  int i;
+
+  fprintf(out, "%4s  %-52s %-13s %9s %3s %4s %9s %9s %6s\n", "id",
+          "parameters", "status", "wf/block", "deg", "regs", "median_ms",
+          unit, "%base");
+  for (i = 0; i < run->space.n; i++) {
+    const tn_candidate *c = &run->space.c[i];
+    char ptxt[512], model[16] = "-", deg[16] = "-", regs[16] = "-",
+                    ms[16] = "-", rate[16] = "-", pct[16] = "-";
+    int modelled = !(c->status == TN_ST_PRUNED && c->pruned_by != TN_BY_MODEL);
+    tn_params_format(f->params, f->n_params, &c->params, ptxt, sizeof(ptxt));
+    if (modelled) {
+      snprintf(model, sizeof(model), "%.1f",
+               tn_model_wavefronts_per_block(&c->model[0]));
+      snprintf(deg, sizeof(deg), "%d", c->model[0].max_degree);
+    }
+    if (c->regs > 0)
+      snprintf(regs, sizeof(regs), "%d", c->regs);
+    if (c->status == TN_ST_OK) {
+      snprintf(ms, sizeof(ms), "%.4f", c->total_ms);
+      snprintf(rate, sizeof(rate), "%.1f",
+               tn_rate(f, run->job->problems, run->job->n_problems,
+                       c->total_ms));
+      if (run->n_baselines > 0 && run->baselines[0].status == TN_ST_OK)
+        snprintf(pct, sizeof(pct), "%.1f",
+                 100.0 * run->baselines[0].total_ms / c->total_ms);
+    }
+    fprintf(out, "%4d  %-52s %-13s %9s %3s %4s %9s %9s %6s%s\n", c->id,
+            ptxt, tn_status_name(c->status), model, deg, regs, ms, rate, pct,
+            i == run->sel.best ? "  <- best" : "");
+    if (c->status == TN_ST_PRUNED || c->status == TN_ST_WRONG ||
+        c->status == TN_ST_FAILED || c->status == TN_ST_COMPILE_ERROR) {
+      char why[121];
+      const char *nl;
+      tn_strlcpy(why, c->reason, sizeof(why));
+      nl = strchr(why, '\n');
+      if (nl)
+        why[nl - why] = '\0';
+      fprintf(out, "      %s%s%s\n",
+              c->status == TN_ST_PRUNED ? tn_pruned_by_name(c->pruned_by) : "",
+              c->status == TN_ST_PRUNED ? ": " : "", why);
+    }
+  }
+  for (i = 0; i < run->n_baselines && run->have_device; i++) {
+    const tn_baseline_result *b = &run->baselines[i];
+    if (b->status == TN_ST_OK)
+      fprintf(out, "baseline %-10s %9.4f ms %9.1f %s\n", b->name,
+              b->total_ms,
+              tn_rate(f, run->job->problems, run->job->n_problems,
+                      b->total_ms),
+              unit);
+    else
+      fprintf(out, "baseline %-10s unavailable: %s\n", b->name, b->reason);
+  }
+}
+
+static void set_paths(const tn_job *job, const tn_tune_opts *opts,
+                      tn_run *run)
+{
+  const char *dir = opts->output_dir ? opts->output_dir : job->output_dir;
+  char stamp[32], resumed_dir[4096];
+  time_t t = time(NULL);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+  if (opts->resume_path && !opts->output_dir) {
+    /* the header goes beside the results being resumed */
+    tn_dirname(resumed_dir, sizeof(resumed_dir), opts->resume_path);
+    dir = resumed_dir;
+  }
+  if (opts->resume_path) {
+    size_t n = strlen(opts->resume_path);
+    tn_strlcpy(run->results_path, opts->resume_path,
+               sizeof(run->results_path));
+    /* the journal sits beside it: x.json -> x.jsonl */
+    snprintf(run->journal_path, sizeof(run->journal_path), "%.*s.jsonl",
+             (int)(n > 5 && strcmp(opts->resume_path + n - 5, ".json") == 0
+                       ? n - 5
+                       : n),
+             opts->resume_path);
+  } else {
+    snprintf(run->results_path, sizeof(run->results_path), "%s/%s-%s-%s.json",
+             dir, job->name, run->arch->name, stamp);
+    snprintf(run->journal_path, sizeof(run->journal_path),
+             "%s/%s-%s-%s.jsonl", dir, job->name, run->arch->name, stamp);
+  }
+  snprintf(run->header_path, sizeof(run->header_path), "%s/%s/%s.h", dir,
+           run->arch->name, job->name);
+}
+
+static unsigned long long job_seed(const tn_run *run, int id, int k)
+{
+  /* distinct inputs for every check, reproducible from the run's seed */
+  return run->seed ^ ((unsigned long long)(id + 2) * 0x9e3779b97f4a7c15ULL) ^
+         ((unsigned long long)(k + 1) << 48);
+}
+
+static int run_baselines(tn_run *run, tn_worker *w, FILE *journal,
+                         tn_err *err)
+{
+  const tn_job *job = run->job;
+  int i, k, rc;
+  for (i = 0; i < run->n_baselines; i++) {
+    tn_baseline_result *b = &run->baselines[i];
+    if (b->status == TN_ST_OK)
+      continue; /* resumed */
+    b->total_ms = 0;
+    b->status = TN_ST_OK;
+    for (k = 0; k < job->n_problems && b->status == TN_ST_OK; k++) {
+      tn_bench_job bj;
+      tn_bench_result res;
+      memset(&bj, 0, sizeof(bj));
+      bj.kind = TN_JOB_BASELINE;
+      tn_strlcpy(bj.family, job->family->name, sizeof(bj.family));
+      tn_strlcpy(bj.baseline, b->name, sizeof(bj.baseline));
+      bj.problem = job->problems[k];
+      bj.bench = job->bench;
+      bj.seed = job_seed(run, -1 - i, k);
+      rc = tn_worker_run(w, &bj, NULL, job->bench.timeout_s, &res, err);
+      if (rc)
+        return rc;
+      if (res.status != TN_ST_OK) {
+        b->status = TN_ST_FAILED;
+        tn_strlcpy(b->reason, res.reason, sizeof(b->reason));
+        break;
+      }
+      b->timing[k] = res.timing;
+      b->total_ms += res.timing.median_ms;
+    }
+    if (tn_journal_append(journal, "baseline", tn_results_baseline(run, b),
+                          err) != 0)
+      return TN_ETOOL;
+  }
+  return 0;
+}
+
+/* Verifies and times one candidate on every problem. */
+static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
+                         tn_err *err)
+{
+  const tn_job *job = run->job;
+  int k, rc;
+  c->total_ms = 0;
+  for (k = 0; k < job->n_problems; k++) {
+    tn_bench_job bj;
+    tn_bench_result res;
+    memset(&bj, 0, sizeof(bj));
+    bj.kind = TN_JOB_CANDIDATE;
+    tn_strlcpy(bj.family, job->family->name, sizeof(bj.family));
+    tn_strlcpy(bj.kernel, job->family->kernel, sizeof(bj.kernel));
+    bj.candidate_id = c->id;
+    bj.problem = job->problems[k];
+    bj.params = c->params;
+    job->family->launch(&c->params, &job->problems[k], &bj.launch);
+    bj.bench = job->bench;
+    bj.seed = job_seed(run, c->id, k);
+    bj.cubin_len = c->cubin_len;
+    rc = tn_worker_run(w, &bj, c->cubin, job->bench.timeout_s, &res, err);
+    if (rc)
+      return rc;
+    if (res.status != TN_ST_OK) {
+      c->status = (tn_status)res.status;
+      tn_strlcpy(c->reason, res.reason, sizeof(c->reason));
+      return 0;
+    }
+    c->timing[k] = res.timing;
+    c->total_ms += res.timing.median_ms;
+  }
+  c->status = TN_ST_OK;
+  return 0;
+}
+
+static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
+{
+  const tn_job *job = run->job;
+  tn_progress bar;
+  FILE *journal;
+  int i, rc = 0, todo = tn_space_count(&run->space, TN_ST_COMPILED);
+  double t0 = tn_now();
+
+  journal = fopen(run->journal_path, "a");
+  if (journal == NULL)
+    return tn_errf(err, TN_ETOOL, "open(%s): %s", run->journal_path,
+                   strerror(errno));
+  if (!run->resumed &&
+      (rc = tn_journal_append(
+           journal, "run",
+           json_pack("{s:s, s:s, s:s, s:I, s:s, s:s}", "family",
+                     job->family->name, "name", job->name, "config",
+                     job->path, "seed", (json_int_t)run->seed, "started",
+                     run->started, "device",
+                     run->have_device ? run->device.name : ""),
+           err)) != 0)
+    goto done;
+  rc = run_baselines(run, w, journal, err);
+  if (rc)
+    goto done;
+  tn_progress_start(&bar, "bench", todo, run->opts->quiet);
+  for (i = 0; i < run->space.n; i++) {
+    tn_candidate *c = &run->space.c[i];
+    if (c->status != TN_ST_COMPILED)
+      continue;
+    if (tn_interrupted()) {
+      rc = tn_errf(err, TN_EINTR, "interrupted");
+      break;
+    }
+    rc = run_candidate(run, w, c, err);
+    if (rc)
+      break;
+    rc = tn_journal_append(journal, "candidate",
+                           tn_results_candidate(run, c), err);
+    if (rc != 0)
+      break;
+    /* the results file is current after every candidate */
+    run->bench_s = tn_now() - t0;
+    rc = tn_results_write(run, err);
+    if (rc != 0)
+      break;
+    tn_progress_step(&bar, "");
+  }
+  tn_progress_end(&bar);
+done:
+  run->bench_s = tn_now() - t0;
+  fclose(journal);
+  return rc;
+}
+
+static void run_init(tn_run *run, const tn_job *job,
+                     const tn_tune_opts *opts)
+{
+  memset(run, 0, sizeof(*run));
+  run->job = job;
+  run->opts = opts;
+  run->sel.best = run->sel.fastest = -1;
+  tn_utc_iso(run->started, sizeof(run->started));
+  if (gethostname(run->host, sizeof(run->host)) != 0)
+    tn_strlcpy(run->host, "unknown", sizeof(run->host));
+  run->seed = job->bench.seed ? job->bench.seed
+                              : (unsigned long long)time(NULL) * 2654435761ULL;
+}
+
+/* The architecture of a dry run without --arch: the GPU's if there is one
+ * (asked through a worker), else the default; says which. */
+static const tn_arch *dry_run_arch(const tn_tune_opts *opts)
+{
+  tn_err ignore = {{0}};
+  tn_worker probe;
+  const tn_arch *arch = NULL;
+  int dev = opts->device < 0 ? 0 : opts->device;
+  memset(&probe, 0, sizeof(probe));
+  if (tn_worker_start(&probe, dev, &ignore) == 0) {
+    arch = tn_arch_from_cc(probe.info.cc_major, probe.info.cc_minor);
+    tn_worker_stop(&probe);
+  }
+  if (arch == NULL) {
+    arch = tn_arch_find(TN_DEFAULT_ARCH);
+    fprintf(stderr,
+            "tuner: no GPU found (%s): dry run for %s, the default "
+            "architecture\n",
+            ignore.msg[0] ? ignore.msg : "unknown architecture",
+            TN_DEFAULT_ARCH);
+  } else {
+    fprintf(stderr, "tuner: dry run for %s, the architecture of GPU %d\n",
+            arch->name, dev);
+  }
+  return arch;
+}
+
+/* Space, pruning, paths and NVRTC for run->arch. */
+static int prepare(tn_run *run, const tn_template *tpl, tn_err *err)
+{
+  const tn_job *job = run->job;
+  const tn_tune_opts *opts = run->opts;
+  tn_compile_opts copts;
+  int i, rc;
+
+  rc = tn_space_build(job, run->arch, &run->space, err);
+  if (rc != 0)
+    return rc;
+  if (!opts->no_prune)
+    run->pruned_by_model = tn_space_prune(job, &run->space);
+  run->n_baselines = job->family->n_baselines;
+  for (i = 0; i < run->n_baselines && i < TN_MAX_BASELINES; i++)
+    tn_strlcpy(run->baselines[i].name, job->family->baselines[i],
+               sizeof(run->baselines[i].name));
+  set_paths(job, opts, run);
+  if (opts->resume_path) {
+    /* the journal must exist before anything is compiled */
+    FILE *probe = fopen(run->journal_path, "r");
+    if (probe == NULL)
+      return tn_errf(err, TN_EINPUT, "--resume %s: no journal %s beside it",
+                     opts->resume_path, run->journal_path);
+    fclose(probe);
+  }
+  memset(&copts, 0, sizeof(copts));
+  if (opts->use_cache)
+    tn_strlcpy(copts.cache_dir, opts->cache_dir, sizeof(copts.cache_dir));
+  copts.jobs = opts->jobs;
+  copts.quiet = opts->quiet;
+  rc = tn_compile_space(job, tpl, run->arch, &run->space, &copts,
+                        &run->compile, err);
+  if (rc)
+    return rc;
+  tn_space_check_registers(&run->space, run->arch);
+  return 0;
+}
+
+/* Verification and timing on the worker, selection, results, header. */
+static int measure(tn_run *run, tn_worker *worker, int write_header,
+                   double t0, tn_err *err)
+{
+  const tn_job *job = run->job;
+  char dir[4400];
+  tn_err werr = {{0}};
+  int rc, wrc;
+
+  tn_dirname(dir, sizeof(dir), run->results_path);
+  rc = tn_mkdirs(dir, err);
+  if (rc != 0)
+    return rc;
+  if (run->opts->resume_path) {
+    rc = tn_journal_resume(run->journal_path, run, err);
+    if (rc < 0)
+      return rc;
+    run->resumed = rc;
+  }
+  rc = bench_all(run, worker, err);
+  run->worker_starts = worker->starts;
+  if (rc == TN_EINTR)
+    run->interrupted = 1;
+  else if (rc)
+    return rc;
+  tn_select(&run->space, job->bench.min_noise, &run->sel);
+  run->wall_s = tn_now() - t0;
+  tn_utc_iso(run->finished, sizeof(run->finished));
+  /* results are written even when interrupted: they are what was measured */
+  wrc = tn_results_write(run, &werr);
+  if (wrc && rc == 0) {
+    *err = werr;
+    rc = wrc;
+  }
+  if (rc == 0 && write_header && run->sel.best >= 0)
+    rc = tn_emit_header(run, err);
+  return rc;
+}
+
+int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
+            tn_err *err)
+{
+  tn_template tpl;
+  tn_worker worker;
+  double t0 = tn_now();
+  int rc;
+
+  run_init(run, job, opts);
+  memset(&worker, 0, sizeof(worker));
+  memset(&tpl, 0, sizeof(tpl));
+
+  /* Everything that can be wrong with the input is found before any work:
+   * the template, the space, the architecture. */
+  rc = tn_template_load(job->template_path, &tpl, err);
+  if (rc != 0)
+    goto cleanup;
+  rc = tn_space_build(job, NULL, &run->space, err);
+  if (rc != 0)
+    goto cleanup;
+  tn_space_free(&run->space);
+  if (!opts->dry_run) {
+    rc = tn_worker_start(&worker, opts->device, err);
+    if (rc)
+      goto cleanup;
+    run->have_device = 1;
+    run->device = worker.info;
+  }
+  if (opts->dry_run && opts->arch == NULL)
+    run->arch = dry_run_arch(opts);
+  else {
+    rc = pick_arch(opts, run, err);
+    if (rc != 0)
+      goto cleanup;
+  }
+  rc = prepare(run, &tpl, err);
+  if (rc != 0)
+    goto cleanup;
+  if (!opts->dry_run) {
+    rc = measure(run, &worker, 1, t0, err);
+  } else {
+    run->wall_s = tn_now() - t0;
+    tn_utc_iso(run->finished, sizeof(run->finished));
+  }
+  if (rc == 0 || rc == TN_EINTR)
+    print_table(run, stdout);
+cleanup:
+  tn_worker_stop(&worker);
+  tn_template_free(&tpl);
+  return rc;
+}
+
+/* ---- every GPU of the host ---- */
+
+typedef struct {
+  tn_run *run;
+  tn_worker *worker;
+  int write_header;
+  double t0;
+  int rc;
+  tn_err err;
+} device_task;
+
+static void *measure_thread(void *arg)
+{
+  device_task *t = arg;
+  t->rc = measure(t->run, t->worker, t->write_header, t->t0, &t->err);
+  return NULL;
+}
+
+/* Copies a prepared run for another device of the same architecture: the
+ * same candidates, compiled once. */
+static int clone_prepared(tn_run *dst, const tn_run *src, tn_err *err)
+{
+  int i;
+  tn_space space;
+  space.n = src->space.n;
+  space.c = malloc(sizeof(tn_candidate) * (size_t)space.n);
+  if (space.c == NULL)
+    return tn_errf(err, TN_ETOOL, "out of memory");
+  memcpy(space.c, src->space.c, sizeof(tn_candidate) * (size_t)space.n);
+  for (i = 0; i < space.n; i++) {
+    tn_candidate *c = &space.c[i];
+    const tn_candidate *s = &src->space.c[i];
+    c->log = s->log ? strdup(s->log) : NULL;
+    c->cubin = NULL;
+    if (s->cubin) {
+      c->cubin = malloc(s->cubin_len);
+      if (c->cubin)
+        memcpy(c->cubin, s->cubin, s->cubin_len);
+    }
+    if ((s->log && !c->log) || (s->cubin && !c->cubin)) {
+      space.n = i + 1;
+      tn_space_free(&space);
+      return tn_errf(err, TN_ETOOL, "out of memory");
+    }
+  }
+  dst->space = space;
+  dst->pruned_by_model = src->pruned_by_model;
+  dst->n_baselines = src->n_baselines;
+  memcpy(dst->baselines, src->baselines, sizeof(dst->baselines));
+  dst->compile = src->compile;
+  return 0;
+}
+
+/* Inserts tag before path's extension: x.json -> x-gpu1.json. */
+static void tag_path(char *path, size_t size, const char *tag)
+{
+  char *dot = strrchr(path, '.'), rest[16];
+  size_t n;
+  if (dot == NULL)
+    return;
+  tn_strlcpy(rest, dot, sizeof(rest));
+  n = (size_t)(dot - path);
+  snprintf(path + n, size - n, "%s%s", tag, rest);
+}
+
+/* Result and journal names of one device among several: -gpuN. */
+static void per_device_paths(tn_run *run)
+{
+  char tag[32];
+  snprintf(tag, sizeof(tag), "-gpu%d", run->device.ordinal);
+  tag_path(run->results_path, sizeof(run->results_path), tag);
+  tag_path(run->journal_path, sizeof(run->journal_path), tag);
+}
+
+int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
+                        tn_run **runs_out, int *n_out, tn_err *err)
+{
+  tn_template tpl;
+  tn_worker first, *workers = NULL;
+  tn_run *runs = NULL;
+  device_task *tasks = NULL;
+  pthread_t *threads = NULL;
+  double t0 = tn_now();
+  int n = 0, d, rc, started = 0;
+
+  *runs_out = NULL;
+  *n_out = 0;
+  memset(&tpl, 0, sizeof(tpl));
+  memset(&first, 0, sizeof(first));
+  rc = tn_template_load(job->template_path, &tpl, err);
+  if (rc != 0)
+    return rc;
+  runs = calloc(1, sizeof(tn_run));
+  if (runs == NULL) {
+    rc = tn_errf(err, TN_ETOOL, "out of memory");
+    goto cleanup;
+  }
+  rc = tn_space_build(job, NULL, &runs[0].space, err);
+  if (rc != 0)
+    goto cleanup;
+  tn_space_free(&runs[0].space);
+  rc = tn_worker_start(&first, 0, err);
+  if (rc != 0)
+    goto cleanup;
+  n = first.info.device_count;
+  free(runs);
+  runs = calloc((size_t)n, sizeof(tn_run));
+  workers = calloc((size_t)n, sizeof(tn_worker));
+  tasks = calloc((size_t)n, sizeof(device_task));
+  threads = calloc((size_t)n, sizeof(pthread_t));
+  if (!runs || !workers || !tasks || !threads) {
+    rc = tn_errf(err, TN_ETOOL, "out of memory");
+    goto cleanup;
+  }
+  workers[0] = first;
+  memset(&first, 0, sizeof(first));
+  for (d = 1; d < n; d++) {
+    rc = tn_worker_start(&workers[d], d, err);
+    if (rc != 0)
+      goto cleanup;
+  }
+  /* compile once per architecture; devices of an architecture share it */
+  for (d = 0; d < n; d++) {
+    int e;
+    run_init(&runs[d], job, opts);
+    runs[d].seed = runs[0].seed; /* the same inputs on every GPU */
+    runs[d].have_device = 1;
+    runs[d].device = workers[d].info;
+    runs[d].arch = tn_arch_from_cc(runs[d].device.cc_major,
+                                   runs[d].device.cc_minor);
+    if (runs[d].arch == NULL) {
+      rc = tn_errf(err, TN_EINPUT, "GPU %d (%s) is %s, unknown to the tuner",
+                   d, runs[d].device.name, runs[d].device.arch);
+      goto cleanup;
+    }
+    for (e = 0; e < d && runs[e].arch != runs[d].arch; e++)
+      ;
+    if (e < d) {
+      set_paths(job, opts, &runs[d]);
+      rc = clone_prepared(&runs[d], &runs[e], err);
+      tasks[d].write_header = 0; /* the first GPU of the arch writes it */
+    } else {
+      rc = prepare(&runs[d], &tpl, err);
+      tasks[d].write_header = 1;
+    }
+    if (rc)
+      goto cleanup;
+    if (n > 1)
+      per_device_paths(&runs[d]);
+  }
+  for (d = 0; d < n; d++) {
+    tasks[d].run = &runs[d];
+    tasks[d].worker = &workers[d];
+    tasks[d].t0 = t0;
+    if (pthread_create(&threads[d], NULL, measure_thread, &tasks[d]) != 0) {
+      rc = tn_errf(err, TN_ETOOL, "pthread_create failed");
+      break;
+    }
+    started++;
+  }
+  for (d = 0; d < started; d++)
+    pthread_join(threads[d], NULL);
+  for (d = 0; d < started; d++) {
+    printf("== GPU %d: %s (%s)\n", d, runs[d].device.name,
+           runs[d].device.arch);
+    print_table(&runs[d], stdout);
+    if (tasks[d].rc && (rc == 0 || tasks[d].rc == TN_EINTR)) {
+      rc = tasks[d].rc;
+      *err = tasks[d].err;
+    }
+  }
+cleanup:
+  tn_worker_stop(&first);
+  for (d = 0; workers && d < n; d++)
+    tn_worker_stop(&workers[d]);
+  tn_template_free(&tpl);
+  free(workers);
+  free(tasks);
+  free(threads);
+  *runs_out = runs;
+  *n_out = runs ? (n > 0 ? n : 1) : 0;
+  return rc;
+}
+
+void tn_run_free(tn_run *run)
+{
+  tn_space_free(&run->space);
+  tn_selection_free(&run->sel);
+}
