@@ -63,15 +63,15 @@ static int point(const setting *set, int n_set, const tn_problem *prob,
 static tn_problem problem(long long m, long long n, long long k, int ta,
                           int tb)
 {
+  const tn_family *f = tn_family_find("gemm");
   tn_problem prob;
-  memset(&prob, 0, sizeof(prob));
+  tn_problem_defaults(f, &prob);
   prob.size.n_dims = 3;
   prob.size.dims[0] = m;
   prob.size.dims[1] = n;
   prob.size.dims[2] = k;
-  prob.trans_a = ta;
-  prob.trans_b = tb;
-  prob.alpha = 1.0;
+  prob.opt[tn_problem_option_index(f, "trans_a")] = ta;
+  prob.opt[tn_problem_option_index(f, "trans_b")] = tb;
   return prob;
 }
 

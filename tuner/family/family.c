@@ -91,3 +91,94 @@ int tn_launch_smem(const tn_launch *l)
 {
   return l->smem_static + l->smem_dynamic;
 }
+
+double tn_family_rate(const tn_family *f, const tn_problem *probs, int n,
+                      double total_ms)
+{
+  double work = 0;
+  int k;
+  for (k = 0; k < n; k++)
+    work += f->work(&probs[k]);
+  if (!(total_ms > 0))
+    return 0.0;
+  return work / (total_ms * 1e-3) / f->unit_scale;
+}
+
+int tn_problem_option_index(const tn_family *f, const char *name)
+{
+  int i;
+  for (i = 0; i < f->n_options; i++)
+    if (strcmp(f->options[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+void tn_problem_defaults(const tn_family *f, tn_problem *prob)
+{
+  int i;
+  memset(prob, 0, sizeof(*prob));
+  for (i = 0; i < f->n_options && i < TN_MAX_OPTIONS; i++)
+    prob->opt[i] = f->options[i].def;
+}
+
+int tn_problem_equal(const tn_family *f, const tn_problem *a,
+                     const tn_problem *b)
+{
+  int i;
+  if (a->size.n_dims != b->size.n_dims)
+    return 0;
+  for (i = 0; i < a->size.n_dims; i++)
+    if (a->size.dims[i] != b->size.dims[i])
+      return 0;
+  for (i = 0; i < f->n_options; i++)
+    if (a->opt[i] != b->opt[i])
+      return 0;
+  return 1;
+}
+
+void tn_problem_options_json(const tn_family *f, const tn_problem *prob,
+                             json_t *o)
+{
+  int i;
+  for (i = 0; i < f->n_options; i++) {
+    const tn_option_desc *d = &f->options[i];
+    json_object_set_new(o, d->name, d->kind == TN_OPT_BOOL
+                                        ? json_boolean(prob->opt[i] != 0)
+                                        : json_real(prob->opt[i]));
+  }
+}
+
+int tn_problem_options_from_json(const tn_family *f, json_t *o,
+                                 tn_problem *prob, char *why, size_t n)
+{
+  int i;
+  for (i = 0; i < f->n_options; i++) {
+    const tn_option_desc *d = &f->options[i];
+    json_t *v = json_object_get(o, d->name);
+    if (v == NULL) {
+      snprintf(why, n, "%s: missing", d->name);
+      return -1;
+    }
+    if (d->kind == TN_OPT_BOOL) {
+      if (!json_is_boolean(v)) {
+        snprintf(why, n, "%s: expected true or false", d->name);
+        return -1;
+      }
+      prob->opt[i] = json_is_true(v) ? 1.0 : 0.0;
+    } else {
+      double x;
+      if (!json_is_number(v)) {
+        snprintf(why, n, "%s: expected a number", d->name);
+        return -1;
+      }
+      x = json_number_value(v);
+      if (!(x >= d->min && x <= d->max)) {
+        snprintf(why, n, "%s: %g is out of range [%g, %g]", d->name, x,
+                 d->min, d->max);
+        return -1;
+      }
+      prob->opt[i] = x;
+    }
+  }
+  return 0;
+}

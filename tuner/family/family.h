@@ -7,6 +7,7 @@
 #ifndef TN_FAMILY_H
 #define TN_FAMILY_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "base/arch.h"
@@ -78,18 +79,19 @@ struct tn_verify_env {
   void *impl;
 };
 
-/* What a family's own baseline (other than "memcpy") can use: the device
- * buffers of the problem (one set; the caller rotates sets) and the stream
- * to enqueue on. */
+/* What a family's baseline can use: the device buffers of the problem
+ * (one set; the caller rotates sets), the stream to enqueue on, and a
+ * device-to-device copy enqueued on it (0, or -1 with why). */
 typedef struct tn_baseline_env tn_baseline_env;
 struct tn_baseline_env {
   const tn_problem *problem;
+  const tn_buffer_desc *descs;
   tn_devptr dev[TN_MAX_BUFFERS];
   void *stream; /* CUstream */
+  int (*copy)(tn_baseline_env *env, tn_devptr dst, tn_devptr src,
+              size_t bytes, char *why, size_t n);
   void *impl;
 };
-
-typedef enum { TN_UNIT_GBPS, TN_UNIT_TFLOPS } tn_unit;
 
 typedef struct tn_family {
   const char *name;        /* "transpose" */
@@ -99,7 +101,8 @@ typedef struct tn_family {
   int n_params;
   int n_dims;              /* entries of each problem size */
   const char *dim_names;   /* "rows, cols" */
-  int has_gemm_options;    /* accepts trans_a, trans_b, alpha, beta */
+  const tn_option_desc *options; /* the problem's other keys, or NULL */
+  int n_options;
 
   /* Completes layout parameters of p (resolves "xor" against the tile
    * width) and checks the family's rules.  Returns 0 if p is a valid
@@ -120,13 +123,14 @@ typedef struct tn_family {
   /* Compares the output with the reference; 0 if right, else 1 with why.
    * -1 if the check itself could not run. */
   int (*verify)(tn_verify_env *env, char *why, size_t n);
-  tn_unit unit;
   double (*work)(const tn_problem *prob); /* bytes moved, or flops */
+  const char *unit;  /* of work per second, "GB/s" */
+  double unit_scale; /* work per second per unit, 1e9 */
   const char *const *baselines;           /* first one is the reference */
   int n_baselines;
-  /* Enqueues one run of baseline `name` (not "memcpy") on env->stream;
-   * the caller times it like a candidate.  0, or -1 with why (e.g. the
-   * library is missing: the baseline is then reported as unavailable). */
+  /* Enqueues one run of baseline `name` on env->stream; the caller times
+   * it like a candidate.  0, or -1 with why (e.g. the library is missing:
+   * the baseline is then reported as unavailable). */
   int (*baseline)(const char *name, tn_baseline_env *env, char *why,
                   size_t n);
 } tn_family;
@@ -144,5 +148,28 @@ int tn_family_model(const tn_family *f, const tn_params *p,
 
 /* Bytes of shared memory a launch of p uses. */
 int tn_launch_smem(const tn_launch *l);
+
+/* Rate of total_ms over the problems, in the family's unit (0 if
+ * total_ms is not positive). */
+double tn_family_rate(const tn_family *f, const tn_problem *probs, int n,
+                      double total_ms);
+
+/* ---- Problem options, driven by the family's table. ---- */
+
+/* Index of option name of f, or -1. */
+int tn_problem_option_index(const tn_family *f, const char *name);
+/* A problem of f with every option at its default and no size. */
+void tn_problem_defaults(const tn_family *f, tn_problem *prob);
+/* 1 if a and b are the same problem of f (size and options). */
+int tn_problem_equal(const tn_family *f, const tn_problem *a,
+                     const tn_problem *b);
+/* Adds prob's options to the JSON object o, each as its kind. */
+void tn_problem_options_json(const tn_family *f, const tn_problem *prob,
+                             json_t *o);
+/* Reads prob's options from JSON object o: every option must be there,
+ * of its kind and in range.  Returns 0, or -1 with the offending key and
+ * what was expected in why. */
+int tn_problem_options_from_json(const tn_family *f, json_t *o,
+                                 tn_problem *prob, char *why, size_t n);
 
 #endif

@@ -23,6 +23,15 @@
 #include "../../templates/smem_layout.h"
 #include "family/gemm_shape.h"
 
+/* The problem's options beside M, N, K (problem = { trans_a = true; }). */
+static const tn_option_desc options[N_OPTIONS] = {
+    {"trans_a", TN_OPT_BOOL, 0, 0, 1, "A is stored K x M (op(A) = A^T)"},
+    {"trans_b", TN_OPT_BOOL, 0, 0, 1, "B is stored N x K (op(B) = B^T)"},
+    {"alpha", TN_OPT_NUMBER, 1.0, -1e30, 1e30, "the scale of op(A) op(B)"},
+    {"beta", TN_OPT_NUMBER, 0.0, -1e30, 1e30,
+     "the scale of C's starting values (0: C is not read)"},
+};
+
 static const tn_param_desc params[N_PARAMS] = {
     {"kernel", TN_PARAM_INT, 0, 0, 1, 1,
      "0: textbook (TILE x TILE threads, one output each, TILE = bm; uses "
@@ -146,10 +155,10 @@ void tn_gemm_geometry(const tn_params *p, const tn_problem *prob,
   g->vn = g->tn < 4 ? g->tn : 4;
   g->warps_n = g->bn / g->wn;
   g->tb_vec = 1;
-  operand_shape(&g->op[0], g, g->bm, !prob->trans_a,
+  operand_shape(&g->op[0], g, g->bm, !GEMM_TRANS_A(prob),
                 (int)p->v[P_A_KMAJOR].i, g->vm, (int)p->v[P_PAD_A].i,
                 &p->v[P_SWIZZLE_A].sw);
-  operand_shape(&g->op[1], g, g->bn, prob->trans_b != 0,
+  operand_shape(&g->op[1], g, g->bn, GEMM_TRANS_B(prob) != 0,
                 (int)p->v[P_B_KMAJOR].i, g->vn, (int)p->v[P_PAD_B].i,
                 &p->v[P_SWIZZLE_B].sw);
   g->op[0].base = 0;
@@ -352,8 +361,8 @@ static void defines(const tn_params *p, const tn_problem *prob,
 {
   geometry g;
   tn_gemm_geometry(p, prob, &g);
-  tn_defines_add(d, "TN_TRANS_A", "%d", prob->trans_a ? 1 : 0);
-  tn_defines_add(d, "TN_TRANS_B", "%d", prob->trans_b ? 1 : 0);
+  tn_defines_add(d, "TN_TRANS_A", "%d", GEMM_TRANS_A(prob) ? 1 : 0);
+  tn_defines_add(d, "TN_TRANS_B", "%d", GEMM_TRANS_B(prob) ? 1 : 0);
   tn_defines_add(d, "TN_THREADS", "%d", g.threads);
   tn_defines_add(d, "TN_DYNAMIC_SMEM", "%d",
                  g.smem_bytes > STATIC_SMEM_MAX ? 1 : 0);
@@ -374,7 +383,7 @@ static int buffers(const tn_problem *prob, tn_buffer_desc *out)
   out[BUF_C].name = "C";
   out[BUF_C].bytes = m * n * 4;
   /* beta == 0 must not read C: poisoned with NaN, a read shows */
-  out[BUF_C].role = prob->beta == 0.0 ? TN_BUF_OUT : TN_BUF_INOUT;
+  out[BUF_C].role = GEMM_BETA(prob) == 0.0 ? TN_BUF_OUT : TN_BUF_INOUT;
   return 3;
 }
 
@@ -382,7 +391,7 @@ static void args(const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
 {
   int m = (int)prob->size.dims[0], n = (int)prob->size.dims[1];
   int k = (int)prob->size.dims[2];
-  float alpha = (float)prob->alpha, beta = (float)prob->beta;
+  float alpha = (float)GEMM_ALPHA(prob), beta = (float)GEMM_BETA(prob);
   tn_args_add(a, &bufs[BUF_A], sizeof(bufs[BUF_A]));
   tn_args_add(a, &bufs[BUF_B], sizeof(bufs[BUF_B]));
   tn_args_add(a, &bufs[BUF_C], sizeof(bufs[BUF_C]));
@@ -409,10 +418,10 @@ static int baseline(const char *name, tn_baseline_env *env, char *why,
     snprintf(why, n, "gemm has no baseline '%s'", name);
     return -1;
   }
-  return tn_cublas_sgemm(env->stream, prob->trans_a, prob->trans_b,
+  return tn_cublas_sgemm(env->stream, GEMM_TRANS_A(prob), GEMM_TRANS_B(prob),
                          (int)prob->size.dims[0], (int)prob->size.dims[1],
-                         (int)prob->size.dims[2], (float)prob->alpha,
-                         env->dev[BUF_A], env->dev[BUF_B], (float)prob->beta,
+                         (int)prob->size.dims[2], (float)GEMM_ALPHA(prob),
+                         env->dev[BUF_A], env->dev[BUF_B], (float)GEMM_BETA(prob),
                          env->dev[BUF_C], why, n);
 }
 
@@ -424,7 +433,8 @@ const tn_family tn_family_gemm = {
     .n_params = N_PARAMS,
     .n_dims = 3,
     .dim_names = "M, N, K",
-    .has_gemm_options = 1,
+    .options = options,
+    .n_options = N_OPTIONS,
     .prepare = prepare,
     .launch = launch,
     .defines = defines,
@@ -433,8 +443,9 @@ const tn_family tn_family_gemm = {
     .args = args,
     .reference_source = tn_gemm_reference_source,
     .verify = tn_gemm_verify,
-    .unit = TN_UNIT_TFLOPS,
     .work = work,
+    .unit = "TFLOP/s",
+    .unit_scale = 1e12,
     .baselines = baselines,
     .n_baselines = 1,
     .baseline = baseline,

@@ -130,14 +130,14 @@ static float elem_a(const tn_problem *prob, const float *a, long long m,
                     long long k)
 {
   long long M = prob->size.dims[0], K = prob->size.dims[2];
-  return prob->trans_a ? a[k * M + m] : a[m * K + k];
+  return GEMM_TRANS_A(prob) ? a[k * M + m] : a[m * K + k];
 }
 
 static float elem_b(const tn_problem *prob, const float *b, long long k,
                     long long n)
 {
   long long N = prob->size.dims[1], K = prob->size.dims[2];
-  return prob->trans_b ? b[n * K + k] : b[k * N + n];
+  return GEMM_TRANS_B(prob) ? b[n * K + k] : b[k * N + n];
 }
 
 /* Checks the GPU reference against the host at `count` positions (the four
@@ -153,7 +153,7 @@ static int check_reference(tn_verify_env *env, tn_devptr ref, int count,
   uint64_t state = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(M * 31 + N * 7 + K);
   int i;
 
-  if (prob->beta != 0.0 && c0 == NULL) {
+  if (GEMM_BETA(prob) != 0.0 && c0 == NULL) {
     snprintf(why, n, "gemm: the worker kept no starting values of C");
     return -1;
   }
@@ -175,11 +175,11 @@ static int check_reference(tn_verify_env *env, tn_devptr ref, int count,
       u += fabs(x) * fabs(y);
     }
     idx = m * N + nn;
-    r = prob->alpha * s;
-    absr = fabs(prob->alpha) * u;
-    if (prob->beta != 0.0) {
-      r += prob->beta * (double)c0[idx];
-      absr += fabs(prob->beta) * fabs((double)c0[idx]);
+    r = GEMM_ALPHA(prob) * s;
+    absr = fabs(GEMM_ALPHA(prob)) * u;
+    if (GEMM_BETA(prob) != 0.0) {
+      r += GEMM_BETA(prob) * (double)c0[idx];
+      absr += fabs(GEMM_BETA(prob)) * fabs((double)c0[idx]);
     }
     if (env->download(env, &dev, ref + (tn_devptr)idx * 8, 8) != 0) {
       snprintf(why, n, "gemm: reading the reference back failed");
@@ -202,8 +202,8 @@ int tn_gemm_verify(tn_verify_env *env, char *why, size_t n)
   const tn_problem *prob = env->problem;
   int M = (int)prob->size.dims[0], N = (int)prob->size.dims[1];
   int K = (int)prob->size.dims[2];
-  int ta = prob->trans_a ? 1 : 0, tb = prob->trans_b ? 1 : 0;
-  double alpha = prob->alpha, beta = prob->beta;
+  int ta = GEMM_TRANS_A(prob) ? 1 : 0, tb = GEMM_TRANS_B(prob) ? 1 : 0;
+  double alpha = GEMM_ALPHA(prob), beta = GEMM_BETA(prob);
   unsigned grid[3], block[3] = {16, 16, 1};
   tn_devptr ref, stats, c0 = beta != 0.0 ? env->dev_init[BUF_C] : 0;
   size_t nblocks, i, worst = 0;

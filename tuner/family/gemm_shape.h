@@ -57,6 +57,13 @@ typedef struct {
   long long m, n, k;
 } geometry;
 
+/* The problem options, in the order of gemm.c's table. */
+enum { OPT_TRANS_A, OPT_TRANS_B, OPT_ALPHA, OPT_BETA, N_OPTIONS };
+#define GEMM_TRANS_A(prob) ((prob)->opt[OPT_TRANS_A] != 0)
+#define GEMM_TRANS_B(prob) ((prob)->opt[OPT_TRANS_B] != 0)
+#define GEMM_ALPHA(prob) ((prob)->opt[OPT_ALPHA])
+#define GEMM_BETA(prob) ((prob)->opt[OPT_BETA])
+
 /* The buffers of a problem, in tn_family.buffers order. */
 enum { BUF_A, BUF_B, BUF_C };
 

@@ -58,11 +58,25 @@ typedef struct {
   long long dims[TN_MAX_DIMS];
 } tn_size;
 
-/* One problem: a size and the family's problem options. */
+/* A problem option a family declares beside the size (GEMM's trans_a,
+ * alpha, ...): its key in the config's problem group and in the results
+ * JSON, its kind, default and range.  A boolean is stored as 0 or 1. */
+#define TN_MAX_OPTIONS 8
+typedef enum { TN_OPT_BOOL, TN_OPT_NUMBER } tn_option_kind;
+
+typedef struct {
+  const char *name;
+  tn_option_kind kind;
+  double def;      /* when the config leaves it out */
+  double min, max; /* range of a number */
+  const char *help;
+} tn_option_desc;
+
+/* One problem: a size and the family's problem options, by the index of
+ * the family's option table. */
 typedef struct {
   tn_size size;
-  int trans_a, trans_b;
-  double alpha, beta;
+  double opt[TN_MAX_OPTIONS];
 } tn_problem;
 
 /* The values a config lists for one parameter. */

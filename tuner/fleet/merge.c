@@ -297,17 +297,11 @@ static int parse_problem(mg_run *r, tn_err *err)
     r->problem.size.dims[k] = json_integer_value(v);
   }
   r->problem.size.n_dims = (int)json_array_size(size);
-  if (r->family->has_gemm_options) {
-    json_t *ta, *tb, *al, *be;
-    if (get(r->path, p0, "problems[0]", "trans_a", K_BOOL, 0, &ta, err) ||
-        get(r->path, p0, "problems[0]", "trans_b", K_BOOL, 0, &tb, err) ||
-        get(r->path, p0, "problems[0]", "alpha", K_NUMBER, 0, &al, err) ||
-        get(r->path, p0, "problems[0]", "beta", K_NUMBER, 0, &be, err))
-      return TN_EINPUT;
-    r->problem.trans_a = json_is_true(ta);
-    r->problem.trans_b = json_is_true(tb);
-    r->problem.alpha = json_number_value(al);
-    r->problem.beta = json_number_value(be);
+  {
+    char why[256];
+    if (tn_problem_options_from_json(r->family, p0, &r->problem, why,
+                                     sizeof(why)) != 0)
+      return tn_errf(err, TN_EINPUT, "%s: problems[0].%s", r->path, why);
   }
   return 0;
 }

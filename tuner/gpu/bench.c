@@ -302,6 +302,18 @@ static int verify(tn_bench *b, const tn_family *f, const tn_problem *prob,
   return rc;
 }
 
+/* baseline() services: a copy on the bench's stream */
+static int env_copy(tn_baseline_env *env, tn_devptr dst, tn_devptr src,
+                    size_t bytes, char *why, size_t n)
+{
+  tn_bench *b = env->impl;
+  if (CU(cuMemcpyDtoDAsync(dst, src, bytes, b->stream))) {
+    snprintf(why, n, "%s", b->what);
+    return -1;
+  }
+  return 0;
+}
+
 typedef struct {
   CUfunction fn;       /* a candidate's kernel, or NULL for a baseline */
   const tn_bench_job *job;
@@ -324,25 +336,6 @@ static int enqueue(tn_bench *b, const runner *r, int s, char *why, size_t n)
                ? -1
                : 0;
   }
-  if (strcmp(job->baseline, "memcpy") == 0) {
-    /* a copy of the first input into the first output: the same bytes
-     * read and written as a transpose of that input */
-    int in = -1, out = -1, i;
-    for (i = 0; i < b->n_buf; i++) {
-      if (in < 0 && b->desc[i].role == TN_BUF_IN)
-        in = i;
-      if (out < 0 && b->desc[i].role != TN_BUF_IN)
-        out = i;
-    }
-    if (in < 0 || out < 0 || b->desc[out].bytes < b->desc[in].bytes) {
-      snprintf(why, n, "memcpy: the family has no input/output pair");
-      return -1;
-    }
-    return CU(cuMemcpyDtoDAsync(b->dev_buf[s][out], b->dev_buf[s][in],
-                                b->desc[in].bytes, b->stream))
-               ? -1
-               : 0;
-  }
   if (r->f->baseline == NULL) {
     snprintf(why, n, "family %s has no baseline '%s'", r->f->name,
              job->baseline);
@@ -352,9 +345,11 @@ static int enqueue(tn_bench *b, const runner *r, int s, char *why, size_t n)
     int i;
     memset(&env, 0, sizeof(env));
     env.problem = &job->problem;
+    env.descs = b->desc;
     for (i = 0; i < b->n_buf; i++)
       env.dev[i] = b->dev_buf[s][i];
     env.stream = b->stream;
+    env.copy = env_copy;
     env.impl = b;
     return r->f->baseline(job->baseline, &env, why, n);
   }

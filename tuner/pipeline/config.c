@@ -143,48 +143,53 @@ static int parse_size(ctx *c, const config_setting_t *s, const tn_family *f,
   return 0;
 }
 
+/* The family's problem options (trans_a, alpha, ...) from group s into
+ * base; keys other than theirs and "sizes" are errors. */
+static int parse_options(ctx *c, const config_setting_t *s,
+                         const tn_family *f, tn_problem *base)
+{
+  const char *keys[TN_MAX_OPTIONS + 2];
+  int i, rc;
+
+  keys[0] = "sizes";
+  for (i = 0; i < f->n_options && i < TN_MAX_OPTIONS; i++)
+    keys[i + 1] = f->options[i].name;
+  keys[i + 1] = NULL;
+  rc = only_keys(c, s, "problem", keys);
+  if (rc)
+    return rc;
+  tn_problem_defaults(f, base);
+  for (i = 0; i < f->n_options; i++) {
+    const tn_option_desc *d = &f->options[i];
+    const config_setting_t *m = config_setting_get_member(s, d->name);
+    char what[64];
+    if (m == NULL)
+      continue;
+    snprintf(what, sizeof(what), "problem.%s", d->name);
+    if (d->kind == TN_OPT_BOOL) {
+      int b = 0;
+      rc = get_bool(c, m, what, &b);
+      base->opt[i] = b;
+    } else {
+      rc = get_number(c, m, what, d->min, d->max, &base->opt[i]);
+    }
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
 static int parse_problem(ctx *c, const config_setting_t *s, tn_job *job)
 {
-  static const char *const keys[] = {"sizes", "trans_a", "trans_b", "alpha",
-                                     "beta", NULL};
-  static const char *const keys_plain[] = {"sizes", NULL};
-  const config_setting_t *sizes, *m;
+  const config_setting_t *sizes;
   tn_problem base;
   int rc, i;
 
   if (!config_setting_is_group(s))
     return bad(c, s, "problem: expected a group { ... }");
-  rc = only_keys(c, s, "problem",
-                 job->family->has_gemm_options ? keys : keys_plain);
+  rc = parse_options(c, s, job->family, &base);
   if (rc)
     return rc;
-  memset(&base, 0, sizeof(base));
-  base.alpha = 1.0;
-  base.beta = 0.0;
-  m = config_setting_get_member(s, "trans_a");
-  if (m) {
-    rc = get_bool(c, m, "problem.trans_a", &base.trans_a);
-    if (rc)
-      return rc;
-  }
-  m = config_setting_get_member(s, "trans_b");
-  if (m) {
-    rc = get_bool(c, m, "problem.trans_b", &base.trans_b);
-    if (rc)
-      return rc;
-  }
-  m = config_setting_get_member(s, "alpha");
-  if (m) {
-    rc = get_number(c, m, "problem.alpha", -1e30, 1e30, &base.alpha);
-    if (rc)
-      return rc;
-  }
-  m = config_setting_get_member(s, "beta");
-  if (m) {
-    rc = get_number(c, m, "problem.beta", -1e30, 1e30, &base.beta);
-    if (rc)
-      return rc;
-  }
 
   sizes = config_setting_get_member(s, "sizes");
   if (sizes == NULL)

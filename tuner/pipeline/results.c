@@ -23,11 +23,6 @@ static int timing_from_json(json_t *o, tn_timing *t)
                      &t->repetitions);
 }
 
-static const char *unit_name(const tn_family *f)
-{
-  return f->unit == TN_UNIT_GBPS ? "GB/s" : "TFLOP/s";
-}
-
 static json_t *params_json(const tn_family *f, const tn_params *p)
 {
   json_t *o = json_object();
@@ -132,9 +127,9 @@ json_t *tn_results_candidate(const tn_run *run, const tn_candidate *c)
     json_object_set_new(
         o, "max_ms", json_real(c->timing[0].max_ms));
     json_object_set_new(o, "rate",
-                        json_real(tn_rate(f, job->problems, job->n_problems,
+                        json_real(tn_family_rate(f, job->problems, job->n_problems,
                                           c->total_ms)));
-    json_object_set_new(o, "unit", json_string(unit_name(f)));
+    json_object_set_new(o, "unit", json_string(f->unit));
     if (ref > 0)
       json_object_set_new(o, "pct_of_baseline",
                           json_real(100.0 * ref / c->total_ms));
@@ -159,9 +154,9 @@ json_t *tn_results_baseline(const tn_run *run, const tn_baseline_result *b)
     json_object_set_new(o, "min_ms", json_real(b->timing[0].min_ms));
     json_object_set_new(o, "max_ms", json_real(b->timing[0].max_ms));
     json_object_set_new(o, "rate",
-                        json_real(tn_rate(job->family, job->problems,
+                        json_real(tn_family_rate(job->family, job->problems,
                                           job->n_problems, b->total_ms)));
-    json_object_set_new(o, "unit", json_string(unit_name(job->family)));
+    json_object_set_new(o, "unit", json_string(job->family->unit));
   }
   return o;
 }
@@ -199,11 +194,7 @@ json_t *tn_results_json(const tn_run *run)
       json_array_append_new(size, json_integer(p->size.dims[k]));
     po = json_pack("{s:o, s:f}", "size", size, "work",
                    f->work(p));
-    if (f->has_gemm_options)
-      json_object_update_new(po, json_pack("{s:b, s:b, s:f, s:f}", "trans_a",
-                                           p->trans_a, "trans_b", p->trans_b,
-                                           "alpha", p->alpha, "beta",
-                                           p->beta));
+    tn_problem_options_json(f, p, po);
     json_array_append_new(probs, po);
   }
   for (i = 0; i < run->n_baselines; i++)
@@ -222,8 +213,8 @@ json_t *tn_results_json(const tn_run *run)
     best = json_pack("{s:i, s:o, s:f, s:f, s:s, s:b, s:o, s:i, s:f, s:s}",
                      "id", c->id, "params", params_json(f, &c->params),
                      "median_ms", c->total_ms, "rate",
-                     tn_rate(f, job->problems, job->n_problems, c->total_ms),
-                     "unit", unit_name(f), "tie", run->sel.n_ties > 1,
+                     tn_family_rate(f, job->problems, job->n_problems, c->total_ms),
+                     "unit", f->unit, "tie", run->sel.n_ties > 1,
                      "within_noise", ties, "fastest_id",
                      run->space.c[run->sel.fastest].id, "noise",
                      run->sel.noise, "rule", TN_SELECT_RULE);

@@ -16,19 +16,6 @@
 #include "pipeline/results.h"
 #include "gpu/worker.h"
 
-double tn_rate(const tn_family *f, const tn_problem *probs, int n,
-               double total_ms)
-{
-  double work = 0;
-  int k;
-  for (k = 0; k < n; k++)
-    work += f->work(&probs[k]);
-  if (!(total_ms > 0))
-    return 0.0;
-  return f->unit == TN_UNIT_GBPS ? work / (total_ms * 1e-3) / 1e9
-                                 : work / (total_ms * 1e-3) / 1e12;
-}
-
 /* The architecture to compile for: --arch, else the device's. */
 static int pick_arch(const tn_tune_opts *opts, tn_run *run, tn_err *err)
 {
@@ -64,7 +51,7 @@ static int pick_arch(const tn_tune_opts *opts, tn_run *run, tn_err *err)
 static void print_table(const tn_run *run, FILE *out)
 {
   const tn_family *f = run->job->family;
-  const char *unit = f->unit == TN_UNIT_GBPS ? "GB/s" : "TFLOP/s";
+  const char *unit = f->unit;
   int i;
 
   fprintf(out, "%4s  %-52s %-13s %9s %3s %4s %9s %9s %6s\n", "id",
@@ -86,7 +73,7 @@ static void print_table(const tn_run *run, FILE *out)
     if (c->status == TN_ST_OK) {
       snprintf(ms, sizeof(ms), "%.4f", c->total_ms);
       snprintf(rate, sizeof(rate), "%.1f",
-               tn_rate(f, run->job->problems, run->job->n_problems,
+               tn_family_rate(f, run->job->problems, run->job->n_problems,
                        c->total_ms));
       if (run->n_baselines > 0 && run->baselines[0].status == TN_ST_OK)
         snprintf(pct, sizeof(pct), "%.1f",
@@ -113,7 +100,7 @@ static void print_table(const tn_run *run, FILE *out)
     if (b->status == TN_ST_OK)
       fprintf(out, "baseline %-10s %9.4f ms %9.1f %s\n", b->name,
               b->total_ms,
-              tn_rate(f, run->job->problems, run->job->n_problems,
+              tn_family_rate(f, run->job->problems, run->job->n_problems,
                       b->total_ms),
               unit);
     else

@@ -75,8 +75,5 @@ void tn_run_free(tn_run *run);
 int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
                         tn_run **runs, int *n, tn_err *err);
 
-/* Rate of a time on prob (GB/s or TFLOP/s by the family's unit). */
-double tn_rate(const tn_family *f, const tn_problem *probs, int n,
-               double total_ms);
 
 #endif
