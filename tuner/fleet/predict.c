@@ -265,23 +265,13 @@ int tn_predict(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
                tn_err *err)
 {
   tn_template tpl;
-  tn_compile_opts copts;
   double t0 = tn_now();
-  const char *dir = opts->output_dir ? opts->output_dir : job->output_dir;
-  char stamp[32], list[256];
-  time_t now = time(NULL);
-  struct tm tm;
+  char list[256];
   int rc;
 
-  memset(run, 0, sizeof(*run));
+  tn_run_init(run, job, opts);
+  run->seed = job->bench.seed; /* nothing is drawn: no seed from the clock */
   memset(&tpl, 0, sizeof(tpl));
-  run->job = job;
-  run->opts = opts;
-  run->sel.best = run->sel.fastest = -1;
-  tn_utc_iso(run->started, sizeof(run->started));
-  if (gethostname(run->host, sizeof(run->host)) != 0)
-    tn_strlcpy(run->host, "unknown", sizeof(run->host));
-  run->seed = job->bench.seed;
 
   tn_arch_list(list, sizeof(list));
   if (opts->arch == NULL)
@@ -299,36 +289,10 @@ int tn_predict(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
                    "nothing to resume");
 
   rc = tn_template_load(job->template_path, &tpl, err);
-  if (rc != 0)
-    goto cleanup;
-  rc = tn_space_build(job, run->arch, &run->space, err);
-  if (rc != 0)
-    goto cleanup;
-  if (!opts->no_prune)
-    run->pruned_by_model = tn_space_prune(job, &run->space);
-
-  gmtime_r(&now, &tm);
-  strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-  if (snprintf(run->results_path, sizeof(run->results_path),
-               "%s/%s-%s-%s.json", dir, job->name, run->arch->name,
-               stamp) >= (int)sizeof(run->results_path) ||
-      snprintf(run->header_path, sizeof(run->header_path), "%s/%s/%s.h",
-               dir, run->arch->name,
-               job->name) >= (int)sizeof(run->header_path)) {
-    rc = tn_errf(err, TN_EINPUT, "%s: output path too long", dir);
-    goto cleanup;
-  }
-
-  memset(&copts, 0, sizeof(copts));
-  if (opts->use_cache)
-    tn_strlcpy(copts.cache_dir, opts->cache_dir, sizeof(copts.cache_dir));
-  copts.jobs = opts->jobs;
-  copts.quiet = opts->quiet;
-  rc = tn_compile_space(job, &tpl, run->arch, &run->space, &copts,
-                        &run->compile, err);
+  if (rc == 0)
+    rc = tn_run_prepare(run, &tpl, err);
   if (rc)
     goto cleanup;
-  tn_space_check_registers(&run->space, run->arch);
 
   run->sel.best = run->sel.fastest = tn_predict_pick(run);
   run->wall_s = tn_now() - t0;

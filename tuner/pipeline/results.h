@@ -7,7 +7,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "pipeline/tune.h"
+#include "pipeline/run.h"
 
 #define TN_RESULTS_SCHEMA "tuner-results/1"
 

@@ -108,40 +108,6 @@ static void print_table(const tn_run *run, FILE *out)
   }
 }
 
-static void set_paths(const tn_job *job, const tn_tune_opts *opts,
-                      tn_run *run)
-{
-  const char *dir = opts->output_dir ? opts->output_dir : job->output_dir;
-  char stamp[32], resumed_dir[4096];
-  time_t t = time(NULL);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-  if (opts->resume_path && !opts->output_dir) {
-    /* the header goes beside the results being resumed */
-    tn_dirname(resumed_dir, sizeof(resumed_dir), opts->resume_path);
-    dir = resumed_dir;
-  }
-  if (opts->resume_path) {
-    size_t n = strlen(opts->resume_path);
-    tn_strlcpy(run->results_path, opts->resume_path,
-               sizeof(run->results_path));
-    /* the journal sits beside it: x.json -> x.jsonl */
-    snprintf(run->journal_path, sizeof(run->journal_path), "%.*s.jsonl",
-             (int)(n > 5 && strcmp(opts->resume_path + n - 5, ".json") == 0
-                       ? n - 5
-                       : n),
-             opts->resume_path);
-  } else {
-    snprintf(run->results_path, sizeof(run->results_path), "%s/%s-%s-%s.json",
-             dir, job->name, run->arch->name, stamp);
-    snprintf(run->journal_path, sizeof(run->journal_path),
-             "%s/%s-%s-%s.jsonl", dir, job->name, run->arch->name, stamp);
-  }
-  snprintf(run->header_path, sizeof(run->header_path), "%s/%s/%s.h", dir,
-           run->arch->name, job->name);
-}
-
 static unsigned long long job_seed(const tn_run *run, int id, int k)
 {
   /* distinct inputs for every check, reproducible from the run's seed */
@@ -279,20 +245,6 @@ done:
   return rc;
 }
 
-static void run_init(tn_run *run, const tn_job *job,
-                     const tn_tune_opts *opts)
-{
-  memset(run, 0, sizeof(*run));
-  run->job = job;
-  run->opts = opts;
-  run->sel.best = run->sel.fastest = -1;
-  tn_utc_iso(run->started, sizeof(run->started));
-  if (gethostname(run->host, sizeof(run->host)) != 0)
-    tn_strlcpy(run->host, "unknown", sizeof(run->host));
-  run->seed = job->bench.seed ? job->bench.seed
-                              : (unsigned long long)time(NULL) * 2654435761ULL;
-}
-
 /* The architecture of a dry run without --arch: the GPU's if there is one
  * (asked through a worker), else the default; says which. */
 static const tn_arch *dry_run_arch(const tn_tune_opts *opts)
@@ -320,42 +272,17 @@ static const tn_arch *dry_run_arch(const tn_tune_opts *opts)
   return arch;
 }
 
-/* Space, pruning, paths and NVRTC for run->arch. */
+/* The shared set-up, and the family's baselines to measure. */
 static int prepare(tn_run *run, const tn_template *tpl, tn_err *err)
 {
-  const tn_job *job = run->job;
-  const tn_tune_opts *opts = run->opts;
-  tn_compile_opts copts;
-  int i, rc;
-
-  rc = tn_space_build(job, run->arch, &run->space, err);
+  const tn_family *f = run->job->family;
+  int i, rc = tn_run_prepare(run, tpl, err);
   if (rc != 0)
     return rc;
-  if (!opts->no_prune)
-    run->pruned_by_model = tn_space_prune(job, &run->space);
-  run->n_baselines = job->family->n_baselines;
+  run->n_baselines = f->n_baselines;
   for (i = 0; i < run->n_baselines && i < TN_MAX_BASELINES; i++)
-    tn_strlcpy(run->baselines[i].name, job->family->baselines[i],
+    tn_strlcpy(run->baselines[i].name, f->baselines[i],
                sizeof(run->baselines[i].name));
-  set_paths(job, opts, run);
-  if (opts->resume_path) {
-    /* the journal must exist before anything is compiled */
-    FILE *probe = fopen(run->journal_path, "r");
-    if (probe == NULL)
-      return tn_errf(err, TN_EINPUT, "--resume %s: no journal %s beside it",
-                     opts->resume_path, run->journal_path);
-    fclose(probe);
-  }
-  memset(&copts, 0, sizeof(copts));
-  if (opts->use_cache)
-    tn_strlcpy(copts.cache_dir, opts->cache_dir, sizeof(copts.cache_dir));
-  copts.jobs = opts->jobs;
-  copts.quiet = opts->quiet;
-  rc = tn_compile_space(job, tpl, run->arch, &run->space, &copts,
-                        &run->compile, err);
-  if (rc)
-    return rc;
-  tn_space_check_registers(&run->space, run->arch);
   return 0;
 }
 
@@ -406,7 +333,7 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
   double t0 = tn_now();
   int rc;
 
-  run_init(run, job, opts);
+  tn_run_init(run, job, opts);
   memset(&worker, 0, sizeof(worker));
   memset(&tpl, 0, sizeof(tpl));
 
@@ -574,7 +501,7 @@ int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
   /* compile once per architecture; devices of an architecture share it */
   for (d = 0; d < n; d++) {
     int e;
-    run_init(&runs[d], job, opts);
+    tn_run_init(&runs[d], job, opts);
     runs[d].seed = runs[0].seed; /* the same inputs on every GPU */
     runs[d].have_device = 1;
     runs[d].device = workers[d].info;
@@ -588,8 +515,9 @@ int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
     for (e = 0; e < d && runs[e].arch != runs[d].arch; e++)
       ;
     if (e < d) {
-      set_paths(job, opts, &runs[d]);
-      rc = clone_prepared(&runs[d], &runs[e], err);
+      rc = tn_run_set_paths(&runs[d], err);
+      if (rc == 0)
+        rc = clone_prepared(&runs[d], &runs[e], err);
       tasks[d].write_header = 0; /* the first GPU of the arch writes it */
     } else {
       rc = prepare(&runs[d], &tpl, err);
@@ -632,10 +560,4 @@ cleanup:
   *runs_out = runs;
   *n_out = runs ? (n > 0 ? n : 1) : 0;
   return rc;
-}
-
-void tn_run_free(tn_run *run)
-{
-  tn_space_free(&run->space);
-  tn_selection_free(&run->sel);
 }

@@ -1,0 +1,117 @@
+/* run.c -- the set-up that a measured run and a prediction share. */
+#define _POSIX_C_SOURCE 200809L
+#include "pipeline/run.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void tn_run_init(tn_run *run, const tn_job *job, const tn_tune_opts *opts)
+{
+  memset(run, 0, sizeof(*run));
+  run->job = job;
+  run->opts = opts;
+  run->sel.best = run->sel.fastest = -1;
+  tn_utc_iso(run->started, sizeof(run->started));
+  if (gethostname(run->host, sizeof(run->host)) != 0)
+    tn_strlcpy(run->host, "unknown", sizeof(run->host));
+  run->seed = job->bench.seed ? job->bench.seed
+                              : (unsigned long long)time(NULL) * 2654435761ULL;
+}
+
+/* snprintf into out that reports truncation: 0 or -1. */
+static int fits(int written, size_t size)
+{
+  return written >= 0 && (size_t)written < size ? 0 : -1;
+}
+
+int tn_run_set_paths(tn_run *run, tn_err *err)
+{
+  const tn_job *job = run->job;
+  const tn_tune_opts *opts = run->opts;
+  const char *dir = opts->output_dir ? opts->output_dir : job->output_dir;
+  char stamp[32], resumed_dir[4096];
+  time_t t = time(NULL);
+  struct tm tm;
+  int bad = 0;
+
+  gmtime_r(&t, &tm);
+  strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+  if (opts->resume_path && !opts->output_dir) {
+    /* the header goes beside the results being resumed */
+    tn_dirname(resumed_dir, sizeof(resumed_dir), opts->resume_path);
+    dir = resumed_dir;
+  }
+  if (opts->resume_path) {
+    size_t n = strlen(opts->resume_path);
+    bad |= tn_strlcpy(run->results_path, opts->resume_path,
+                      sizeof(run->results_path)) != 0;
+    /* the journal sits beside it: x.json -> x.jsonl */
+    bad |= fits(snprintf(run->journal_path, sizeof(run->journal_path),
+                         "%.*s.jsonl",
+                         (int)(n > 5 && strcmp(opts->resume_path + n - 5,
+                                               ".json") == 0
+                                   ? n - 5
+                                   : n),
+                         opts->resume_path),
+                sizeof(run->journal_path));
+  } else {
+    bad |= fits(snprintf(run->results_path, sizeof(run->results_path),
+                         "%s/%s-%s-%s.json", dir, job->name, run->arch->name,
+                         stamp),
+                sizeof(run->results_path));
+    bad |= fits(snprintf(run->journal_path, sizeof(run->journal_path),
+                         "%s/%s-%s-%s.jsonl", dir, job->name,
+                         run->arch->name, stamp),
+                sizeof(run->journal_path));
+  }
+  bad |= fits(snprintf(run->header_path, sizeof(run->header_path),
+                       "%s/%s/%s.h", dir, run->arch->name, job->name),
+              sizeof(run->header_path));
+  if (bad)
+    return tn_errf(err, TN_EINPUT, "%s: output path too long", dir);
+  return 0;
+}
+
+int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err)
+{
+  const tn_job *job = run->job;
+  const tn_tune_opts *opts = run->opts;
+  tn_compile_opts copts;
+  int rc;
+
+  rc = tn_space_build(job, run->arch, &run->space, err);
+  if (rc != 0)
+    return rc;
+  if (!opts->no_prune)
+    run->pruned_by_model = tn_space_prune(job, &run->space);
+  rc = tn_run_set_paths(run, err);
+  if (rc != 0)
+    return rc;
+  if (opts->resume_path) {
+    /* the journal must exist before anything is compiled */
+    FILE *probe = fopen(run->journal_path, "r");
+    if (probe == NULL)
+      return tn_errf(err, TN_EINPUT, "--resume %s: no journal %s beside it",
+                     opts->resume_path, run->journal_path);
+    fclose(probe);
+  }
+  memset(&copts, 0, sizeof(copts));
+  if (opts->use_cache)
+    tn_strlcpy(copts.cache_dir, opts->cache_dir, sizeof(copts.cache_dir));
+  copts.jobs = opts->jobs;
+  copts.quiet = opts->quiet;
+  rc = tn_compile_space(job, tpl, run->arch, &run->space, &copts,
+                        &run->compile, err);
+  if (rc)
+    return rc;
+  tn_space_check_registers(&run->space, run->arch);
+  return 0;
+}
+
+void tn_run_free(tn_run *run)
+{
+  tn_space_free(&run->space);
+  tn_selection_free(&run->sel);
+}

@@ -1,0 +1,85 @@
+/* run.h -- the run struct that every stage of one tuning run fills, and
+ * the set-up a measured run (tune.c) and a prediction (fleet/predict.c)
+ * share: initialisation, the output paths, the space for the architecture
+ * with the model's pruning, and NVRTC. */
+#ifndef TN_RUN_H
+#define TN_RUN_H
+
+#include "base/arch.h"
+#include "gpu/bench.h"
+#include "pipeline/compile.h"
+#include "pipeline/config.h"
+#include "pipeline/render.h"
+#include "pipeline/select.h"
+#include "pipeline/space.h"
+
+#define TN_MAX_BASELINES 4
+#define TN_DEFAULT_ARCH "sm_90"
+
+typedef struct {
+  char name[32];
+  int status;    /* TN_ST_OK, or TN_ST_FAILED (see reason) */
+  char reason[TN_REASON_LEN];
+  tn_timing timing[TN_MAX_SIZES];
+  double total_ms;
+} tn_baseline_result;
+
+typedef struct {
+  int device;          /* GPU ordinal (see tn_tune_all_devices for all) */
+  const char *arch;    /* --arch, or NULL: the device's (a dry run without
+                          a GPU uses TN_DEFAULT_ARCH and says so) */
+  int dry_run;
+  int no_prune;
+  int quiet;
+  int jobs;            /* compile threads, 0: all */
+  int use_cache;
+  char cache_dir[4096];
+  const char *output_dir;  /* overrides the config's */
+  const char *resume_path; /* results JSON of an interrupted run */
+  int repetitions;     /* overrides the config's, 0: keep */
+  const char *command; /* the command line, for the record */
+} tn_tune_opts;
+
+typedef struct {
+  const tn_job *job;
+  const tn_tune_opts *opts;
+  const tn_arch *arch;
+  int have_device;
+  tn_device_info device;
+  tn_space space;
+  int pruned_by_model;
+  int n_baselines;
+  tn_baseline_result baselines[TN_MAX_BASELINES];
+  tn_selection sel;
+  tn_compile_stats compile;
+  double wall_s, bench_s;
+  char started[32], finished[32];
+  char host[256];
+  unsigned long long seed;
+  int worker_starts;
+  int interrupted;
+  int resumed;         /* candidates taken from the resumed run */
+  char results_path[4400], journal_path[4400], header_path[4400];
+} tn_run;
+
+/* Clears run and fills what every run starts with: job, opts, the start
+ * time, the host and the seed of the random inputs (the config's, else
+ * from the clock). */
+void tn_run_init(tn_run *run, const tn_job *job, const tn_tune_opts *opts);
+
+/* Fills run->results_path, journal_path and header_path for run->arch:
+ * <output>/<name>-<arch>-<UTC time>.json (.jsonl), <output>/<arch>/<name>.h,
+ * or, with --resume, the resumed file, its journal and the header beside
+ * it.  Returns 0, or TN_EINPUT if a path is too long. */
+int tn_run_set_paths(tn_run *run, tn_err *err);
+
+/* The space for run->arch (limits, then the model's pruning unless
+ * --no-prune), the paths, and every survivor compiled with NVRTC (its
+ * registers checked against the architecture).  With --resume, the
+ * journal must exist before anything is compiled.  Returns 0, TN_EINPUT
+ * or TN_ETOOL with err. */
+int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err);
+
+void tn_run_free(tn_run *run);
+
+#endif
