@@ -94,7 +94,6 @@ typedef enum { TN_UNIT_GBPS, TN_UNIT_TFLOPS } tn_unit;
 typedef struct tn_family {
   const char *name;        /* "transpose" */
   const char *kernel;      /* entry point in the template */
-  const char *summary;
   const tn_param_desc *params;
   int n_params;
   int n_dims;              /* entries of each problem size */

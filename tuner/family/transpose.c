@@ -245,7 +245,6 @@ static const char *const baselines[] = {"memcpy"};
 const tn_family tn_family_transpose = {
     .name = "transpose",
     .kernel = "transpose",
-    .summary = "out-of-place transpose of a row-major fp32 matrix",
     .params = params,
     .n_params = N_PARAMS,
     .n_dims = 2,
