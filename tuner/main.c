@@ -23,16 +23,14 @@
 #include "base/util.h"
 #include "gpu/worker.h"
 
-#define TN_VERSION "0.1.0"
-
 static void usage(FILE *out)
 {
   char archs[256];
   tn_arch_list(archs, sizeof(archs));
   fprintf(out,
 "Usage: tuner --config FILE [--device N] [options]\n"
-"       tuner conflicts [--arch sm_XX] [FILE]\n"
-"       tuner merge [options] RESULTS...\n"
+"  or:  tuner conflicts [--arch sm_XX] [FILE]\n"
+"  or:  tuner merge [options] RESULTS...\n"
 "\n"
 "Tunes the shared-memory tile layout (tile size, padding, swizzle, ...) of a\n"
 "CUDA kernel family for a GPU: renders every point of the config's space\n"
