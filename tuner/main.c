@@ -1,7 +1,12 @@
 /* main.c -- the tuner's command line.
  *
  *   tuner --config FILE [--device N] [options]   tune a kernel family
- *   tuner conflicts [--arch sm_XX] [FILE]         wavefront calculator
+ *                                                 (or --dry-run, --predict)
+ *   tuner conflicts [--arch sm_XX] [FILE]         wavefront calculator: ld,
+ *                                                 st, ldmatrix, stmatrix,
+ *                                                 cp.async
+ *   tuner merge [options] RESULTS...              results of many GPUs into
+ *                                                 headers (docs/fleet.md)
  *   tuner __worker N                              (internal) GPU worker
  */
 #define _POSIX_C_SOURCE 200809L
@@ -18,16 +23,14 @@
 #include "base/util.h"
 #include "gpu/worker.h"
 
-#define TN_VERSION "0.1.0"
-
 static void usage(FILE *out)
 {
   char archs[256];
   tn_arch_list(archs, sizeof(archs));
   fprintf(out,
 "Usage: tuner --config FILE [--device N] [options]\n"
-"       tuner conflicts [--arch sm_XX] [FILE]\n"
-"       tuner merge [options] RESULTS...\n"
+"  or:  tuner conflicts [--arch sm_XX] [FILE]\n"
+"  or:  tuner merge [options] RESULTS...\n"
 "\n"
 "Tunes the shared-memory tile layout (tile size, padding, swizzle, ...) of a\n"
 "CUDA kernel family for a GPU: renders every point of the config's space\n"
@@ -68,11 +71,12 @@ static void usage(FILE *out)
 "\n"
 "Subcommands:\n"
 "  conflicts             read lines 'OP WIDTH A0 ... A31' (OP: ld, st,\n"
-"                        ldmatrix.x1|x2|x4[.trans] or\n"
-"                        stmatrix.x1|x2|x4[.trans]; Ai: lane i's byte\n"
-"                        offset, or - if inactive) and print the\n"
-"                        wavefronts, conflict degree and busiest banks of\n"
-"                        each; see 'tuner conflicts --help'\n"
+"                        ldmatrix.x1|x2|x4[.trans],\n"
+"                        stmatrix.x1|x2|x4[.trans], cp.async.ca or\n"
+"                        cp.async.cg; Ai: lane i's byte offset, or - if\n"
+"                        inactive) and print the wavefronts, conflict\n"
+"                        degree and busiest banks of each; see 'tuner\n"
+"                        conflicts --help'\n"
 "  merge                 merge results of many GPUs and nights into\n"
 "                        per-architecture headers and a dispatch header;\n"
 "                        see 'tuner merge --help' and docs/fleet.md\n"

@@ -96,7 +96,6 @@ struct tn_baseline_env {
 typedef struct tn_family {
   const char *name;        /* "transpose" */
   const char *kernel;      /* entry point in the template */
-  const char *summary;
   const tn_param_desc *params;
   int n_params;
   int n_dims;              /* entries of each problem size */

@@ -428,7 +428,6 @@ static int baseline(const char *name, tn_baseline_env *env, char *why,
 const tn_family tn_family_gemm = {
     .name = "gemm",
     .kernel = "gemm",
-    .summary = "fp32 C = alpha op(A) op(B) + beta C, row-major, any size",
     .params = params,
     .n_params = N_PARAMS,
     .n_dims = 3,

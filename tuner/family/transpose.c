@@ -258,7 +258,6 @@ static int baseline(const char *name, tn_baseline_env *env, char *why,
 const tn_family tn_family_transpose = {
     .name = "transpose",
     .kernel = "transpose",
-    .summary = "out-of-place transpose of a row-major fp32 matrix",
     .params = params,
     .n_params = N_PARAMS,
     .n_dims = 2,

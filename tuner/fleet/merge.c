@@ -1812,6 +1812,7 @@ int tn_merge_main(int argc, char **argv)
       {"fail-on-regression", no_argument, NULL, 'F'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
   mg_ctx *cx = calloc(1, sizeof(*cx));
   tn_err err = {{0}};
@@ -1823,7 +1824,7 @@ int tn_merge_main(int argc, char **argv)
   }
   cx->opts.output = "results";
   optind = 1;
-  while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "o:qhV", longopts, NULL)) != -1) {
     switch (c) {
     case 'o':
       cx->opts.output = optarg;
@@ -1842,6 +1843,10 @@ int tn_merge_main(int argc, char **argv)
       break;
     case 'h':
       usage(stdout);
+      free(cx);
+      return TN_EXIT_OK;
+    case 'V':
+      printf("tuner %s\n", TN_VERSION);
       free(cx);
       return TN_EXIT_OK;
     default:

@@ -57,18 +57,18 @@ static int failed(tn_bench *b, CUresult r, const char *call)
 
 #define CU(call) failed(b, b->cu.call, #call)
 
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 void tn_timing_from_samples(double *ms, int n, tn_timing *t)
 {
-  int i, j;
   memset(t, 0, sizeof(*t));
   if (n <= 0)
     return;
-  for (i = 1; i < n; i++) { /* insertion sort: n is at most a few 1000 */
-    double v = ms[i];
-    for (j = i; j > 0 && ms[j - 1] > v; j--)
-      ms[j] = ms[j - 1];
-    ms[j] = v;
-  }
+  qsort(ms, (size_t)n, sizeof(*ms), cmp_double); /* n may be 100,000 */
   t->repetitions = n;
   t->min_ms = ms[0];
   t->max_ms = ms[n - 1];

@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <cublas_api.h>
 
@@ -153,13 +152,4 @@ int tn_cublas_sgemm(void *stream, int trans_a, int trans_b, int m, int n,
     return -1;
   }
   return 0;
-}
-
-void tn_cublas_unload(void)
-{
-  if (g.handle)
-    g.cublasDestroy_v2(g.handle);
-  if (g.lib)
-    dlclose(g.lib);
-  memset(&g, 0, sizeof(g));
 }

@@ -30,7 +30,4 @@ int tn_cublas_sgemm(void *stream, int trans_a, int trans_b, int m, int n,
                     unsigned long long b, float beta, unsigned long long c,
                     char *why, size_t why_len);
 
-/* Destroys the handle and unloads the library; a later call loads again. */
-void tn_cublas_unload(void);
-
 #endif

@@ -256,6 +256,7 @@ static void usage(FILE *out)
 "\n"
 "  -a, --arch sm_XX  architecture (default: GPU 0's, else %s)\n"
 "  -h, --help        this text\n"
+"  -V, --version     the version\n"
 "\n"
 "Exit status: 0; 2 for a bad line (its number is named) or option.\n",
           TN_DEFAULT_ARCH);
@@ -281,6 +282,7 @@ int tn_conflicts_main(int argc, char **argv)
   static const struct option longopts[] = {
       {"arch", required_argument, NULL, 'a'},
       {"help", no_argument, NULL, 'h'},
+      {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
   const tn_arch *arch = NULL;
   const char *path = NULL;
@@ -290,7 +292,7 @@ int tn_conflicts_main(int argc, char **argv)
   int c, lineno = 0, rc = TN_EXIT_OK;
 
   optind = 1;
-  while ((c = getopt_long(argc, argv, "a:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "a:hV", longopts, NULL)) != -1) {
     switch (c) {
     case 'a':
       arch = tn_arch_find(optarg);
@@ -304,6 +306,9 @@ int tn_conflicts_main(int argc, char **argv)
       break;
     case 'h':
       usage(stdout);
+      return TN_EXIT_OK;
+    case 'V':
+      printf("tuner %s\n", TN_VERSION);
       return TN_EXIT_OK;
     default:
       fprintf(stderr, "Try 'tuner conflicts --help'.\n");

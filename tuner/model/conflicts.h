@@ -1,10 +1,14 @@
 /* conflicts.h -- `tuner conflicts`: the wavefront model as a calculator.
  *
- * Input lines: OP WIDTH A0 A1 ... A31
+ * Input lines: OP WIDTH A0 A1 ... A31 [| G0 G1 ... G31]
  *   OP     ld | st | ldmatrix.x1|x2|x4 | stmatrix.x1|x2|x4, (ld|st)matrix
- *          optionally with .trans
- *   WIDTH  bytes per lane: 1, 2, 4, 8, 16 (16 for ldmatrix/stmatrix)
- *   Ai     lane i's byte offset in shared memory, decimal, or - (inactive)
+ *          optionally with .trans | cp.async.ca | cp.async.cg
+ *   WIDTH  bytes per lane: 1, 2, 4, 8, 16 (16 for ldmatrix/stmatrix and
+ *          cp.async.cg; 4, 8 or 16 for cp.async.ca)
+ *   Ai     lane i's byte offset in shared memory, decimal, or - (inactive);
+ *          a cp.async lane's may end in z (zero-filled)
+ *   Gi     cp.async only: the global byte offset lane i reads from a
+ *          128-byte-aligned base (default Gi = Ai), - where Ai is -
  * Blank lines and lines starting with # are skipped.  Output, one line per
  * input line:  WAVEFRONTS DEGREE BANKS   (BANKS: the busiest banks,
  * comma-separated, or - when no lane is active). */
