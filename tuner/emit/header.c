@@ -60,9 +60,9 @@ int tn_emit_arch_header_text(const tn_header_entry *e, char **text,
   if (derived.n > 0) {
     char prob[256];
     tn__emit_problem_text(e->problem, prob, sizeof(prob));
-    fprintf(o, "/* Derived by the %s family from these parameters, for the "
-               "tuned problem\n * %s (the template's TN_<...> macros "
-               "without TN_): */\n",
+    fprintf(o, "/* The %s template's other macros (TN_<...> without TN_),\n"
+               " * derived from these parameters for the tuned problem "
+               "%s: */\n",
             f->name, prob);
     tn__emit_values(o, f, NULL, &derived, prefix);
   }
