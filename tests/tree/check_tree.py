@@ -6,8 +6,9 @@
   extension (results.c + results.h); module A depends on B when a file of A
   includes B's header.  A cycle of any length fails, not only A <-> B.
 - Every folder under tuner/ has a README.md saying what it holds.
-- The README's architecture table names every folder of tuner/, and every
-  tuner/ path the README names exists.
+- The README's architecture table names every folder of tuner/ and, in
+  its row, every module (.c file) of it; every tuner/ path the README
+  names exists.
 Prints each broken rule and exits 1; exits 0 when all hold."""
 import os
 import re
@@ -95,10 +96,30 @@ def main():
     for d in folders:
         if "tuner/%s/" % d not in readme:
             problems.append("README.md does not name tuner/%s/" % d)
-    for p in sorted(set(re.findall(r"tuner/[A-Za-z0-9_./]+", readme))):
+    for p in sorted(set(re.findall(r"(?<![\w/.-])tuner/[A-Za-z0-9_./]+", readme))):
         p = p.rstrip(".")
         if not os.path.exists(os.path.join(root, p)):
             problems.append("README.md names %s, which does not exist" % p)
+
+    # the table: row `tuner/X/` | `m1`, `m2` (+ `m3`) | ... lists every
+    # module of X, and nothing that is not there
+    rows = re.findall(r"^\|\s*`tuner/([a-z_]+)/`\s*\|([^|]*)\|", readme,
+                      re.M)
+    for d, cell in rows:
+        listed = set(re.findall(r"`([A-Za-z0-9_]+)`", cell))
+        have = set(os.path.splitext(n)[0]
+                   for n in os.listdir(os.path.join(src, d))
+                   if n.endswith(".c")) if os.path.isdir(
+                       os.path.join(src, d)) else set()
+        for m in sorted(listed - have):
+            if not os.path.exists(os.path.join(src, d, m + ".h")):
+                problems.append("README.md: tuner/%s/ lists `%s`, which is "
+                                "not there" % (d, m))
+        for m in sorted(have - listed):
+            problems.append("README.md: tuner/%s/%s.c is not in the table"
+                            % (d, m))
+    if folders and not rows:
+        problems.append("README.md has no table of the tuner/ folders")
 
     for p in problems:
         print("tree: " + p)

@@ -1,24 +1,100 @@
-/* emit.h -- the C header of a run's winner, for C and CUDA code.
+/* emit.h -- every header the tool writes, for C and CUDA code, with one
+ * rule for the text that goes into them.
  *
- * results/<arch>/<name>.h defines, for every parameter, NAME_SM_XX_PARAM
- * (always) and NAME_PARAM (unless TUNER_ONLY_ARCH_NAMES is defined, so
- * several architectures' headers can be included together), swizzles as
- * their _B/_M/_S numbers, and says in a comment where the numbers came
- * from.  Written atomically. */
+ * <arch>/<name>.h, from a run, a prediction or a merge (one entry, one
+ * writer), defines for every parameter NAME_SM_XX_PARAM (always) and
+ * NAME_PARAM (unless TUNER_ONLY_ARCH_NAMES is defined, so several
+ * architectures' headers can be included together), swizzles as their
+ * _B/_M/_S numbers, NAME_SM_XX_MEASURED or NAME_SM_XX_PREDICTED, and the
+ * family's derived macros (tn_render_macros beyond the parameters:
+ * NAME_SM_XX_THREADS for TN_THREADS) for the tuned problem.
+ *
+ * <name>_dispatch.h, from a merge, holds every architecture's entry and
+ * picks one by __CUDA_ARCH__ at compile time (NAME_<PARAM>), with
+ * TUNER_TEMPLATE_MACROS also the TN_<...> macros a shipped template reads,
+ * and by device name and compute capability at run time (name_lookup()).
+ *
+ * Text from outside (device names, paths, reasons) goes into comments
+ * through tn_emit_comment and into string literals through
+ * tn_emit_cstring, and nowhere else.  Files are written atomically. */
 #ifndef TN_EMIT_H
 #define TN_EMIT_H
 
-#include "pipeline/tune.h"
+#include <stdio.h>
 
-/* Writes the header of run's best candidate to run->header_path.
- * Returns 0, or TN_ETOOL. */
+#include "base/util.h"
+#include "family/family.h"
+#include "family/param.h"
+#include "pipeline/run.h"
+
+#define TN_HEADER_MAX_WHY 4
+
+/* One configuration: a per-architecture header, or one entry of a
+ * dispatch header. */
+typedef struct {
+  const tn_family *family;
+  const char *name;        /* the job's name: <arch>/<name>.h */
+  const char *arch;        /* "sm_80"; NULL: the portable default */
+  const char *device_name; /* dispatch: an exact device's entry, else NULL */
+  int predicted;           /* chosen by the model, not measured */
+  const char *devices;     /* where it was measured, or NULL */
+  const char *date;        /* ISO time of the (latest) run */
+  const char *origin;      /* the config or results file, or NULL */
+  const char *why[TN_HEADER_MAX_WHY]; /* how it was chosen; NULL ends */
+  const char *params_text; /* the parameters as text; NULL: formatted */
+  const tn_params *params;
+  const tn_problem *problem; /* the tuned problem, for the family's derived
+                                macros; NULL: none */
+} tn_header_entry;
+
+/* The text (malloc'd) of <arch>/<name>.h for e.  Returns 0, TN_EINPUT if
+ * the name cannot make C identifiers, or TN_ETOOL. */
+int tn_emit_arch_header_text(const tn_header_entry *e, char **text,
+                             tn_err *err);
+
+/* Writes it to path (making its folder).  0, TN_EINPUT or TN_ETOOL. */
+int tn_emit_arch_header(const tn_header_entry *e, const char *path,
+                        tn_err *err);
+
+/* The entry of run's best candidate, measured on run's device, written to
+ * run->header_path.  Returns 0, TN_EINPUT (a name that makes no C
+ * identifier) or TN_ETOOL (also: no verified candidate). */
 int tn_emit_header(const tn_run *run, tn_err *err);
-
-/* The header text (malloc'd) into *text.  Returns 0 or TN_ETOOL. */
 int tn_emit_header_text(const tn_run *run, char **text, tn_err *err);
+
+/* What a dispatch header holds. */
+typedef struct {
+  const tn_family *family;
+  const char *name;          /* <name>_dispatch.h */
+  const tn_problem *problem; /* the problem tuned (the template macros) */
+  int n_results;             /* results files merged, for the comment */
+  int n_archs;               /* tn_arch_at(0 .. n_archs - 1) */
+  const tn_header_entry *const *archs; /* by tn_arch_at index; NULL: none */
+  int n_devices;             /* exact devices, newest architecture first */
+  const tn_header_entry *const *devices;
+  const tn_header_entry *deflt; /* the portable default (arch NULL) */
+} tn_dispatch;
+
+/* The text (malloc'd) of <name>_dispatch.h.  0, TN_EINPUT or TN_ETOOL. */
+int tn_emit_dispatch_text(const tn_dispatch *d, char **text, tn_err *err);
+
+/* ---- names and text ---- */
 
 /* "TRANSPOSE" from "transpose", "SM_90" from "sm_90": upper case,
  * letters, digits and '_' only. */
 void tn_emit_macro_name(char *out, size_t n, const char *in);
+
+/* NAME's macro prefix ("TRANSPOSE") and C identifier ("transpose").
+ * Returns 0, or TN_EINPUT when name is no file name or does not start
+ * with a letter ("give --name"). */
+int tn_emit_idents(const char *name, char *macro, char *ident, size_t n,
+                   tn_err *err);
+
+/* Writes s into a C comment: no comment start or end, no trigraph, no
+ * control character (a newline becomes a space). */
+void tn_emit_comment(FILE *o, const char *s);
+
+/* Writes s as a C string literal (quotes, escapes, no trigraphs). */
+void tn_emit_cstring(FILE *o, const char *s);
 
 #endif

@@ -31,12 +31,7 @@
 #ifndef TN_MERGE_H
 #define TN_MERGE_H
 
-#include "family/family.h"
-#include "family/param.h"
-#include "base/util.h"
 
-/* Runs that started this close to the latest are one night. */
-#define TN_MERGE_NIGHT_S (12 * 3600)
 
 /* Exit status of `tuner merge --fail-on-regression` after a regression
  * (the headers are written all the same). */
@@ -46,26 +41,5 @@
  * tool failed, 2 bad input (nothing written), 4 a regression with
  * --fail-on-regression. */
 int tn_merge_main(int argc, char **argv);
-
-/* One chosen configuration, for a per-architecture header. */
-typedef struct {
-  const tn_family *family;
-  const char *name;       /* the job's name: results/<arch>/<name>.h */
-  const char *arch;       /* "sm_80" */
-  int predicted;          /* chosen by the model, not measured */
-  const char *devices;    /* where it was measured, or NULL */
-  const char *date;       /* ISO time of the (latest) run */
-  const char *origin;     /* the config or results files, for the record */
-  const char *why;        /* one line: how it was chosen */
-  const tn_params *params;
-} tn_merge_header;
-
-/* The text (malloc'd) of results/<arch>/<name>.h for h: the macros of
- * tuner/emit/emit.c (NAME_SM_XX_PARAM always, NAME_PARAM unless
- * TUNER_ONLY_ARCH_NAMES; swizzles as _B/_M/_S) and NAME_SM_XX_MEASURED or
- * NAME_SM_XX_PREDICTED.  Returns 0, TN_EINPUT if name is not a C
- * identifier, or TN_ETOOL. */
-int tn_merge_arch_header_text(const tn_merge_header *h, char **text,
-                              tn_err *err);
 
 #endif

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "emit/emit.h"
-#include "fleet/merge.h"
 #include "pipeline/render.h"
 #include "pipeline/results.h"
 
@@ -211,7 +210,9 @@ static int write_outputs(tn_run *run, tn_err *err)
   const tn_candidate *c;
   const char *dir =
       run->opts->output_dir ? run->opts->output_dir : job->output_dir;
-  char *text;
+  tn_header_entry h;
+  tn_predict_est e;
+  char why[256];
   int rc;
 
   rc = tn_mkdirs(dir, err);
@@ -230,35 +231,23 @@ static int write_outputs(tn_run *run, tn_err *err)
     return 0;
   }
   c = &run->space.c[run->sel.best];
-  {
-    tn_merge_header h;
-    char why[256], hdir[4400];
-    tn_predict_est e;
-    tn_predict_estimate(job, run->arch, c, &e);
-    snprintf(why, sizeof(why),
-             "candidate %d: %lld modelled wavefronts, %.0f%% estimated "
-             "occupancy (%d blocks per SM, limited by %s), %d registers",
-             c->id, c->model_total, 100.0 * e.occupancy, e.blocks_per_sm,
-             e.limited_by, c->regs);
-    memset(&h, 0, sizeof(h));
-    h.family = job->family;
-    h.name = job->name;
-    h.arch = run->arch->name;
-    h.predicted = 1;
-    h.date = run->finished;
-    h.origin = job->path;
-    h.why = why;
-    h.params = &c->params;
-    rc = tn_merge_arch_header_text(&h, &text, err);
-    if (rc != 0)
-      return rc;
-    tn_dirname(hdir, sizeof(hdir), run->header_path);
-    rc = tn_mkdirs(hdir, err);
-    if (rc == 0)
-      rc = tn_write_file_atomic(run->header_path, text, strlen(text), err);
-    free(text);
-  }
-  return rc;
+  tn_predict_estimate(job, run->arch, c, &e);
+  snprintf(why, sizeof(why),
+           "candidate %d: %lld modelled wavefronts, %.0f%% estimated "
+           "occupancy (%d blocks per SM, limited by %s), %d registers",
+           c->id, c->model_total, 100.0 * e.occupancy, e.blocks_per_sm,
+           e.limited_by, c->regs);
+  memset(&h, 0, sizeof(h));
+  h.family = job->family;
+  h.name = job->name;
+  h.arch = run->arch->name;
+  h.predicted = 1;
+  h.date = run->finished;
+  h.origin = job->path;
+  h.why[0] = why;
+  h.params = &c->params;
+  h.problem = job->n_problems > 0 ? &job->problems[0] : NULL;
+  return tn_emit_arch_header(&h, run->header_path, err);
 }
 
 int tn_predict(const tn_job *job, const tn_tune_opts *opts, tn_run *run,

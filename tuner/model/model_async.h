@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "model/model.h"
+#include "model/access.h"
 
 /* Costs one warp-wide cp.async (a->op TN_OP_CP_ASYNC_CA or _CG).  Returns
  * 0, or -1 with a reason in why for a bad width or an unaligned offset. */

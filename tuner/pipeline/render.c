@@ -92,31 +92,40 @@ static void upper(char *dst, const char *src, size_t n)
   dst[i] = '\0';
 }
 
+void tn_render_macros(const tn_family *f, const tn_params *p,
+                      const tn_problem *prob, tn_defines *out)
+{
+  int k;
+
+  memset(out, 0, sizeof(*out));
+  for (k = 0; k < f->n_params; k++) {
+    char name[48], m[56];
+    upper(name, f->params[k].name, sizeof(name));
+    if (f->params[k].kind == TN_PARAM_INT) {
+      snprintf(m, sizeof(m), "TN_%s", name);
+      tn_defines_add(out, m, "%lld", p->v[k].i);
+    } else {
+      snprintf(m, sizeof(m), "TN_%s_B", name);
+      tn_defines_add(out, m, "%d", p->v[k].sw.b);
+      snprintf(m, sizeof(m), "TN_%s_M", name);
+      tn_defines_add(out, m, "%d", p->v[k].sw.m);
+      snprintf(m, sizeof(m), "TN_%s_S", name);
+      tn_defines_add(out, m, "%d", p->v[k].sw.s);
+    }
+  }
+  if (f->defines != NULL)
+    f->defines(p, prob, out);
+}
+
 int tn_render(const tn_family *f, const tn_params *p, const tn_problem *prob,
               const tn_template *t, char **source, tn_err *err)
 {
   tn_defines d;
   char ptxt[512], *out;
   size_t cap, used = 0;
-  int i, k;
+  int i;
 
-  memset(&d, 0, sizeof(d));
-  for (k = 0; k < f->n_params; k++) {
-    char name[48], m[56];
-    upper(name, f->params[k].name, sizeof(name));
-    if (f->params[k].kind == TN_PARAM_INT) {
-      snprintf(m, sizeof(m), "TN_%s", name);
-      tn_defines_add(&d, m, "%lld", p->v[k].i);
-    } else {
-      snprintf(m, sizeof(m), "TN_%s_B", name);
-      tn_defines_add(&d, m, "%d", p->v[k].sw.b);
-      snprintf(m, sizeof(m), "TN_%s_M", name);
-      tn_defines_add(&d, m, "%d", p->v[k].sw.m);
-      snprintf(m, sizeof(m), "TN_%s_S", name);
-      tn_defines_add(&d, m, "%d", p->v[k].sw.s);
-    }
-  }
-  f->defines(p, prob, &d);
+  tn_render_macros(f, p, prob, &d);
   tn_params_format(f->params, f->n_params, p, ptxt, sizeof(ptxt));
 
   cap = strlen(t->text) + 1024 + (size_t)d.n * 128;

@@ -1,0 +1,337 @@
+/* choose.c -- the merge's rules: which configuration each architecture
+ * and device gets (the latest night, measurements before predictions,
+ * the weighted geometric mean where devices disagree) and the portable
+ * default.  The rules are in merge.h and docs/fleet.md. */
+#include "fleet/fleet.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The architectures entries are kept for, oldest first (tn_arch_at). */
+/* The architectures entries are kept for, oldest first (tn_arch_at). */
+int tn_fleet_n_archs(void)
+{
+  return tn_arch_count() < MG_MAX_ARCHS ? tn_arch_count() : MG_MAX_ARCHS;
+}
+
+/* ---- choosing ---- */
+
+/* Runs counted in one choice (room for every run read). */
+typedef struct {
+  int n;
+  mg_run **r;
+  double *w;
+} mg_set;
+
+static void join_devices(const mg_set *s, char *out, size_t n)
+{
+  int i, j, used = 0;
+  out[0] = '\0';
+  for (i = 0; i < s->n; i++) {
+    int seen = 0;
+    if (s->r[i]->device == NULL)
+      continue;
+    for (j = 0; j < i; j++)
+      if (s->r[j]->device && strcmp(s->r[j]->device, s->r[i]->device) == 0)
+        seen = 1;
+    if (!seen && (size_t)used < n)
+      used += snprintf(out + used, n - (size_t)used, "%s%s", used ? ", " : "",
+                       s->r[i]->device);
+  }
+}
+
+/* The runs of the most recent night among those that match. */
+static void latest_night(const mg_runs *rs, const tn_arch *arch,
+                         const char *device, int predicted, mg_set *s)
+{
+  long long last = LLONG_MIN;
+  int i;
+  s->n = 0;
+  for (i = 0; i < rs->n; i++) {
+    const mg_run *r = rs->r[i];
+    if (r->best < 0 || r->interrupted || r->predicted != predicted ||
+        (arch && r->arch != arch) ||
+        (device && (r->device == NULL || strcmp(r->device, device) != 0)))
+      continue;
+    if (r->t > last)
+      last = r->t;
+  }
+  for (i = 0; i < rs->n; i++) {
+    mg_run *r = rs->r[i];
+    if (r->best < 0 || r->interrupted || r->predicted != predicted ||
+        (arch && r->arch != arch) ||
+        (device && (r->device == NULL || strcmp(r->device, device) != 0)))
+      continue;
+    /* a prediction is one run: the latest; measurements: the night */
+    if (predicted ? r->t == last : r->t > last - TN_MERGE_NIGHT_S)
+      s->r[s->n++] = r;
+  }
+}
+
+static const mg_run *latest_of(const mg_set *s)
+{
+  const mg_run *l = s->r[0];
+  int i;
+  for (i = 1; i < s->n; i++)
+    if (s->r[i]->t >= l->t)
+      l = s->r[i];
+  return l;
+}
+
+/* Fills e with the choice among the runs of s (see merge.h). */
+static int choose(const mg_set *s, mg_entry *e, tn_err *err)
+{
+  const mg_run *last = latest_of(s);
+  double *w = s->w, wsum = 0, best_score = -1;
+  const mg_cand *win = NULL;
+  int i, j, best_votes = 0, n_dev;
+
+  join_devices(s, e->devices, sizeof(e->devices));
+  tn_strlcpy(e->date, last->started, sizeof(e->date));
+  /* the file name only: a shipped header need not show a cluster's paths */
+  tn_strlcpy(e->origin,
+             strrchr(last->path, '/') ? strrchr(last->path, '/') + 1
+                                      : last->path,
+             sizeof(e->origin));
+  if (s->n == 1 || last->predicted) {
+    e->params = last->best_params;
+    tn_strlcpy(e->text, last->cands[last->best].text, sizeof(e->text));
+    if (last->predicted)
+      snprintf(e->why, sizeof(e->why),
+               "predicted by the model for %s (no measurement of it)",
+               last->arch->name);
+    else
+      snprintf(e->why, sizeof(e->why),
+               "the winner of the one run of the latest night (host %s, "
+               "GPU %d)",
+               last->host, last->ordinal);
+    return 0;
+  }
+  /* each device model weighs the same, whatever its number of runs */
+  n_dev = 0;
+  for (i = 0; i < s->n; i++) {
+    int same = 0, first = 1;
+    for (j = 0; j < s->n; j++)
+      if (strcmp(s->r[i]->device, s->r[j]->device) == 0) {
+        same++;
+        if (j < i)
+          first = 0;
+      }
+    w[i] = 1.0 / same;
+    wsum += w[i];
+    n_dev += first;
+  }
+  for (i = 0; i < last->n_cands; i++) {
+    const mg_cand *c = &last->cands[i];
+    double logsum = 0, score;
+    int k, all = 1, votes = 0;
+    if (!c->ok)
+      continue;
+    for (k = 0; k < s->n && all; k++) {
+      const mg_cand *o = tn_fleet_find_cand(s->r[k], c->text);
+      if (o == NULL) {
+        all = 0;
+        break;
+      }
+      logsum += w[k] * log(s->r[k]->fastest / o->ms);
+      if (strcmp(s->r[k]->cands[s->r[k]->best].text, c->text) == 0)
+        votes++;
+    }
+    if (!all)
+      continue;
+    score = exp(logsum / wsum);
+    if (win == NULL || score > best_score * (1 + 1e-12) ||
+        (score >= best_score * (1 - 1e-12) &&
+         (votes > best_votes ||
+          (votes == best_votes && strcmp(c->text, win->text) < 0)))) {
+      win = c;
+      best_score = score;
+      best_votes = votes;
+    }
+  }
+  if (win == NULL) {
+    e->params = last->best_params;
+    tn_strlcpy(e->text, last->cands[last->best].text, sizeof(e->text));
+    snprintf(e->why, sizeof(e->why),
+             "no configuration was measured by all %d runs of the latest "
+             "night: the winner of the latest run (%s)",
+             s->n, last->device);
+    return 0;
+  }
+  {
+    char where[64];
+    double pct = 0;
+    int have_pct = 1;
+    snprintf(where, sizeof(where), "candidates[%d].params", win->idx);
+    if (tn_fleet_parse_params(last, win->params, where, &e->params, err) != 0)
+      return TN_EINPUT;
+    tn_strlcpy(e->text, win->text, sizeof(e->text));
+    for (i = 0; i < s->n; i++) {
+      const mg_cand *o = tn_fleet_find_cand(s->r[i], win->text);
+      if (!(s->r[i]->baseline_ms > 0))
+        have_pct = 0;
+      else
+        pct += w[i] * log(100.0 * s->r[i]->baseline_ms / o->ms);
+    }
+    if (have_pct)
+      snprintf(e->why, sizeof(e->why),
+               "best geometric mean over %d runs on %d device models of "
+               "the latest night: %.3f of each run's fastest, %.1f%% of "
+               "baseline",
+               s->n, n_dev, best_score, exp(pct / wsum));
+    else
+      snprintf(e->why, sizeof(e->why),
+               "best geometric mean over %d runs on %d device models of "
+               "the latest night: %.3f of each run's fastest",
+               s->n, n_dev, best_score);
+  }
+  return 0;
+}
+
+/* 1 if a launch of p fits arch's limits (threads, shared memory). */
+static int fits(const tn_family *f, const tn_params *p,
+                const tn_problem *prob, const tn_arch *arch)
+{
+  tn_launch l;
+  f->launch(p, prob, &l);
+  return l.threads <= arch->max_threads_per_block &&
+         l.smem_static <= arch->smem_static_max &&
+         tn_launch_smem(&l) <= arch->smem_per_block;
+}
+
+/* The portable default: the family's default parameters when they are a
+ * valid point that fits the oldest known architecture; else the oldest
+ * entry that fits it; else the oldest entry, said so. */
+void tn_fleet_choose_default(mg_ctx *cx, const mg_run *any)
+{
+  const tn_family *f = cx->family;
+  const tn_arch *oldest = tn_arch_at(0);
+  mg_entry *d = &cx->deflt;
+  char why[512];
+  int k, i;
+
+  memset(d, 0, sizeof(*d));
+  for (k = 0; k < f->n_params; k++) {
+    if (f->params[k].kind == TN_PARAM_SWIZZLE)
+      d->params.v[k].sw.kind = TN_SWZ_NONE;
+    else
+      d->params.v[k].i = f->params[k].def;
+  }
+  if (f->prepare(&d->params, &any->problem, why, sizeof(why)) == 0 &&
+      fits(f, &d->params, &any->problem, oldest)) {
+    tn_params_format(f->params, f->n_params, &d->params, d->text,
+                     sizeof(d->text));
+    snprintf(d->why, sizeof(d->why),
+             "the %s family's default parameters (they fit %s, the oldest "
+             "architecture known)",
+             f->name, oldest->name);
+    return;
+  }
+  for (i = 0; i < tn_fleet_n_archs(); i++) {
+    const mg_entry *e = cx->arch_entry[i];
+    if (e && fits(f, &e->params, &any->problem, oldest)) {
+      d->params = e->params;
+      tn_strlcpy(d->text, e->text, sizeof(d->text));
+      snprintf(d->why, sizeof(d->why),
+               "the %s entry (the family's defaults do not fit; this fits "
+               "%s, the oldest architecture known)",
+               e->arch->name, oldest->name);
+      return;
+    }
+  }
+  for (i = 0; i < tn_fleet_n_archs(); i++) {
+    const mg_entry *e = cx->arch_entry[i];
+    if (e) {
+      d->params = e->params;
+      tn_strlcpy(d->text, e->text, sizeof(d->text));
+      snprintf(d->why, sizeof(d->why),
+               "the oldest entry, %s: neither the family's defaults nor any "
+               "entry fit %s (it may not run there)",
+               e->arch->name, oldest->name);
+      return;
+    }
+  }
+}
+
+/* The newest architecture entry not newer than arch, or NULL. */
+const mg_entry *tn_fleet_resolve(const mg_ctx *cx, int arch_index)
+{
+  int i;
+  for (i = arch_index; i >= 0; i--)
+    if (cx->arch_entry[i])
+      return cx->arch_entry[i];
+  return NULL;
+}
+
+int tn_fleet_choose_all(mg_ctx *cx, tn_err *err)
+{
+  mg_set set, *s = &set;
+  int i, j, rc = 0;
+
+  s->n = 0;
+  s->r = calloc((size_t)cx->runs.n + 1, sizeof(*s->r));
+  s->w = calloc((size_t)cx->runs.n + 1, sizeof(*s->w));
+  if (s->r == NULL || s->w == NULL) {
+    free(s->r);
+    free(s->w);
+    return tn_errf(err, TN_ETOOL, "out of memory");
+  }
+  for (i = 0; i < tn_fleet_n_archs() && rc == 0; i++) {
+    const tn_arch *a = tn_arch_at(i);
+    mg_entry *e;
+    int predicted = 0;
+    latest_night(&cx->runs, a, NULL, 0, s);
+    if (s->n == 0) {
+      latest_night(&cx->runs, a, NULL, 1, s);
+      predicted = 1;
+    }
+    if (s->n == 0)
+      continue;
+    e = calloc(1, sizeof(*e));
+    if (e == NULL) {
+      rc = tn_errf(err, TN_ETOOL, "out of memory");
+      break;
+    }
+    e->arch = a;
+    e->predicted = predicted;
+    rc = choose(s, e, err);
+    cx->arch_entry[i] = e;
+    cx->n_arch++;
+  }
+  /* device entries: every device name measured, by architecture */
+  for (i = 0; i < cx->runs.n && rc == 0; i++) {
+    const mg_run *r = cx->runs.r[i];
+    mg_entry *e;
+    int seen = 0;
+    if (r->predicted || r->best < 0 || r->interrupted)
+      continue;
+    for (j = 0; j < cx->n_dev; j++)
+      if (strcmp(cx->dev_entry[j]->device_name, r->device) == 0 &&
+          cx->dev_entry[j]->arch == r->arch)
+        seen = 1;
+    if (seen)
+      continue;
+    if (cx->n_dev == MG_MAX_DEVICES)
+      break; /* the rest look up by architecture */
+    e = calloc(1, sizeof(*e));
+    if (e == NULL) {
+      rc = tn_errf(err, TN_ETOOL, "out of memory");
+      break;
+    }
+    e->arch = r->arch;
+    tn_strlcpy(e->device_name, r->device, sizeof(e->device_name));
+    latest_night(&cx->runs, r->arch, r->device, 0, s);
+    rc = choose(s, e, err);
+    cx->dev_entry[cx->n_dev++] = e;
+  }
+  free(s->r);
+  free(s->w);
+  if (rc == 0 && cx->n_arch == 0)
+    return tn_errf(err, TN_EINPUT,
+                   "nothing to merge: no results file has a winner (every "
+                   "run failed, or was interrupted)");
+  return rc;
+}
+

@@ -1,0 +1,169 @@
+/* fleet.h -- what the parts of `tuner merge` share: the runs read, the
+ * entries chosen and the merge's context.  Private to tuner/fleet/ (the
+ * command's header is merge.h).  The parts, each calling only those
+ * before it:
+ *
+ *   find.c     results files and folders found; the list of runs
+ *   read.c     one results file read and checked (FILE: JSON path: what)
+ *   choose.c   the rules: an entry per architecture and device, a default
+ *   history.c  the nights kept, and regressions against the last one
+ *   merge.c    the command: options, loading, writing, the table */
+#ifndef TN_FLEET_H
+#define TN_FLEET_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "base/arch.h"
+#include "base/util.h"
+#include "family/family.h"
+#include "family/param.h"
+
+/* Runs that started this close to the latest are one night. */
+#define TN_MERGE_NIGHT_S (12 * 3600)
+
+typedef struct {
+  int idx;          /* position in "candidates", for messages */
+  const char *text; /* params_text (borrowed from the document) */
+  json_t *params;   /* borrowed */
+  int ok;           /* verified and timed */
+  double ms;        /* sum of the medians over the problems */
+  double spread;    /* largest relative interquartile range */
+} mg_cand;
+
+typedef struct {
+  char path[4096];
+  json_t *doc;
+  char *raw;        /* the file's bytes, kept for the history copy */
+  size_t raw_len;
+  char hash[33];
+  const tn_family *family;
+  const char *name;
+  const tn_arch *arch;
+  int predicted;
+  int interrupted;
+  const char *device; /* NULL for a prediction */
+  const char *host;
+  int ordinal;
+  const char *started;
+  long long t;      /* started, seconds since 1970 (UTC) */
+  char day[11];     /* "2026-11-30" */
+  const char *driver, *nvrtc;
+  int from_input;   /* given on the command line (else: history only) */
+  tn_problem problem; /* the first, for the family's rules */
+  json_t *problems;
+  int n_problems;
+  tn_problem problem_list[TN_MAX_SIZES];
+  int n_cands;
+  mg_cand *cands;
+  mg_cand **sorted; /* by text, for lookups */
+  int best;         /* index in cands of "best", -1 if none */
+  tn_params best_params;
+  double noise;     /* best.noise: the run's selection margin */
+  double fastest;   /* fastest ok median */
+  double baseline_ms; /* the reference baseline, 0 if not measured */
+} mg_run;
+
+typedef struct {
+  int n, cap;
+  mg_run **r;
+} mg_runs;
+
+/* One entry of the dispatch table. */
+typedef struct {
+  const tn_arch *arch;
+  char device_name[256]; /* "" for an architecture's entry */
+  int predicted;
+  tn_params params;
+  char text[512];
+  char devices[512];     /* where it was measured */
+  char date[32];
+  char why[512];
+  char origin[4200];     /* the results file it came from (the latest) */
+} mg_entry;
+
+#define MG_MAX_ARCHS 64    /* more than the architecture table holds */
+#define MG_MAX_DEVICES 256 /* device models with an entry of their own */
+
+typedef struct {
+  const char *output;
+  const char *name;
+  const char *history;
+  int fail_on_regression;
+  int quiet;
+} mg_opts;
+
+typedef struct {
+  mg_opts opts;
+  mg_runs runs;
+  const tn_family *family;
+  char name[64];        /* the job's name */
+  char macro[64];       /* "TRANSPOSE" */
+  char ident[64];       /* "transpose" */
+  int n_arch;           /* architecture entries, by tn_arch_at order */
+  mg_entry *arch_entry[MG_MAX_ARCHS]; /* by tn_arch_at() index */
+  int n_dev;
+  mg_entry *dev_entry[MG_MAX_DEVICES];
+  mg_entry deflt;
+  char default_why[512];
+  int n_inputs;
+  int regressions;
+} mg_ctx;
+
+typedef struct {
+  int n, cap;
+  char **p;
+} mg_paths;
+
+/* ---- read.c ---- */
+
+/* Reads and checks one results file (keep_raw: its bytes too, for the
+ * history).  Another family than first's is an error, or (skip_other) 1:
+ * a shared history may hold other jobs.  Returns 0, 1 or TN_EINPUT naming
+ * the file and the JSON path (TN_ETOOL when out of memory). */
+int tn_fleet_load_run(const char *path, int keep_raw, const mg_run *first,
+                      int skip_other, mg_run *r, tn_err *err);
+void tn_fleet_run_free(mg_run *r);
+/* A parameter object of r's family into p, checked against the family's
+ * ranges and rules (which also resolve "xor" against the tile). */
+int tn_fleet_parse_params(const mg_run *r, json_t *o, const char *where,
+                          tn_params *p, tn_err *err);
+/* The ok candidate of r with this parameter text, or NULL. */
+const mg_cand *tn_fleet_find_cand(const mg_run *r, const char *text);
+
+/* ---- find.c ---- */
+
+int tn_fleet_runs_add(mg_runs *rs, mg_run *r, tn_err *err);
+/* A file as given, or a folder's *.json files in name order. */
+int tn_fleet_expand_arg(const char *arg, mg_paths *ps, tn_err *err);
+/* Every *.json under dir (recursively), except temporaries. */
+int tn_fleet_scan_dir(const char *dir, mg_paths *ps, tn_err *err);
+void tn_fleet_paths_free(mg_paths *ps);
+int tn_fleet_cmp_str(const void *a, const void *b); /* for qsort */
+int tn_fleet_ends_with(const char *s, const char *tail);
+
+/* ---- choose.c ---- */
+
+/* The architectures entries are kept for, oldest first (tn_arch_at). */
+int tn_fleet_n_archs(void);
+/* An entry for every architecture and device measured or predicted (the
+ * rules of merge.h).  0, TN_EINPUT (nothing to merge) or TN_ETOOL. */
+int tn_fleet_choose_all(mg_ctx *cx, tn_err *err);
+/* The portable default into cx->deflt (after tn_fleet_choose_all). */
+void tn_fleet_choose_default(mg_ctx *cx, const mg_run *any);
+/* The newest architecture entry not newer than arch_index, or NULL. */
+const mg_entry *tn_fleet_resolve(const mg_ctx *cx, int arch_index);
+
+/* ---- history.c ---- */
+
+/* A path from a format; TN_ETOOL if it does not fit. */
+int tn_fleet_pathf(char *out, size_t n, tn_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Keeps r under DIR/<day>/<arch>/<device>/.  0 or an error. */
+int tn_fleet_history_copy(const mg_ctx *cx, const mg_run *r, tn_err *err);
+/* Compares every input run with the same GPU's previous night; reports
+ * on stderr.  Returns the number of regressed configurations, or
+ * TN_ETOOL. */
+int tn_fleet_regressions(mg_ctx *cx, tn_err *err);
+
+#endif

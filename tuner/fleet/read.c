@@ -1,0 +1,490 @@
+/* read.c -- one results file for `tuner merge`, read and checked against
+ * the schema and the family's rules; every message names the file and the
+ * JSON path of what is wrong. */
+#define _POSIX_C_SOURCE 200809L
+#include "fleet/fleet.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline/results.h"
+
+/* ---- dates ---- */
+
+/* Days since 1970-01-01 of a civil date (H. Hinnant's algorithm). */
+static long long days_from_civil(int y, int m, int d)
+{
+  long long era, yoe, doy, doe;
+  y -= m <= 2;
+  era = (y >= 0 ? y : y - 399) / 400;
+  yoe = y - era * 400;
+  doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/* "2026-11-30T03:48:20Z" into seconds and "2026-11-30".  0 or -1. */
+static int parse_iso(const char *s, long long *t, char day[11])
+{
+  int y, mo, d, h, mi, se, n = 0;
+  if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h, &mi, &se,
+             &n) != 6 ||
+      n == 0 || s[n] != '\0' || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+      h > 23 || mi > 59 || se > 60)
+    return -1;
+  *t = days_from_civil(y, mo, d) * 86400LL + h * 3600LL + mi * 60LL + se;
+  snprintf(day, 11, "%04d-%02d-%02d", y, mo, d);
+  return 0;
+}
+
+/* ---- reading a results document ---- */
+
+typedef enum {
+  K_STRING,
+  K_STRING_OR_NULL,
+  K_INT,
+  K_NUMBER,
+  K_BOOL,
+  K_OBJECT,
+  K_OBJECT_OR_NULL,
+  K_ARRAY
+} mg_kind;
+
+static int is_kind(json_t *v, mg_kind k)
+{
+  switch (k) {
+  case K_STRING:
+    return json_is_string(v);
+  case K_STRING_OR_NULL:
+    return json_is_string(v) || json_is_null(v);
+  case K_INT:
+    return json_is_integer(v);
+  case K_NUMBER:
+    return json_is_number(v);
+  case K_BOOL:
+    return json_is_boolean(v);
+  case K_OBJECT:
+    return json_is_object(v);
+  case K_OBJECT_OR_NULL:
+    return json_is_object(v) || json_is_null(v);
+  case K_ARRAY:
+    return json_is_array(v);
+  }
+  return 0;
+}
+
+static const char *kind_name(mg_kind k)
+{
+  static const char *const names[] = {
+      "a string",  "a string or null", "an integer", "a number",
+      "true or false", "an object", "an object or null", "an array"};
+  return names[k];
+}
+
+/* obj[key] of the right kind into *out.  A missing optional key gives
+ * NULL.  Messages name the file and the JSON path (where.key). */
+static int get(const char *file, json_t *obj, const char *where,
+               const char *key, mg_kind kind, int optional, json_t **out,
+               tn_err *err)
+{
+  json_t *v = json_object_get(obj, key);
+  *out = NULL;
+  if (v == NULL) {
+    if (optional)
+      return 0;
+    return tn_errf(err, TN_EINPUT, "%s: %s%s%s: missing", file, where,
+                   where[0] ? "." : "", key);
+  }
+  if (!is_kind(v, kind))
+    return tn_errf(err, TN_EINPUT, "%s: %s%s%s: expected %s", file, where,
+                   where[0] ? "." : "", key, kind_name(kind));
+  *out = v;
+  return 0;
+}
+
+/* A parameter object of r's family into p, checked against the family's
+ * ranges and rules (which also resolve "xor" against the tile). */
+int tn_fleet_parse_params(const mg_run *r, json_t *o, const char *where,
+                        tn_params *p, tn_err *err)
+{
+  const tn_family *f = r->family;
+  const char *key;
+  json_t *v;
+  char why[512];
+  int k;
+
+  memset(p, 0, sizeof(*p));
+  json_object_foreach(o, key, v) {
+    if (tn_param_index(f->params, f->n_params, key) < 0)
+      return tn_errf(err, TN_EINPUT,
+                     "%s: %s.%s: not a parameter of family %s", r->path,
+                     where, key, f->name);
+  }
+  for (k = 0; k < f->n_params; k++) {
+    const tn_param_desc *d = &f->params[k];
+    v = json_object_get(o, d->name);
+    if (v == NULL)
+      return tn_errf(err, TN_EINPUT, "%s: %s.%s: missing", r->path, where,
+                     d->name);
+    if (d->kind == TN_PARAM_SWIZZLE) {
+      if (!json_is_string(v))
+        return tn_errf(err, TN_EINPUT, "%s: %s.%s: expected a string",
+                       r->path, where, d->name);
+      if (tn_swizzle_parse(json_string_value(v), &p->v[k].sw, why,
+                           sizeof(why)) != 0)
+        return tn_errf(err, TN_EINPUT, "%s: %s.%s: %s", r->path, where,
+                       d->name, why);
+    } else {
+      json_int_t i;
+      if (!json_is_integer(v))
+        return tn_errf(err, TN_EINPUT, "%s: %s.%s: expected an integer",
+                       r->path, where, d->name);
+      i = json_integer_value(v);
+      if (i < d->min || i > d->max)
+        return tn_errf(err, TN_EINPUT,
+                       "%s: %s.%s: %lld is outside [%lld, %lld]", r->path,
+                       where, d->name, (long long)i, d->min, d->max);
+      p->v[k].i = i;
+    }
+  }
+  if (f->prepare(p, &r->problem, why, sizeof(why)) != 0)
+    return tn_errf(err, TN_EINPUT, "%s: %s: not a valid %s configuration: %s",
+                   r->path, where, f->name, why);
+  return 0;
+}
+
+/* Every problem of r, checked by its family's table (sizes and options),
+ * into r->problem_list; r->problem is the first, for the family's rules. */
+static int parse_problems(mg_run *r, tn_err *err)
+{
+  const tn_family *f = r->family;
+  json_t *pj, *size, *v;
+  size_t i, k;
+  if (json_array_size(r->problems) == 0)
+    return tn_errf(err, TN_EINPUT, "%s: problems: empty", r->path);
+  if (json_array_size(r->problems) > TN_MAX_SIZES)
+    return tn_errf(err, TN_EINPUT, "%s: problems: more than %d", r->path,
+                   TN_MAX_SIZES);
+  json_array_foreach(r->problems, i, pj) {
+    tn_problem *prob = &r->problem_list[i];
+    char where[32], why[256];
+    snprintf(where, sizeof(where), "problems[%zu]", i);
+    if (!json_is_object(pj))
+      return tn_errf(err, TN_EINPUT, "%s: %s: expected an object", r->path,
+                     where);
+    if (get(r->path, pj, where, "size", K_ARRAY, 0, &size, err))
+      return TN_EINPUT;
+    tn_problem_defaults(f, prob);
+    if (json_array_size(size) != (size_t)f->n_dims)
+      return tn_errf(err, TN_EINPUT, "%s: %s.size: %d numbers expected (%s)",
+                     r->path, where, f->n_dims, f->dim_names);
+    json_array_foreach(size, k, v) {
+      if (!json_is_integer(v) || json_integer_value(v) <= 0)
+        return tn_errf(err, TN_EINPUT,
+                       "%s: %s.size[%zu]: expected a positive integer",
+                       r->path, where, k);
+      prob->size.dims[k] = json_integer_value(v);
+    }
+    prob->size.n_dims = (int)json_array_size(size);
+    if (tn_problem_options_from_json(f, pj, prob, why, sizeof(why)) != 0)
+      return tn_errf(err, TN_EINPUT, "%s: %s.%s", r->path, where, why);
+  }
+  r->n_problems = (int)json_array_size(r->problems);
+  r->problem = r->problem_list[0];
+  return 0;
+}
+
+static int parse_candidate(mg_run *r, json_t *o, int i, mg_cand *c,
+                           tn_err *err)
+{
+  char where[48];
+  json_t *text, *params, *status, *ms, *timings, *t;
+  size_t k;
+
+  snprintf(where, sizeof(where), "candidates[%d]", i);
+  if (!json_is_object(o))
+    return tn_errf(err, TN_EINPUT, "%s: %s: expected an object", r->path,
+                   where);
+  if (get(r->path, o, where, "params_text", K_STRING, 0, &text, err) ||
+      get(r->path, o, where, "params", K_OBJECT, 0, &params, err) ||
+      get(r->path, o, where, "status", K_STRING, 0, &status, err))
+    return TN_EINPUT;
+  if (tn_status_parse(json_string_value(status)) < 0)
+    return tn_errf(err, TN_EINPUT, "%s: %s.status: \"%s\" is not a status",
+                   r->path, where, json_string_value(status));
+  memset(c, 0, sizeof(*c));
+  c->idx = i;
+  c->text = json_string_value(text);
+  c->params = params;
+  c->ok = strcmp(json_string_value(status), "ok") == 0;
+  if (!c->ok)
+    return 0;
+  if (r->predicted)
+    return tn_errf(err, TN_EINPUT,
+                   "%s: %s.status: \"ok\" in a prediction (nothing is timed "
+                   "in a prediction)",
+                   r->path, where);
+  if (get(r->path, o, where, "median_ms", K_NUMBER, 0, &ms, err) ||
+      get(r->path, o, where, "timings", K_ARRAY, 0, &timings, err))
+    return TN_EINPUT;
+  c->ms = json_number_value(ms);
+  if (!(c->ms > 0))
+    return tn_errf(err, TN_EINPUT, "%s: %s.median_ms: not positive",
+                   r->path, where);
+  if (json_array_size(timings) == 0)
+    return tn_errf(err, TN_EINPUT, "%s: %s.timings: empty", r->path, where);
+  json_array_foreach(timings, k, t) {
+    char tw[80];
+    json_t *q1, *q3, *med;
+    snprintf(tw, sizeof(tw), "%s.timings[%zu]", where, k);
+    if (!json_is_object(t))
+      return tn_errf(err, TN_EINPUT, "%s: %s: expected an object", r->path,
+                     tw);
+    if (get(r->path, t, tw, "median_ms", K_NUMBER, 0, &med, err) ||
+        get(r->path, t, tw, "q1_ms", K_NUMBER, 0, &q1, err) ||
+        get(r->path, t, tw, "q3_ms", K_NUMBER, 0, &q3, err))
+      return TN_EINPUT;
+    if (json_number_value(med) > 0) {
+      double s = (json_number_value(q3) - json_number_value(q1)) /
+                 json_number_value(med);
+      if (s > c->spread)
+        c->spread = s;
+    }
+  }
+  return 0;
+}
+
+static int cmp_cand_text(const void *a, const void *b)
+{
+  const mg_cand *x = *(const mg_cand *const *)a;
+  const mg_cand *y = *(const mg_cand *const *)b;
+  return strcmp(x->text, y->text);
+}
+
+/* The ok candidate of r with this parameter text, or NULL. */
+const mg_cand *tn_fleet_find_cand(const mg_run *r, const char *text)
+{
+  int lo = 0, hi = r->n_cands - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2, c = strcmp(r->sorted[mid]->text, text);
+    if (c == 0)
+      return r->sorted[mid]->ok ? r->sorted[mid] : NULL;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return NULL;
+}
+
+/* Reads and checks one results file.  Another family than first's is an
+ * error, or (skip_other) 1: a shared history may hold other jobs.
+ * Returns 0, 1 or TN_EINPUT naming the file and the JSON path. */
+int tn_fleet_load_run(const char *path, int keep_raw, const mg_run *first,
+                    int skip_other, mg_run *r, tn_err *err)
+{
+  json_error_t jerr;
+  json_t *v, *dev, *runo, *best, *cands, *pred, *tool;
+  const void *parts[1];
+  size_t lens[1], k;
+  int rc;
+
+  memset(r, 0, sizeof(*r));
+  r->best = -1;
+  tn_strlcpy(r->path, path, sizeof(r->path));
+  rc = tn_read_file(path, &r->raw, &r->raw_len, err);
+  if (rc != 0)
+    return rc;
+  parts[0] = r->raw;
+  lens[0] = r->raw_len;
+  tn_hash_hex(parts, lens, 1, r->hash);
+  r->doc = json_loadb(r->raw, r->raw_len, 0, &jerr);
+  if (!keep_raw) {
+    free(r->raw);
+    r->raw = NULL;
+  }
+  if (r->doc == NULL)
+    return tn_errf(err, TN_EINPUT, "%s: not JSON: line %d, column %d: %s",
+                   path, jerr.line, jerr.column, jerr.text);
+  if (!json_is_object(r->doc))
+    return tn_errf(err, TN_EINPUT,
+                   "%s: not a results document (a JSON object expected)",
+                   path);
+  if (get(path, r->doc, "", "schema", K_STRING, 0, &v, err))
+    return TN_EINPUT;
+  if (strcmp(json_string_value(v), TN_RESULTS_SCHEMA) != 0)
+    return tn_errf(err, TN_EINPUT, "%s: schema: \"%s\", expected \"%s\"",
+                   path, json_string_value(v), TN_RESULTS_SCHEMA);
+  if (get(path, r->doc, "", "family", K_STRING, 0, &v, err))
+    return TN_EINPUT;
+  r->family = tn_family_find(json_string_value(v));
+  if (r->family == NULL) {
+    char list[256];
+    tn_family_list(list, sizeof(list));
+    if (skip_other)
+      return 1;
+    return tn_errf(err, TN_EINPUT, "%s: family: \"%s\" is unknown (known: %s)",
+                   path, json_string_value(v), list);
+  }
+  if (first != NULL && r->family != first->family) {
+    if (skip_other)
+      return 1;
+    return tn_errf(err, TN_EINPUT,
+                   "%s: family \"%s\", but %s is \"%s\": merge one family at "
+                   "a time",
+                   path, r->family->name, first->path, first->family->name);
+  }
+  if (get(path, r->doc, "", "name", K_STRING, 0, &v, err))
+    return TN_EINPUT;
+  r->name = json_string_value(v);
+  if (get(path, r->doc, "", "predicted", K_BOOL, 1, &pred, err))
+    return TN_EINPUT;
+  r->predicted = pred != NULL && json_is_true(pred);
+
+  if (get(path, r->doc, "", "run", K_OBJECT, 0, &runo, err) ||
+      get(path, runo, "run", "started", K_STRING, 0, &v, err))
+    return TN_EINPUT;
+  r->started = json_string_value(v);
+  if (parse_iso(r->started, &r->t, r->day) != 0)
+    return tn_errf(err, TN_EINPUT,
+                   "%s: run.started: \"%s\" is not a UTC time like "
+                   "2026-11-30T03:48:20Z",
+                   path, r->started);
+  if (get(path, runo, "run", "host", K_STRING, 0, &v, err))
+    return TN_EINPUT;
+  r->host = json_string_value(v);
+  if (get(path, runo, "run", "interrupted", K_BOOL, 1, &v, err))
+    return TN_EINPUT;
+  r->interrupted = v != NULL && json_is_true(v);
+  if (get(path, r->doc, "", "tool", K_OBJECT, 1, &tool, err))
+    return TN_EINPUT;
+  if (tool != NULL) {
+    if (get(path, tool, "tool", "nvrtc", K_STRING, 1, &v, err))
+      return TN_EINPUT;
+    r->nvrtc = v ? json_string_value(v) : NULL;
+  }
+
+  if (get(path, r->doc, "", "device", K_OBJECT, 0, &dev, err) ||
+      get(path, dev, "device", "arch", K_STRING, 0, &v, err))
+    return TN_EINPUT;
+  r->arch = tn_arch_find(json_string_value(v));
+  if (r->arch == NULL) {
+    char list[256];
+    tn_arch_list(list, sizeof(list));
+    return tn_errf(err, TN_EINPUT,
+                   "%s: device.arch: \"%s\" is unknown (known: %s)", path,
+                   json_string_value(v), list);
+  }
+  if (get(path, dev, "device", "name", K_STRING_OR_NULL, 0, &v, err))
+    return TN_EINPUT;
+  if (r->predicted) {
+    if (!json_is_null(v))
+      return tn_errf(err, TN_EINPUT,
+                     "%s: device.name: a prediction names no device "
+                     "(null expected)",
+                     path);
+  } else {
+    if (json_is_null(v))
+      return tn_errf(err, TN_EINPUT,
+                     "%s: device.name: null, and the results are not "
+                     "\"predicted\": nothing was measured",
+                     path);
+    r->device = json_string_value(v);
+    if (r->device[0] == '\0')
+      return tn_errf(err, TN_EINPUT, "%s: device.name: empty", path);
+    if (get(path, dev, "device", "ordinal", K_INT, 0, &v, err))
+      return TN_EINPUT;
+    r->ordinal = (int)json_integer_value(v);
+    if (get(path, dev, "device", "driver_cuda_version", K_STRING, 1, &v,
+            err))
+      return TN_EINPUT;
+    r->driver = v ? json_string_value(v) : NULL;
+  }
+
+  if (get(path, r->doc, "", "problems", K_ARRAY, 0, &r->problems, err) ||
+      parse_problems(r, err))
+    return TN_EINPUT;
+
+  if (get(path, r->doc, "", "candidates", K_ARRAY, 0, &cands, err))
+    return TN_EINPUT;
+  r->n_cands = (int)json_array_size(cands);
+  r->cands = calloc((size_t)r->n_cands + 1, sizeof(*r->cands));
+  r->sorted = calloc((size_t)r->n_cands + 1, sizeof(*r->sorted));
+  if (r->cands == NULL || r->sorted == NULL)
+    return tn_errf(err, TN_ETOOL, "%s: out of memory", path);
+  json_array_foreach(cands, k, v) {
+    if (parse_candidate(r, v, (int)k, &r->cands[k], err) != 0)
+      return TN_EINPUT;
+    r->sorted[k] = &r->cands[k];
+    if (r->cands[k].ok && (r->fastest == 0 || r->cands[k].ms < r->fastest))
+      r->fastest = r->cands[k].ms;
+  }
+  qsort(r->sorted, (size_t)r->n_cands, sizeof(*r->sorted), cmp_cand_text);
+  for (k = 1; k < (size_t)r->n_cands; k++)
+    if (strcmp(r->sorted[k - 1]->text, r->sorted[k]->text) == 0)
+      return tn_errf(err, TN_EINPUT,
+                     "%s: candidates[%d].params_text: \"%s\" twice", path,
+                     r->sorted[k]->idx, r->sorted[k]->text);
+
+  if (get(path, r->doc, "", "baselines", K_ARRAY, 1, &v, err))
+    return TN_EINPUT;
+  if (v && json_array_size(v) > 0) {
+    json_t *b0 = json_array_get(v, 0);
+    json_t *st = json_object_get(b0, "status"); /* NULL if no object */
+    json_t *ms = json_object_get(b0, "median_ms");
+    if (json_is_string(st) && strcmp(json_string_value(st), "ok") == 0 &&
+        json_is_number(ms))
+      r->baseline_ms = json_number_value(ms);
+  }
+
+  if (get(path, r->doc, "", "best", K_OBJECT_OR_NULL, 0, &best, err))
+    return TN_EINPUT;
+  if (json_is_object(best)) {
+    json_t *id, *params;
+    int i;
+    if (get(path, best, "best", "id", K_INT, 0, &id, err) ||
+        get(path, best, "best", "params", K_OBJECT, 0, &params, err))
+      return TN_EINPUT;
+    if (tn_fleet_parse_params(r, params, "best.params", &r->best_params, err))
+      return TN_EINPUT;
+    for (i = 0; i < r->n_cands; i++) {
+      json_t *cid = json_object_get(json_array_get(cands, (size_t)i), "id");
+      if (json_is_integer(cid) &&
+          json_integer_value(cid) == json_integer_value(id))
+        r->best = i;
+    }
+    if (r->best < 0)
+      return tn_errf(err, TN_EINPUT,
+                     "%s: best.id: %lld is not the id of a candidate", path,
+                     (long long)json_integer_value(id));
+    if (r->predicted) {
+      if (get(path, best, "best", "predicted", K_BOOL, 0, &v, err))
+        return TN_EINPUT;
+      if (!json_is_true(v))
+        return tn_errf(err, TN_EINPUT,
+                       "%s: best.predicted: the results are predicted, "
+                       "their best must say so",
+                       path);
+    } else {
+      if (!r->cands[r->best].ok)
+        return tn_errf(err, TN_EINPUT,
+                       "%s: best.id: candidate %lld is not \"ok\"", path,
+                       (long long)json_integer_value(id));
+      if (get(path, best, "best", "noise", K_NUMBER, 0, &v, err))
+        return TN_EINPUT;
+      r->noise = json_number_value(v);
+    }
+  }
+  return 0;
+}
+
+void tn_fleet_run_free(mg_run *r)
+{
+  if (r == NULL)
+    return;
+  json_decref(r->doc);
+  free(r->raw);
+  free(r->cands);
+  free(r->sorted);
+  free(r);
+}
