@@ -244,10 +244,11 @@ static void gemm_case(const gemm_config *c, const gemm_built *b, int M,
       bound = (K + 2) * ldexp(1.0, -24) * absref;
       if (!(err <= bound))
         bad++;
-      if (!(err <= max_err))
+      /* a NaN, once seen, stays the maximum */
+      if (isnan(err) || err > max_err)
         max_err = err;
-      if (bound > 0.0 && !(err / bound <= max_ratio))
-        max_ratio = err / bound;
+      if (isnan(err) || (bound > 0.0 && err / bound > max_ratio))
+        max_ratio = isnan(err) ? err : err / bound;
     }
   printf("  %d x %d x %d, alpha %g, beta %g: ", M, N, K, alpha, beta);
   print_launch(&s);
