@@ -138,9 +138,11 @@ def main():
         if v[11] == 0 and not ok:
             bad_strict += 1
             if a.exclude_cp_async:
-                print("DIFFERS without cp.async: id %d %s: ld %d/%d st %d/%d"
+                print("DIFFERS without cp.async: id %d %s: ld %d/%d st %d/%d "
+                      "(executed instructions: ld %d/%d st %d/%d)"
                       % (c["id"], c["params_text"], m["ld_wavefronts"],
-                         sass_ld, m["st_wavefronts"], sass_st))
+                         sass_ld, m["st_wavefronts"], sass_st,
+                         m["ld_insts"], ld_insts, m["st_insts"], st_insts))
         # the hardware ld/st counters do not include cp.async
         if sass_ld + sass_st - v[8] > 0:
             hw_excess.append((v[0] + v[1]) / (sass_ld + sass_st - v[8]) - 1)

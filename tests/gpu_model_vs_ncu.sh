@@ -20,5 +20,13 @@ python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
   --no-prune --exclude-cp-async --out "$tmp/gemm" >"$tmp/gemm.log" 2>&1 ||
   fail=1
 grep -E "^[0-9]+ launches|^DIFFERS|^launches without" "$tmp/gemm.log"
+# the per-launch tables, for the record (TUNER_TEST_LOGS=DIR keeps them)
+if [ -n "${TUNER_TEST_LOGS:-}" ]; then
+  mkdir -p "$TUNER_TEST_LOGS/model_vs_ncu" &&
+    cp "$tmp"/*.log "$TUNER_TEST_LOGS/model_vs_ncu/" &&
+    for k in transpose gemm; do
+      cp "$tmp/$k/model_vs_ncu.tsv" "$TUNER_TEST_LOGS/model_vs_ncu/$k.tsv"
+    done
+fi
 [ $fail -eq 0 ] && echo "ok: model equals ncu"
 exit $fail
