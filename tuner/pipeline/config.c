@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline/config.h"
 
+#include <ctype.h>
 #include <libconfig.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -503,6 +504,13 @@ static int load(const char *path, const char *text, tn_job *job, tn_err *err)
     if (rc)
       goto cleanup;
     tn_sanitize_name(job->name);
+    /* it names the headers' macros (NAME_SM_90_TILE): a C identifier */
+    if (!isalpha((unsigned char)job->name[0])) {
+      rc = bad(&c, s, "name: '%s' must start with a letter (it names the "
+                      "headers and their macros)",
+               job->name);
+      goto cleanup;
+    }
   }
 
   s = config_setting_get_member(root, "template");
