@@ -13,6 +13,7 @@
 
 #include "family/family.h"
 #include "model/model.h"
+#include "pipeline/render.h"
 
 /* ---- Kinds and widths. ---- */
 
@@ -82,6 +83,19 @@ typedef struct {
 /* Groups records (per warp and sequence number) into warp accesses. */
 int tn_drift_trace_group(const tn_trace_rec *r, long long n,
                          tn_block_plan *out, char *why, size_t len);
+
+/* A problem of one block for p, after base (its options): full, the
+ * block's tile exactly (the unchecked paths); ragged, sizes no vector
+ * divides inside that one block (the checked paths, partial warps).
+ * Returns 0, or -1 with why for a family it does not know. */
+int tn_drift_one_block(const tn_family *f, const tn_params *p,
+                       const tn_problem *base, int ragged, tn_problem *out,
+                       char *why, size_t n);
+
+/* Renders p like tn_render, as the instrumented build (TN_TRACE 1). */
+int tn_drift_render_traced(const tn_family *f, const tn_params *p,
+                           const tn_problem *prob, const tn_template *t,
+                           char **source, tn_err *err);
 
 /* Compares two multisets of warp accesses (op, width, active lanes and
  * their 32 addresses; not their order, not their warp).  Prints up to
