@@ -47,9 +47,11 @@
  * No shared-memory access is skipped at the edges of the matrices:
  * elements outside them are stored as zeros, so every block runs the same
  * shared-memory instructions, and the tuner's access plan
- * (plan() in tuner/family/gemm.c) lists exactly those, lane by lane.  Every
+ * (tuner/family/gemm_plan.c) lists exactly those, lane by lane.  Every
  * vector access is written as one (float4 / float2), every scalar one as a
- * scalar, so the compiled LDS/STS widths are the ones the plan prices.
+ * scalar, so the compiled LDS/STS widths are the ones the plan prices
+ * (tests/test_sass_widths.c checks them; tests/gpu_drift_trace.c the
+ * addresses, on a GPU).
  */
 #include "smem_layout.h"
 #include "smem_trace.h"
