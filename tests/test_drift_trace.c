@@ -9,6 +9,7 @@
  * candidates of the first config, every `stride`-th of the others.
  *
  * Usage: test_drift_trace STRIDE CONFIG[:pruned]... */
+#define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,18 @@
 #include "pipeline/render.h"
 #include "pipeline/space.h"
 #include "test_util.h"
+
+/* The CUBIN names the globals gpu_drift_trace sets (unmangled). */
+static int has_symbols(const void *cubin, size_t len)
+{
+  static const char *const names[] = {"tn_trace_buf", "tn_trace_cap",
+                                      "tn_trace_n", "tn_trace_seq"};
+  size_t i;
+  for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    if (memmem(cubin, len, names[i], strlen(names[i]) + 1) == NULL)
+      return 0;
+  return 1;
+}
 
 /* Records for every active lane of every access, lanes backwards. */
 static tn_trace_rec *trace_of(const tn_block_plan *bp, long long *n)
@@ -157,10 +170,11 @@ static int run_config(const char *arg, int stride, const tn_arch *arch)
                                &tpl, &src, &e) != 0 ||
         tn_compile_source(src, name, &tpl, arch, &cubin, &len, &log, &e) !=
             0 ||
-        len == 0) {
+        len == 0 || !has_symbols(cubin, len)) {
 #pragma omp critical
-      fprintf(stderr, "%s candidate %d: the instrumented build fails: "
-                      "%s\n%s\n", path, c->id, e.msg, log ? log : "");
+      fprintf(stderr, "%s candidate %d: the instrumented build fails (or "
+                      "lacks the tn_trace_* globals): %s\n%s\n",
+              path, c->id, e.msg, log ? log : "");
       failed++;
     } else {
       built++;
