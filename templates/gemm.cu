@@ -25,54 +25,37 @@
  *   TN_THREADS         threads per block
  *   TN_DYNAMIC_SMEM    1: shared memory is dynamic (over 48 KiB)
  *   TN_TB_VEC          textbook: floats per shared load of an As row
+ *   TN_STAGES          shared buffers of each operand (1 or 2)
+ *   TN_SMEM_FLOATS     floats of shared memory in all
+ *   TN_A_*, TN_B_*     each operand's tile (tuner/family/gemm_shape.h's
+ *                      operand): KCONTIG (contiguous along k in global
+ *                      memory), COPY (global and shared rows run the same
+ *                      way), CL (extent along the contiguous dimension),
+ *                      SLOTS and ITERS (4-element slots, rounds of them per
+ *                      thread), ROWS x WIDTH (+ the pad) and ELEMS per
+ *                      buffer, VEC (widest access in floats), BASE (element
+ *                      offset of buffer 0 in shared memory)
+ *   TN_VM, TN_VN       tiled: floats per run of a thread's rows (columns)
+ *   TN_LN              tiled: lanes of a warp along n
+ *   TN_WM, TN_WN       tiled: the warp tile
+ *   TN_WARPS_N         tiled: warps along n
+ * All but the parameters are computed once, in tuner/family/gemm.c from
+ * the geometry its access plan walks; the static_asserts below state what
+ * the plan assumes of them.  The TN_TRACE_* hooks (smem_trace.h) mark
+ * every shared-memory access for the drift test.
  *
  * No shared-memory access is skipped at the edges of the matrices:
  * elements outside them are stored as zeros, so every block runs the same
  * shared-memory instructions, and the tuner's access plan
- * (plan() in tuner/family/gemm.c) lists exactly those, lane by lane.  Every
+ * (tuner/family/gemm_plan.c) lists exactly those, lane by lane.  Every
  * vector access is written as one (float4 / float2), every scalar one as a
- * scalar, so the compiled LDS/STS widths are the ones the plan prices.
+ * scalar, so the compiled LDS/STS widths are the ones the plan prices
+ * (tests/test_sass_widths.c checks them; tests/gpu_drift_trace.c the
+ * addresses, on a GPU).
  */
+#include "gemm_access.h"
 #include "smem_layout.h"
-
-/* Element (m, k) of op(A) and (k, n) of op(B) in their row-major storage. */
-__device__ __forceinline__ size_t a_index(int m, int k, int M, int K)
-{
-#if TN_TRANS_A
-  return (size_t)k * M + m;
-#else
-  return (size_t)m * K + k;
-#endif
-}
-
-__device__ __forceinline__ size_t b_index(int k, int n, int K, int N)
-{
-#if TN_TRANS_B
-  return (size_t)n * K + k;
-#else
-  return (size_t)k * N + n;
-#endif
-}
-
-/* One shared-memory load of V consecutive floats (V = 1, 2 or 4), aligned
- * to 4 * V bytes by construction. */
-template <int V>
-__device__ __forceinline__ void lds_vec(float *dst, const float *src)
-{
-  if constexpr (V == 4) {
-    float4 v = *reinterpret_cast<const float4 *>(src);
-    dst[0] = v.x;
-    dst[1] = v.y;
-    dst[2] = v.z;
-    dst[3] = v.w;
-  } else if constexpr (V == 2) {
-    float2 v = *reinterpret_cast<const float2 *>(src);
-    dst[0] = v.x;
-    dst[1] = v.y;
-  } else {
-    dst[0] = *src;
-  }
-}
+#include "smem_trace.h"
 
 #if TN_KERNEL == 0
 /* ---- The textbook kernel: TILE x TILE threads, one output each. ---- */
@@ -84,10 +67,20 @@ __device__ __forceinline__ void lds_vec(float *dst, const float *src)
 #define BS_AT(r, c)                                                          \
   tn_smem_offset((r), (c), TILE, TN_PAD_B, TN_SWIZZLE_B_B, TN_SWIZZLE_B_M,   \
                  TN_SWIZZLE_B_S)
-#define AS_ELEMS (TILE * (TILE + TN_PAD_A))
-#define BS_ELEMS (TILE * (TILE + TN_PAD_B))
 
 static_assert(TN_THREADS == TILE * TILE, "threads");
+static_assert(TN_A_ELEMS == TILE * (TILE + TN_PAD_A) &&
+                  TN_B_ELEMS == TILE * (TILE + TN_PAD_B),
+              "the padded tiles");
+static_assert(TN_A_BASE == 0 && TN_B_BASE == TN_A_ELEMS &&
+                  TN_SMEM_FLOATS == TN_A_ELEMS + TN_B_ELEMS,
+              "As, then Bs, in one array");
+static_assert(TN_TB_VEC == 1 || TN_TB_VEC == 2 || TN_TB_VEC == 4,
+              "As row loads of 1, 2 or 4 floats");
+static_assert(TILE % TN_TB_VEC == 0 && (TILE + TN_PAD_A) % TN_TB_VEC == 0,
+              "the pad keeps the As row loads aligned");
+static_assert(TN_SWIZZLE_A_B == 0 || (1 << TN_SWIZZLE_A_M) >= TN_TB_VEC,
+              "the swizzle keeps the As row loads whole");
 
 /* Per thread and tile: one 4-byte store to As[ty][tx] and one to
  * Bs[ty][tx]; TILE / TN_TB_VEC loads of TN_TB_VEC floats of As row ty and
@@ -97,15 +90,18 @@ gemm(const float *__restrict__ A, const float *__restrict__ B,
      float *__restrict__ C, int M, int N, int K, float alpha, float beta)
 {
   /* one array, so the plan knows where Bs starts */
-  __shared__ __align__(16) float smem[AS_ELEMS + BS_ELEMS];
-  float *As = smem, *Bs = smem + AS_ELEMS;
+  __shared__ __align__(16) float smem[TN_SMEM_FLOATS];
+  float *As = smem + TN_A_BASE, *Bs = smem + TN_B_BASE;
   /* the masks change nothing (blockDim is TILE x TILE) but tell the
    * compiler that tx, ty < TILE, so tile offsets fold into constants */
   const int tx = threadIdx.x & (TILE - 1), ty = threadIdx.y & (TILE - 1);
   const int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
   float acc = 0.0f;
+  TN_TRACE_BASE(smem);
 
   for (int k0 = 0; k0 < K; k0 += TILE) {
+    TN_TRACE_ST(&As[AS_AT(ty, tx)], 4, true);
+    TN_TRACE_ST(&Bs[BS_AT(ty, tx)], 4, true);
     As[AS_AT(ty, tx)] =
         row < M && k0 + tx < K ? A[a_index(row, k0 + tx, M, K)] : 0.0f;
     Bs[BS_AT(ty, tx)] =
@@ -114,10 +110,13 @@ gemm(const float *__restrict__ A, const float *__restrict__ B,
 #pragma unroll
     for (int k = 0; k < TILE; k += TN_TB_VEC) {
       float a[TN_TB_VEC];
+      TN_TRACE_LD(As + AS_AT(ty, k), 4 * TN_TB_VEC, true);
       lds_vec<TN_TB_VEC>(a, As + AS_AT(ty, k));
 #pragma unroll
-      for (int e = 0; e < TN_TB_VEC; e++)
+      for (int e = 0; e < TN_TB_VEC; e++) {
+        TN_TRACE_LD(&Bs[BS_AT(k + e, tx)], 4, true);
         acc = fmaf(a[e], Bs[BS_AT(k + e, tx)], acc);
+      }
     }
     __syncthreads();
   }
@@ -142,20 +141,36 @@ gemm(const float *__restrict__ A, const float *__restrict__ B,
 #define G_BK TN_BK
 #define G_TM TN_TM
 #define G_TN TN_TN
-#define G_THREADS ((G_BM / G_TM) * (G_BN / G_TN))
-#define G_VM (G_TM < 4 ? G_TM : 4)
-#define G_VN (G_TN < 4 ? G_TN : 4)
+#define G_THREADS TN_THREADS
+#define G_VM TN_VM
+#define G_VN TN_VN
 #define G_LM TN_LANES_M
-#define G_WM (G_LM * G_TM)
-#define G_LN (32 / G_LM)
-#define G_WN (G_LN * G_TN)
-#define G_WARPS_N (G_BN / G_WN)
-#define G_STAGES (TN_PIPELINE ? 2 : 1)
+#define G_WM TN_WM
+#define G_LN TN_LN
+#define G_WN TN_WN
+#define G_WARPS_N TN_WARPS_N
+#define G_STAGES TN_STAGES
 
-static_assert(G_THREADS == TN_THREADS, "threads");
-static_assert(G_LM * G_LN == 32 && G_BM % G_WM == 0 && G_BN % G_WN == 0,
+/* What the plan (tuner/family/gemm_plan.c) assumes of the defines. */
+static_assert(G_THREADS == (G_BM / G_TM) * (G_BN / G_TN),
+              "one thread per thread tile");
+static_assert(G_LM * G_LN == 32 && G_WM == G_LM * G_TM &&
+                  G_WN == G_LN * G_TN,
+              "a warp is LM x LN lanes of thread tiles");
+static_assert(G_BM % G_WM == 0 && G_BN % G_WN == 0 &&
+                  G_WARPS_N * G_WN == G_BN &&
+                  (G_BM / G_WM) * G_WARPS_N * 32 == G_THREADS,
               "warps tile the block");
+static_assert((G_VM == 1 || G_VM == 2 || G_VM == 4) && G_TM % G_VM == 0 &&
+                  (G_VN == 1 || G_VN == 2 || G_VN == 4) && G_TN % G_VN == 0,
+              "a thread's rows (columns) are runs of VM (VN)");
 static_assert(G_BK % 4 == 0, "bk is a multiple of 4");
+static_assert(G_STAGES == (TN_PIPELINE ? 2 : 1), "buffers");
+static_assert(TN_A_KCONTIG == !TN_TRANS_A && TN_B_KCONTIG == !!TN_TRANS_B,
+              "which way the operands run in global memory");
+static_assert(TN_A_BASE == 0 && TN_B_BASE == G_STAGES * TN_A_ELEMS &&
+                  TN_SMEM_FLOATS == G_STAGES * (TN_A_ELEMS + TN_B_ELEMS),
+              "As's buffers, then Bs's");
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && TN_PIPELINE == 2
 #define G_ASYNC 1
@@ -219,18 +234,49 @@ __device__ __forceinline__ float4 ldg4(const float *p)
  * Each slot keeps a pointer to its first element in the current k-tile and
  * klim: the slot is inside op(X) while k0 < klim (klim = K - its k, or -1
  * when its mn is outside), so a k-tile costs a compare and an add. */
-template <int MN, bool KCONTIG, bool KMAJOR, int PAD, int SB, int SM, int SS>
-struct tile_io {
+template <int WHICH> struct operand_defs;
+template <> struct operand_defs<0> {
   enum {
-    CL = KCONTIG ? G_BK : MN,
-    CL4 = CL / 4,
-    SLOTS = MN * G_BK / 4,
-    ITERS = (SLOTS + G_THREADS - 1) / G_THREADS,
-    WIDTH = KMAJOR ? MN : G_BK,
-    ROWS = KMAJOR ? G_BK : MN,
-    ELEMS = ROWS * (WIDTH + PAD),
-    COPY = KCONTIG != KMAJOR
+    MN = G_BM, KCONTIG = TN_A_KCONTIG, KMAJOR = TN_A_KMAJOR, PAD = TN_PAD_A,
+    SB = TN_SWIZZLE_A_B, SM = TN_SWIZZLE_A_M, SS = TN_SWIZZLE_A_S,
+    CL = TN_A_CL, SLOTS = TN_A_SLOTS, ITERS = TN_A_ITERS, ROWS = TN_A_ROWS,
+    WIDTH = TN_A_WIDTH, ELEMS = TN_A_ELEMS, VEC = TN_A_VEC, COPY = TN_A_COPY
   };
+};
+template <> struct operand_defs<1> {
+  enum {
+    MN = G_BN, KCONTIG = TN_B_KCONTIG, KMAJOR = TN_B_KMAJOR, PAD = TN_PAD_B,
+    SB = TN_SWIZZLE_B_B, SM = TN_SWIZZLE_B_M, SS = TN_SWIZZLE_B_S,
+    CL = TN_B_CL, SLOTS = TN_B_SLOTS, ITERS = TN_B_ITERS, ROWS = TN_B_ROWS,
+    WIDTH = TN_B_WIDTH, ELEMS = TN_B_ELEMS, VEC = TN_B_VEC, COPY = TN_B_COPY
+  };
+};
+
+/* WHICH: 0 for A, 1 for B. */
+template <int WHICH> struct tile_io {
+  typedef operand_defs<WHICH> D;
+  enum {
+    MN = D::MN, KCONTIG = D::KCONTIG, KMAJOR = D::KMAJOR, PAD = D::PAD,
+    SB = D::SB, SM = D::SM, SS = D::SS, CL = D::CL, CL4 = D::CL / 4,
+    SLOTS = D::SLOTS, ITERS = D::ITERS, WIDTH = D::WIDTH, ROWS = D::ROWS,
+    ELEMS = D::ELEMS, VEC = D::VEC, COPY = D::COPY
+  };
+  static_assert(COPY == (KCONTIG != KMAJOR), "copy: rows run the same way");
+  static_assert(CL == (KCONTIG ? G_BK : MN) && CL % 4 == 0,
+                "slots run along the contiguous dimension");
+  static_assert(SLOTS * 4 == MN * G_BK && ITERS * G_THREADS >= SLOTS &&
+                    (ITERS - 1) * G_THREADS < SLOTS,
+                "the slots cover the tile in ITERS rounds");
+  static_assert(ROWS == (KMAJOR ? G_BK : MN) &&
+                    WIDTH == (KMAJOR ? MN : G_BK) &&
+                    ELEMS == ROWS * (WIDTH + PAD),
+                "the shared tile");
+  static_assert(VEC == 1 || VEC == 2 || VEC == 4, "access width");
+  static_assert(VEC == (KMAJOR && !COPY ? (WHICH ? G_VN : G_VM) : 4),
+                "the widest access: VM (VN) floats k-major, else float4");
+  static_assert(PAD % VEC == 0, "the pad keeps the accesses aligned");
+  static_assert(SB == 0 || (1 << SM) >= VEC,
+                "the swizzle keeps the accesses whole");
 
   const float *ptr[ITERS];
   int klim[ITERS];
@@ -304,8 +350,34 @@ struct tile_io {
     }
   }
 
+  /* The instrumented build's hooks of store() and load_async(), in a loop
+   * of their own so that the code without them stays as it was. */
+  static __device__ __forceinline__ void trace_stores(const float *Xs,
+                                                     bool async)
+  {
+#if defined(TN_TRACE) && TN_TRACE
+#pragma unroll
+    for (int it = 0; it < ITERS; it++) {
+      const int s = slot(it), c = 4 * (s % CL4);
+      const int o = (s / CL4) & (COPY ? ROWS - 1 : WIDTH - 1);
+      if (async) {
+        TN_TRACE_CP_ASYNC(Xs + at(o, c), 16, live(s));
+      } else if (COPY) {
+        TN_TRACE_ST(Xs + at(o, c), 16, live(s));
+      } else {
+        for (int e = 0; e < 4; e++)
+          TN_TRACE_ST(Xs + at(c + e, o), 4, live(s));
+      }
+    }
+#else
+    (void)Xs;
+    (void)async;
+#endif
+  }
+
   static __device__ __forceinline__ void store(float *Xs, const float4 *st)
   {
+    trace_stores(Xs, false);
 #pragma unroll
     for (int it = 0; it < ITERS; it++) {
       const int s = slot(it);
@@ -331,6 +403,7 @@ struct tile_io {
   __device__ __forceinline__ void load_async(float *Xs, int k0,
                                              const float *X) const
   {
+    trace_stores(Xs, true);
 #pragma unroll
     for (int it = 0; it < ITERS; it++) {
       const int s = slot(it);
@@ -343,14 +416,8 @@ struct tile_io {
   }
 };
 
-typedef tile_io<G_BM, !TN_TRANS_A, (bool)TN_A_KMAJOR, TN_PAD_A,
-                TN_SWIZZLE_A_B, TN_SWIZZLE_A_M, TN_SWIZZLE_A_S>
-    tile_a;
-typedef tile_io<G_BN, (bool)TN_TRANS_B, (bool)TN_B_KMAJOR, TN_PAD_B,
-                TN_SWIZZLE_B_B, TN_SWIZZLE_B_M, TN_SWIZZLE_B_S>
-    tile_b;
-
-#define G_SMEM_FLOATS (G_STAGES * (tile_a::ELEMS + tile_b::ELEMS))
+typedef tile_io<0> tile_a;
+typedef tile_io<1> tile_b;
 
 /* acc += the product of one k-tile, from shared memory.  Per thread and
  * k-tile: As k-major: BK * TM / VM loads of VM floats (row k, the thread's
@@ -367,6 +434,7 @@ __device__ __forceinline__ void multiply(const float *As, const float *Bs,
 #pragma unroll
       for (int i = 0; i < G_TM; i++) {
         const int m = wr + (i / G_VM) * G_LM * G_VM + lr * G_VM + i % G_VM;
+        TN_TRACE_LD(As + tile_a::at(m, kq), 16, true);
         a4[i] = *reinterpret_cast<const float4 *>(As + tile_a::at(m, kq));
       }
     }
@@ -374,6 +442,7 @@ __device__ __forceinline__ void multiply(const float *As, const float *Bs,
 #pragma unroll
       for (int j = 0; j < G_TN; j++) {
         const int n = wc + (j / G_VN) * G_LN * G_VN + lc * G_VN + j % G_VN;
+        TN_TRACE_LD(Bs + tile_b::at(n, kq), 16, true);
         b4[j] = *reinterpret_cast<const float4 *>(Bs + tile_b::at(n, kq));
       }
     }
@@ -382,11 +451,16 @@ __device__ __forceinline__ void multiply(const float *As, const float *Bs,
       float a[G_TM], b[G_TN];
       if constexpr (TN_A_KMAJOR) {
 #pragma unroll
-        for (int i = 0; i < G_TM / G_VM; i++)
+        for (int i = 0; i < G_TM / G_VM; i++) {
+          TN_TRACE_LD(As + tile_a::at(kq + kk, (wr + i * G_LM * G_VM +
+                                                lr * G_VM) &
+                                                   (G_BM - 1)),
+                      4 * G_VM, true);
           lds_vec<G_VM>(a + i * G_VM,
                         As + tile_a::at(kq + kk, (wr + i * G_LM * G_VM +
                                                   lr * G_VM) &
                                                      (G_BM - 1)));
+        }
       } else {
 #pragma unroll
         for (int i = 0; i < G_TM; i++)
@@ -397,11 +471,16 @@ __device__ __forceinline__ void multiply(const float *As, const float *Bs,
       }
       if constexpr (TN_B_KMAJOR) {
 #pragma unroll
-        for (int j = 0; j < G_TN / G_VN; j++)
+        for (int j = 0; j < G_TN / G_VN; j++) {
+          TN_TRACE_LD(Bs + tile_b::at(kq + kk, (wc + j * G_LN * G_VN +
+                                                lc * G_VN) &
+                                                   (G_BN - 1)),
+                      4 * G_VN, true);
           lds_vec<G_VN>(b + j * G_VN,
                         Bs + tile_b::at(kq + kk, (wc + j * G_LN * G_VN +
                                                   lc * G_VN) &
                                                      (G_BN - 1)));
+        }
       } else {
 #pragma unroll
         for (int j = 0; j < G_TN; j++)
@@ -426,15 +505,16 @@ gemm(const float *__restrict__ A, const float *__restrict__ B,
 #if TN_DYNAMIC_SMEM
   extern __shared__ __align__(16) float smem[];
 #else
-  __shared__ __align__(16) float smem[G_SMEM_FLOATS];
+  __shared__ __align__(16) float smem[TN_SMEM_FLOATS];
 #endif
-  float *const As = smem;
-  float *const Bs = smem + G_STAGES * tile_a::ELEMS;
+  float *const As = smem + TN_A_BASE;
+  float *const Bs = smem + TN_B_BASE;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int wr = (warp / G_WARPS_N) * G_WM, wc = (warp % G_WARPS_N) * G_WN;
   const int lr = lane / G_LN, lc = lane % G_LN;
   const int m0 = blockIdx.y * G_BM, n0 = blockIdx.x * G_BN;
   const int ktiles = (K + G_BK - 1) / G_BK;
+  TN_TRACE_BASE(smem);
 
   /* A is op(A) (M x K) stored with rows of a_ld, B is op(B) (K x N)
    * stored with rows of b_ld. */

@@ -24,7 +24,7 @@ typedef struct {
 } tn_launch;
 
 /* Preprocessor definitions for the rendered source. */
-#define TN_MAX_DEFINES 48
+#define TN_MAX_DEFINES 64
 typedef struct {
   int n;
   char name[TN_MAX_DEFINES][48];

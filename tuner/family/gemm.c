@@ -356,6 +356,30 @@ static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
     l->smem_static = (int)g.smem_bytes;
 }
 
+/* One operand's layout values, as TN_A_* or TN_B_*. */
+static void operand_defines(const operand *o, char x, tn_defines *d)
+{
+  char name[32];
+#define OPERAND_DEFINE(field, value)                                         \
+  do {                                                                       \
+    snprintf(name, sizeof(name), "TN_%c_%s", x, field);                      \
+    tn_defines_add(d, name, "%d", value);                                    \
+  } while (0)
+  OPERAND_DEFINE("KCONTIG", o->kcontig);
+  OPERAND_DEFINE("COPY", o->copy);
+  OPERAND_DEFINE("CL", o->cl);
+  OPERAND_DEFINE("SLOTS", o->slots);
+  OPERAND_DEFINE("ITERS", o->iters);
+  OPERAND_DEFINE("ROWS", o->rows);
+  OPERAND_DEFINE("WIDTH", o->width);
+  OPERAND_DEFINE("ELEMS", o->elems);
+  OPERAND_DEFINE("VEC", o->vec);
+  OPERAND_DEFINE("BASE", o->base);
+#undef OPERAND_DEFINE
+}
+
+/* Every layout value the template reads beyond the parameters, from the
+ * geometry the plan walks (tn_gemm_geometry). */
 static void defines(const tn_params *p, const tn_problem *prob,
                     tn_defines *d)
 {
@@ -367,6 +391,18 @@ static void defines(const tn_params *p, const tn_problem *prob,
   tn_defines_add(d, "TN_DYNAMIC_SMEM", "%d",
                  g.smem_bytes > STATIC_SMEM_MAX ? 1 : 0);
   tn_defines_add(d, "TN_TB_VEC", "%d", g.tb_vec);
+  tn_defines_add(d, "TN_SMEM_FLOATS", "%lld", g.smem_bytes / 4);
+  tn_defines_add(d, "TN_STAGES", "%d", g.stages);
+  operand_defines(&g.op[0], 'A', d);
+  operand_defines(&g.op[1], 'B', d);
+  if (g.kernel == 0)
+    return;
+  tn_defines_add(d, "TN_VM", "%d", g.vm);
+  tn_defines_add(d, "TN_VN", "%d", g.vn);
+  tn_defines_add(d, "TN_LN", "%d", g.ln);
+  tn_defines_add(d, "TN_WM", "%d", g.wm);
+  tn_defines_add(d, "TN_WN", "%d", g.wn);
+  tn_defines_add(d, "TN_WARPS_N", "%d", g.warps_n);
 }
 
 /* ---- Worker side. ---- */

@@ -68,31 +68,6 @@ static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
   return 0;
 }
 
-static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
-{
-  long long tile = p->v[P_TILE].i, by = tile / p->v[P_ROWS].i;
-  long long tx = tile / p->v[P_VEC].i;
-  long long rows = prob->size.dims[0], cols = prob->size.dims[1];
-  memset(l, 0, sizeof(*l));
-  l->block[0] = (unsigned)tx;
-  l->block[1] = (unsigned)by;
-  l->block[2] = 1;
-  l->grid[0] = (unsigned)(((cols + tile - 1) / tile) *
-                          ((rows + tile - 1) / tile));
-  l->grid[1] = 1;
-  l->grid[2] = 1;
-  l->threads = (int)(tx * by);
-  l->smem_static = (int)(tile * (tile + p->v[P_PAD].i) * 4);
-}
-
-static void defines(const tn_params *p, const tn_problem *prob,
-                    tn_defines *d)
-{
-  (void)p;
-  (void)prob;
-  (void)d;
-}
-
 static int offset(const tn_params *p, int row, int col)
 {
   const tn_swizzle *sw = &p->v[P_SWIZZLE].sw;
@@ -113,15 +88,75 @@ static int store_width(const tn_params *p)
   return 1;
 }
 
+/* What the launch, the template (through defines()) and the plan derive
+ * from a point, computed here once. */
+typedef struct {
+  int tile, rpt, vec, pad;
+  int nx, by, threads; /* block of nx x by threads */
+  int sw;              /* fast-path store width in elements */
+  int smem_elems;
+} shape;
+
+static void shape_of(const tn_params *p, shape *s)
+{
+  s->tile = (int)p->v[P_TILE].i;
+  s->rpt = (int)p->v[P_ROWS].i;
+  s->vec = (int)p->v[P_VEC].i;
+  s->pad = (int)p->v[P_PAD].i;
+  s->nx = s->tile / s->vec;
+  s->by = s->tile / s->rpt;
+  s->threads = s->nx * s->by;
+  s->sw = store_width(p);
+  s->smem_elems = tn_smem_elems(s->tile, s->tile, s->pad);
+}
+
+static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
+{
+  long long rows = prob->size.dims[0], cols = prob->size.dims[1];
+  shape s;
+  shape_of(p, &s);
+  memset(l, 0, sizeof(*l));
+  l->block[0] = (unsigned)s.nx;
+  l->block[1] = (unsigned)s.by;
+  l->block[2] = 1;
+  l->grid[0] = (unsigned)(((cols + s.tile - 1) / s.tile) *
+                          ((rows + s.tile - 1) / s.tile));
+  l->grid[1] = 1;
+  l->grid[2] = 1;
+  l->threads = s.threads;
+  l->smem_static = s.smem_elems * 4;
+}
+
+/* The layout values the template reads, from shape_of(). */
+static void defines(const tn_params *p, const tn_problem *prob,
+                    tn_defines *d)
+{
+  shape s;
+  (void)prob;
+  shape_of(p, &s);
+  tn_defines_add(d, "TN_THREADS_X", "%d", s.nx);
+  tn_defines_add(d, "TN_BLOCK_Y", "%d", s.by);
+  tn_defines_add(d, "TN_THREADS", "%d", s.threads);
+  tn_defines_add(d, "TN_SW", "%d", s.sw);
+  tn_defines_add(d, "TN_SMEM_ELEMS", "%d", s.smem_elems);
+}
+
 /* The accesses of one block whose tile has valid_rows x valid_cols elements
  * inside the matrix, executed by `times` blocks; fast: the unchecked path
  * (a full tile of a matrix whose sizes are multiples of vec). */
 static void plan_block(const tn_params *p, int valid_rows, int valid_cols,
                        int fast, long long times, tn_access_sink *sink)
 {
-  int tile = (int)p->v[P_TILE].i, rpt = (int)p->v[P_ROWS].i;
-  int vec = (int)p->v[P_VEC].i, sw = fast ? store_width(p) : 1;
-  int nx = tile / vec, by = tile / rpt, threads = nx * by, w, j, k, lane;
+  shape s;
+  int rpt, vec, sw, nx, by, threads, w, j, k, lane;
+
+  shape_of(p, &s);
+  rpt = s.rpt;
+  vec = s.vec;
+  sw = fast ? s.sw : 1;
+  nx = s.nx;
+  by = s.by;
+  threads = s.threads;
 
   for (w = 0; w * 32 < threads; w++) {
     for (j = 0; j < rpt; j++) {
