@@ -121,7 +121,8 @@ def main():
               (len(expect), len(rows)))
         return 1
     bad = 0
-    bad_strict = 0  # launches without cp.async that differ
+    bad_strict = 0  # launches without cp.async that differ, same code
+    code_not_plan = 0  # ... whose executed instructions are not the plan's
     hw_excess = []
     lines = ["id\tparams\tproblem\tmodel_ld\tsass_ld\thw_ld\tmodel_st\t"
              "sass_st\thw_st\tmodel_ld_insts\tncu_ld_insts\tmodel_st_insts\t"
@@ -135,7 +136,21 @@ def main():
         ld_insts, st_insts = v[2] + v[9], v[3] + v[10]
         ok = sass_ld == m["ld_wavefronts"] and sass_st == m["st_wavefronts"]
         bad += not ok
-        if v[11] == 0 and not ok:
+        same_code = ld_insts == m["ld_insts"] and st_insts == m["st_insts"]
+        if v[11] == 0 and not ok and not same_code:
+            # ptxas emitted other shared-memory instructions than the plan
+            # lists (NVRTC 13.0 does not always compile a source the same
+            # way: results/model-validation/README.md); the model priced
+            # the plan, not this code
+            code_not_plan += 1
+            if a.exclude_cp_async:
+                print("CODE IS NOT THE PLAN, without cp.async: id %d %s: "
+                      "executed ld %d st %d instructions, the plan %d and "
+                      "%d; wavefronts ld %d/%d st %d/%d"
+                      % (c["id"], c["params_text"], ld_insts, st_insts,
+                         m["ld_insts"], m["st_insts"], m["ld_wavefronts"],
+                         sass_ld, m["st_wavefronts"], sass_st))
+        elif v[11] == 0 and not ok:
             bad_strict += 1
             if a.exclude_cp_async:
                 print("DIFFERS without cp.async: id %d %s: ld %d/%d st %d/%d "
@@ -166,7 +181,10 @@ def main():
         if line.split("\t")[13] == "NO":
             print(line)
     if a.exclude_cp_async:
-        print("launches without cp.async: %d differ" % bad_strict)
+        print("launches without cp.async: %d differ where the executed "
+              "instructions are the plan's; %d ran other instructions than "
+              "the plan (not the model's to price)" %
+              (bad_strict, code_not_plan))
         return 1 if bad_strict else 0
     return 1 if bad else 0
 

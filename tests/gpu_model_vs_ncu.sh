@@ -2,8 +2,13 @@
 # On a GPU with Nsight Compute: the model's shared-memory wavefronts per
 # launch against ncu's, for every candidate of the transpose at odd sizes
 # (all equal) and of the GEMM model config (equal on every launch without
-# cp.async; with it ncu's counts depend on more than the addresses, even
-# the loads' once: results/model-validation/README.md).
+# cp.async whose executed instructions are the plan's; with cp.async ncu's
+# counts depend on more than the addresses, even the loads' once:
+# results/model-validation/README.md).  NVRTC 13.0 now and then compiles a
+# GEMM candidate with other shared loads than its source has (the same
+# source, another run: 1 or 2 of 98 candidates here); those launches are
+# listed as CODE IS NOT THE PLAN with their instruction counts and do not
+# fail the model.
 set -u
 tuner=$1
 src=$2
@@ -19,7 +24,8 @@ python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
   --config "$src/tests/configs/gpu-gemm-model.cfg" --kernel gemm \
   --no-prune --exclude-cp-async --out "$tmp/gemm" >"$tmp/gemm.log" 2>&1 ||
   fail=1
-grep -E "^[0-9]+ launches|^DIFFERS|^launches without" "$tmp/gemm.log"
+grep -E "^[0-9]+ launches|^DIFFERS|^CODE IS NOT|^launches without" \
+  "$tmp/gemm.log"
 # the per-launch tables, for the record (TUNER_TEST_LOGS=DIR keeps them)
 if [ -n "${TUNER_TEST_LOGS:-}" ]; then
   mkdir -p "$TUNER_TEST_LOGS/model_vs_ncu" &&
