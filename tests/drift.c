@@ -449,42 +449,16 @@ long long tn_drift_compare(const tn_block_plan *plan,
 
 /* ---- One-block problems and the instrumented build. ---- */
 
-static long long param_value(const tn_family *f, const tn_params *p,
-                             const char *name)
-{
-  int i;
-  for (i = 0; i < f->n_params; i++)
-    if (strcmp(f->params[i].name, name) == 0)
-      return p->v[i].i;
-  return -1;
-}
-
 int tn_drift_one_block(const tn_family *f, const tn_params *p,
                        const tn_problem *base, int ragged, tn_problem *out,
                        char *why, size_t n)
 {
-  *out = *base;
-  if (strcmp(f->name, "transpose") == 0) {
-    long long tile = param_value(f, p, "tile");
-    out->size.n_dims = 2;
-    out->size.dims[0] = ragged ? tile - 1 : tile;
-    out->size.dims[1] = ragged ? tile - 3 : tile;
-    return 0;
+  if (f->one_block == NULL) {
+    snprintf(why, n, "family %s has no one_block(): it cannot be traced",
+             f->name);
+    return -1;
   }
-  if (strcmp(f->name, "gemm") == 0) {
-    long long bm = param_value(f, p, "bm"), bn = param_value(f, p, "bn");
-    long long bk = param_value(f, p, "bk");
-    if (param_value(f, p, "kernel") == 0)
-      bn = bk = bm; /* the textbook kernel's TILE x TILE tiles */
-    out->size.n_dims = 3;
-    /* two k-tiles: both buffers of a two-stage pipeline */
-    out->size.dims[0] = ragged ? bm - 1 : bm;
-    out->size.dims[1] = ragged ? bn - 3 : bn;
-    out->size.dims[2] = ragged ? 2 * bk - 1 : 2 * bk;
-    return 0;
-  }
-  snprintf(why, n, "no one-block problem for family %s", f->name);
-  return -1;
+  return f->one_block(p, base, ragged, out, why, n);
 }
 
 int tn_drift_render_traced(const tn_family *f, const tn_params *p,

@@ -48,12 +48,19 @@ void tn_family_list(char *out, size_t n)
 void tn_defines_add(tn_defines *d, const char *name, const char *fmt, ...)
 {
   va_list ap;
-  if (d->n >= TN_MAX_DEFINES)
+  int w;
+  if (d->n >= TN_MAX_DEFINES ||
+      tn_strlcpy(d->name[d->n], name, sizeof(d->name[0])) != 0) {
+    d->overflow = 1;
     return;
-  tn_strlcpy(d->name[d->n], name, sizeof(d->name[0]));
+  }
   va_start(ap, fmt);
-  vsnprintf(d->value[d->n], sizeof(d->value[0]), fmt, ap);
+  w = vsnprintf(d->value[d->n], sizeof(d->value[0]), fmt, ap);
   va_end(ap);
+  if (w < 0 || (size_t)w >= sizeof(d->value[0])) {
+    d->overflow = 1;
+    return;
+  }
   d->n++;
 }
 

@@ -23,10 +23,14 @@ typedef struct {
   int smem_dynamic; /* bytes of dynamic shared memory at launch */
 } tn_launch;
 
-/* Preprocessor definitions for the rendered source. */
+/* Preprocessor definitions for the rendered source.  A define that does
+ * not fit (more than TN_MAX_DEFINES, or a name or value of 48 characters
+ * or more) is not added, and sets overflow: the renderer refuses such a
+ * list rather than compile a template with macros missing. */
 #define TN_MAX_DEFINES 64
 typedef struct {
   int n;
+  int overflow;
   char name[TN_MAX_DEFINES][48];
   char value[TN_MAX_DEFINES][48];
 } tn_defines;
@@ -111,6 +115,12 @@ typedef struct tn_family {
   /* Macros for the template beyond TN_<PARAM> of each int parameter and
    * TN_<PARAM>_B/_M/_S of each swizzle (those the renderer adds). */
   void (*defines)(const tn_params *p, const tn_problem *prob, tn_defines *d);
+  /* A problem of one block of p like base (its options kept), for the
+   * tests that trace one block against the plan: the tile exactly, or
+   * (ragged) cut short in every dimension so that the edge paths run.
+   * Returns 0, or -1 with why. */
+  int (*one_block)(const tn_params *p, const tn_problem *base, int ragged,
+                   tn_problem *out, char *why, size_t n);
   /* Emits every shared-memory warp access of one launch on prob. */
   void (*plan)(const tn_params *p, const tn_problem *prob,
                tn_access_sink *sink);

@@ -444,6 +444,24 @@ static double work(const tn_problem *prob)
          (double)prob->size.dims[2];
 }
 
+/* One block tile with two k-tiles (both buffers of a two-stage pipeline);
+ * ragged: a row, three columns and a k short of them. */
+static int one_block(const tn_params *p, const tn_problem *base, int ragged,
+                     tn_problem *out, char *why, size_t n)
+{
+  long long bm = p->v[P_BM].i, bn = p->v[P_BN].i, bk = p->v[P_BK].i;
+  (void)why;
+  (void)n;
+  if (p->v[P_KERNEL].i == 0)
+    bn = bk = bm; /* the textbook kernel's TILE x TILE tiles */
+  *out = *base;
+  out->size.n_dims = 3;
+  out->size.dims[0] = ragged ? bm - 1 : bm;
+  out->size.dims[1] = ragged ? bn - 3 : bn;
+  out->size.dims[2] = ragged ? 2 * bk - 1 : 2 * bk;
+  return 0;
+}
+
 static const char *const baselines[] = {"cublas"};
 
 static int baseline(const char *name, tn_baseline_env *env, char *why,
@@ -473,6 +491,7 @@ const tn_family tn_family_gemm = {
     .prepare = prepare,
     .launch = launch,
     .defines = defines,
+    .one_block = one_block,
     .plan = tn_gemm_plan,
     .buffers = buffers,
     .args = args,

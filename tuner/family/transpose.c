@@ -215,15 +215,17 @@ static void plan(const tn_params *p, const tn_problem *prob,
     plan_block(p, rem_r, rem_c, 0, 1, sink);
 }
 
+enum { BUF_IN, BUF_OUT };
+
 static int buffers(const tn_problem *prob, tn_buffer_desc *out)
 {
   size_t bytes = (size_t)prob->size.dims[0] * (size_t)prob->size.dims[1] * 4;
-  out[0].name = "in";
-  out[0].bytes = bytes;
-  out[0].role = TN_BUF_IN;
-  out[1].name = "out";
-  out[1].bytes = bytes;
-  out[1].role = TN_BUF_OUT;
+  out[BUF_IN].name = "in";
+  out[BUF_IN].bytes = bytes;
+  out[BUF_IN].role = TN_BUF_IN;
+  out[BUF_OUT].name = "out";
+  out[BUF_OUT].bytes = bytes;
+  out[BUF_OUT].role = TN_BUF_OUT;
   return 2;
 }
 
@@ -275,6 +277,20 @@ static double work(const tn_problem *prob)
   return 2.0 * (double)prob->size.dims[0] * (double)prob->size.dims[1] * 4.0;
 }
 
+/* One tile; ragged: one row and three columns short of it. */
+static int one_block(const tn_params *p, const tn_problem *base, int ragged,
+                     tn_problem *out, char *why, size_t n)
+{
+  long long tile = p->v[P_TILE].i;
+  (void)why;
+  (void)n;
+  *out = *base;
+  out->size.n_dims = 2;
+  out->size.dims[0] = ragged ? tile - 1 : tile;
+  out->size.dims[1] = ragged ? tile - 3 : tile;
+  return 0;
+}
+
 static const char *const baselines[] = {"memcpy"};
 
 /* "memcpy": a device-to-device copy of the input into the output, the
@@ -286,8 +302,12 @@ static int baseline(const char *name, tn_baseline_env *env, char *why,
     snprintf(why, n, "transpose has no baseline '%s'", name);
     return -1;
   }
-  return env->copy(env, env->dev[1], env->dev[0], env->descs[0].bytes, why,
-                   n);
+  if (env->descs[BUF_OUT].bytes < env->descs[BUF_IN].bytes) {
+    snprintf(why, n, "memcpy: the output is smaller than the input");
+    return -1;
+  }
+  return env->copy(env, env->dev[BUF_OUT], env->dev[BUF_IN],
+                   env->descs[BUF_IN].bytes, why, n);
 }
 
 const tn_family tn_family_transpose = {
@@ -300,6 +320,7 @@ const tn_family tn_family_transpose = {
     .prepare = prepare,
     .launch = launch,
     .defines = defines,
+    .one_block = one_block,
     .plan = plan,
     .buffers = buffers,
     .args = args,

@@ -307,8 +307,12 @@ static int env_copy(tn_baseline_env *env, tn_devptr dst, tn_devptr src,
                     size_t bytes, char *why, size_t n)
 {
   tn_bench *b = env->impl;
-  if (CU(cuMemcpyDtoDAsync(dst, src, bytes, b->stream))) {
-    snprintf(why, n, "%s", b->what);
+  CUresult r = b->cu.cuMemcpyDtoDAsync(dst, src, bytes, b->stream);
+  char msg[200];
+  /* this call's error, not the first of the bench (failed() keeps that) */
+  if (failed(b, r, "cuMemcpyDtoDAsync")) {
+    snprintf(why, n, "cuMemcpyDtoDAsync: %s",
+             tn_cuda_strerror(&b->cu, r, msg, sizeof(msg)));
     return -1;
   }
   return 0;

@@ -126,6 +126,11 @@ int tn_render(const tn_family *f, const tn_params *p, const tn_problem *prob,
   int i;
 
   tn_render_macros(f, p, prob, &d);
+  if (d.overflow)
+    return tn_errf(err, TN_ETOOL,
+                   "family %s: its macros do not fit (more than %d, or one "
+                   "of 48 characters or more): a bug in the family",
+                   f->name, TN_MAX_DEFINES);
   tn_params_format(f->params, f->n_params, p, ptxt, sizeof(ptxt));
 
   cap = strlen(t->text) + 1024 + (size_t)d.n * 128;
