@@ -13,7 +13,7 @@
 #ifndef TN_SMEM_TRACE_H
 #define TN_SMEM_TRACE_H
 
-/* The values of tuner/model/model.h's tn_op. */
+/* The values of tuner/model/access.h's tn_op. */
 #define TN_TRACE_OP_LD 0
 #define TN_TRACE_OP_ST 1
 #define TN_TRACE_OP_CP_ASYNC_CG 5

@@ -475,7 +475,8 @@ static int baseline(const char *name, tn_baseline_env *env, char *why,
   return tn_cublas_sgemm(env->stream, GEMM_TRANS_A(prob), GEMM_TRANS_B(prob),
                          (int)prob->size.dims[0], (int)prob->size.dims[1],
                          (int)prob->size.dims[2], (float)GEMM_ALPHA(prob),
-                         env->dev[BUF_A], env->dev[BUF_B], (float)GEMM_BETA(prob),
+                         env->dev[BUF_A], env->dev[BUF_B],
+                         (float)GEMM_BETA(prob),
                          env->dev[BUF_C], why, n);
 }
 

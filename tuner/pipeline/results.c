@@ -127,8 +127,9 @@ json_t *tn_results_candidate(const tn_run *run, const tn_candidate *c)
     json_object_set_new(
         o, "max_ms", json_real(c->timing[0].max_ms));
     json_object_set_new(o, "rate",
-                        json_real(tn_family_rate(f, job->problems, job->n_problems,
-                                          c->total_ms)));
+                        json_real(tn_family_rate(f, job->problems,
+                                                 job->n_problems,
+                                                 c->total_ms)));
     json_object_set_new(o, "unit", json_string(f->unit));
     if (ref > 0)
       json_object_set_new(o, "pct_of_baseline",
@@ -213,7 +214,8 @@ json_t *tn_results_json(const tn_run *run)
     best = json_pack("{s:i, s:o, s:f, s:f, s:s, s:b, s:o, s:i, s:f, s:s}",
                      "id", c->id, "params", params_json(f, &c->params),
                      "median_ms", c->total_ms, "rate",
-                     tn_family_rate(f, job->problems, job->n_problems, c->total_ms),
+                     tn_family_rate(f, job->problems, job->n_problems,
+                                    c->total_ms),
                      "unit", f->unit, "tie", run->sel.n_ties > 1,
                      "within_noise", ties, "fastest_id",
                      run->space.c[run->sel.fastest].id, "noise",

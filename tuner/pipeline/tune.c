@@ -74,7 +74,7 @@ static void print_table(const tn_run *run, FILE *out)
       snprintf(ms, sizeof(ms), "%.4f", c->total_ms);
       snprintf(rate, sizeof(rate), "%.1f",
                tn_family_rate(f, run->job->problems, run->job->n_problems,
-                       c->total_ms));
+                              c->total_ms));
       if (run->n_baselines > 0 && run->baselines[0].status == TN_ST_OK)
         snprintf(pct, sizeof(pct), "%.1f",
                  100.0 * run->baselines[0].total_ms / c->total_ms);
@@ -101,7 +101,7 @@ static void print_table(const tn_run *run, FILE *out)
       fprintf(out, "baseline %-10s %9.4f ms %9.1f %s\n", b->name,
               b->total_ms,
               tn_family_rate(f, run->job->problems, run->job->n_problems,
-                      b->total_ms),
+                             b->total_ms),
               unit);
     else
       fprintf(out, "baseline %-10s unavailable: %s\n", b->name, b->reason);
