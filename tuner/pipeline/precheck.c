@@ -292,8 +292,8 @@ static int compare(const tn_run *run, const char *journal, json_t *there,
     ta = a ? json_dumps(a, JSON_ENCODE_ANY) : NULL;
     tb = b ? json_dumps(b, JSON_ENCODE_ANY) : NULL;
     tn_errf(err, TN_EINPUT,
-            "--resume %s: %s is the journal of another run: its %s is %s, "
-            "this run's is %s",
+            "--resume %s: %s is the journal of another run: %s differs "
+            "(journal: %s; this run: %s)",
             run->opts->resume_path, journal, keys[i],
             ta ? ta : "not recorded", tb ? tb : "not known");
     free(ta);
