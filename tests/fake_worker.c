@@ -11,7 +11,10 @@
  * applies: 0 ok, 1 wrong, 2 crash, 3 hang, 4 lost, 5 segv, 6 exit.
  * FAKE_WORKER_DEVICES is the number of GPUs it reports (default 1);
  * FAKE_WORKER_DELAY_MS delays every job; FAKE_WORKER_LOG appends one line
- * per job ("candidate ID" or "baseline NAME") before it runs. */
+ * per job ("candidate ID" or "baseline NAME") before it runs;
+ * FAKE_WORKER_STARTED appends "started N" each time a worker opens its
+ * device; FAKE_WORKER_NAME and FAKE_WORKER_PCI are the device's name and PCI
+ * bus id it reports (default "Fake GPU N", 0000:01:00.0). */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
@@ -47,7 +50,21 @@ static int fake_open(int ordinal, void **state, tn_device_info *info,
 {
   (void)err;
   *state = NULL;
-  snprintf(info->name, sizeof(info->name), "Fake GPU %d", ordinal);
+  const char *marker = getenv("FAKE_WORKER_STARTED");
+  if (marker) {
+    FILE *f = fopen(marker, "a");
+    if (f) {
+      fprintf(f, "started %d\n", ordinal);
+      fclose(f);
+    }
+  }
+  if (getenv("FAKE_WORKER_NAME"))
+    snprintf(info->name, sizeof(info->name), "%s", getenv("FAKE_WORKER_NAME"));
+  else
+    snprintf(info->name, sizeof(info->name), "Fake GPU %d", ordinal);
+  snprintf(info->pci_bus_id, sizeof(info->pci_bus_id), "%s",
+           getenv("FAKE_WORKER_PCI") ? getenv("FAKE_WORKER_PCI")
+                                     : "0000:01:00.0");
   snprintf(info->arch, sizeof(info->arch), "sm_90");
   info->cc_major = 9;
   info->ordinal = ordinal;

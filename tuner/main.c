@@ -17,6 +17,7 @@
 
 #include "model/conflicts.h"
 #include "pipeline/config.h"
+#include "pipeline/precheck.h"
 #include "fleet/merge.h"
 #include "fleet/predict.h"
 #include "pipeline/tune.h"
@@ -178,6 +179,10 @@ int main(int argc, char **argv)
       opts.no_prune = 1;
       break;
     case 'o':
+      if (optarg[0] == '\0') {
+        fprintf(stderr, "tuner: --output: empty path; name a folder\n");
+        return TN_EXIT_INPUT;
+      }
       if (strlen(optarg) > 3800) {
         fprintf(stderr, "tuner: --output: path too long\n");
         return TN_EXIT_INPUT;
@@ -185,6 +190,11 @@ int main(int argc, char **argv)
       opts.output_dir = optarg;
       break;
     case OPT_RESUME:
+      if (optarg[0] == '\0') {
+        fprintf(stderr, "tuner: --resume: empty path; name a results "
+                        "file\n");
+        return TN_EXIT_INPUT;
+      }
       if (strlen(optarg) > 3800) {
         fprintf(stderr, "tuner: --resume: path too long\n");
         return TN_EXIT_INPUT;
@@ -268,6 +278,7 @@ int main(int argc, char **argv)
   if (warmup >= 0)
     job->bench.warmup = warmup;
 
+  tn_precheck_cache(&opts);
   tn_install_interrupt_handler();
   if (predict)
     rc = tn_predict(job, &opts, &single, &err);

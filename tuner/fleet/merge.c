@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "emit/emit.h"
+#include "pipeline/precheck.h"
 
 static void usage(FILE *out)
 {
@@ -372,6 +373,15 @@ int tn_merge_main(int argc, char **argv)
     return TN_EXIT_INPUT;
   }
 
+  /* the folders written are checked before anything is read or written */
+  rc = tn_precheck_dir("tuner merge: --output", cx->opts.output, &err);
+  if (rc == 0 && cx->opts.history)
+    rc = tn_precheck_dir("tuner merge: --history", cx->opts.history, &err);
+  if (rc) {
+    fprintf(stderr, "%s\n", err.msg);
+    free(cx);
+    return tn_exit_status(rc);
+  }
   rc = load_all(cx, argc - optind, argv + optind, &err);
   if (rc == 0) {
     cx->family = cx->runs.r[0]->family;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "emit/emit.h"
+#include "pipeline/precheck.h"
 #include "pipeline/render.h"
 #include "pipeline/results.h"
 
@@ -278,6 +279,8 @@ int tn_predict(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
                    "nothing to resume");
 
   rc = tn_template_load(job->template_path, &tpl, err);
+  if (rc == 0)
+    rc = tn_precheck(run, &tpl, err);
   if (rc == 0)
     rc = tn_run_prepare(run, &tpl, err);
   if (rc)

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline/compile.h"
 
+#include <elf.h>
 #include <nvrtc.h>
 #include <omp.h>
 #include <stdio.h>
@@ -169,6 +170,66 @@ int tn_compile_source(const char *source, const char *name,
   return rc;
 }
 
+/* 1 if the CUBIN's ELF symbol table has a function named name, 0 if it
+ * has none, -1 if the CUBIN is not an ELF64 file this can read.  An
+ * extern "C" kernel keeps its name; a C++ one is mangled and not found. */
+static int cubin_has_function(const void *cubin, size_t len,
+                              const char *name)
+{
+  const unsigned char *b = cubin;
+  const Elf64_Ehdr *eh = cubin;
+  size_t i, nlen = strlen(name);
+
+  if (cubin == NULL || len < sizeof(*eh) || memcmp(b, ELFMAG, SELFMAG) != 0 ||
+      b[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+      eh->e_shoff > len ||
+      (size_t)eh->e_shnum > (len - eh->e_shoff) / sizeof(Elf64_Shdr))
+    return -1;
+  for (i = 0; i < eh->e_shnum; i++) {
+    Elf64_Shdr sh, str;
+    size_t k;
+    memcpy(&sh, b + eh->e_shoff + i * sizeof(sh), sizeof(sh));
+    if (sh.sh_type != SHT_SYMTAB || sh.sh_link >= eh->e_shnum ||
+        sh.sh_offset > len || sh.sh_size > len - sh.sh_offset)
+      continue;
+    memcpy(&str, b + eh->e_shoff + sh.sh_link * sizeof(str), sizeof(str));
+    if (str.sh_offset > len || str.sh_size > len - str.sh_offset)
+      return -1;
+    for (k = 0; k + sizeof(Elf64_Sym) <= sh.sh_size; k += sizeof(Elf64_Sym)) {
+      Elf64_Sym sym;
+      memcpy(&sym, b + sh.sh_offset + k, sizeof(sym));
+      if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC ||
+          sym.st_name >= str.sh_size || str.sh_size - sym.st_name <= nlen)
+        continue;
+      if (memcmp(b + str.sh_offset + sym.st_name, name, nlen + 1) == 0)
+        return 1;
+    }
+  }
+  return 0;
+}
+
+/* Every compiled candidate (fresh or from the cache) has the family's
+ * kernel: a template without it is the user's to fix, found before any GPU
+ * work.  Returns 0 or TN_EINPUT naming the template and the kernel. */
+static int check_entry(const tn_job *job, const tn_space *space, tn_err *err)
+{
+  const char *kernel = job->family->kernel;
+  int i;
+  for (i = 0; i < space->n; i++) {
+    const tn_candidate *c = &space->c[i];
+    if (c->status != TN_ST_COMPILED ||
+        cubin_has_function(c->cubin, c->cubin_len, kernel) != 0)
+      continue;
+    return tn_errf(err, TN_EINPUT,
+                   "%s: defines no kernel %s: the %s family launches "
+                   "extern \"C\" __global__ void %s(...) (candidate %d "
+                   "compiled without it)",
+                   job->template_path, kernel, job->family->name, kernel,
+                   c->id);
+  }
+  return 0;
+}
+
 /* Cache key of a source compiled for arch. */
 static void cache_key(const char *source, const tn_template *t,
                       const tn_arch *arch, char key[33])
@@ -327,5 +388,5 @@ int tn_compile_space(const tn_job *job, const tn_template *t,
     stats->failed += c->status == TN_ST_COMPILE_ERROR;
   }
   stats->wall_s = tn_now() - t0;
-  return fatal ? TN_ETOOL : 0;
+  return fatal ? TN_ETOOL : check_entry(job, space, err);
 }

@@ -34,8 +34,11 @@ typedef struct {
 void tn_compile_default_cache(char *out, size_t n);
 
 /* Compiles every TN_ST_PENDING candidate of space; sets it to
- * TN_ST_COMPILED or TN_ST_COMPILE_ERROR.  Returns 0, or TN_ETOOL if NVRTC
- * itself is unusable. */
+ * TN_ST_COMPILED or TN_ST_COMPILE_ERROR.  Returns 0, TN_ETOOL if NVRTC
+ * itself is unusable, or TN_EINPUT (naming the template and the kernel) if
+ * a CUBIN has no function named as the family's kernel in its ELF symbol
+ * table: the template defines no extern "C" __global__ kernel of that
+ * name. */
 int tn_compile_space(const tn_job *job, const tn_template *t,
                      const tn_arch *arch, tn_space *space,
                      const tn_compile_opts *opts, tn_compile_stats *stats,

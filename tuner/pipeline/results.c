@@ -392,13 +392,16 @@ int tn_journal_resume(const char *path, tn_run *run, tn_err *err)
       if (json_unpack(o, "{s:s, s:s, s:I}", "family", &family, "name", &name,
                       "seed", &seed) != 0 ||
           strcmp(family, run->job->family->name) != 0) {
+        /* the message before o (which owns family) is gone */
+        rc = tn_errf(err, TN_EINPUT,
+                     "%s:%d: this journal is of another job (family %s, "
+                     "not %s)",
+                     path, lineno, family ? family : "?",
+                     run->job->family->name);
         json_decref(o);
         fclose(f);
         free(line);
-        return tn_errf(err, TN_EINPUT,
-                       "%s:%d: this journal is of another job (family "
-                       "%s)",
-                       path, lineno, family ? family : "?");
+        return rc;
       }
       run->seed = (unsigned long long)seed;
       rc = 0;

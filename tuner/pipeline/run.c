@@ -26,6 +26,17 @@ static int fits(int written, size_t size)
   return written >= 0 && (size_t)written < size ? 0 : -1;
 }
 
+void tn_run_output_dir(const tn_run *run, char *out, size_t n)
+{
+  const tn_tune_opts *opts = run->opts;
+  if (opts->output_dir)
+    tn_strlcpy(out, opts->output_dir, n);
+  else if (opts->resume_path)
+    tn_dirname(out, n, opts->resume_path);
+  else
+    tn_strlcpy(out, run->job->output_dir, n);
+}
+
 int tn_run_set_paths(tn_run *run, tn_err *err)
 {
   const tn_job *job = run->job;

@@ -59,6 +59,7 @@ typedef struct {
   int worker_starts;
   int interrupted;
   int resumed;         /* candidates taken from the resumed run */
+  char template_hash[33]; /* of the template's text and headers */
   char results_path[4400], journal_path[4400], header_path[4400];
 } tn_run;
 
@@ -72,6 +73,10 @@ void tn_run_init(tn_run *run, const tn_job *job, const tn_tune_opts *opts);
  * or, with --resume, the resumed file, its journal and the header beside
  * it.  Returns 0, or TN_EINPUT if a path is too long. */
 int tn_run_set_paths(tn_run *run, tn_err *err);
+
+/* The folder results and headers go to: --output, else beside the file
+ * --resume continues, else the config's output.dir. */
+void tn_run_output_dir(const tn_run *run, char *out, size_t n);
 
 /* The space for run->arch (limits, then the model's pruning unless
  * --no-prune), the paths, and every survivor compiled with NVRTC (its

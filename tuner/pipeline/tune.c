@@ -12,6 +12,7 @@
 
 #include "emit/emit.h"
 #include "base/progress.h"
+#include "pipeline/precheck.h"
 #include "pipeline/render.h"
 #include "pipeline/results.h"
 #include "gpu/worker.h"
@@ -205,11 +206,12 @@ static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
   if (!run->resumed &&
       (rc = tn_journal_append(
            journal, "run",
-           json_pack("{s:s, s:s, s:s, s:I, s:s, s:s}", "family",
+           json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:o}", "family",
                      job->family->name, "name", job->name, "config",
                      job->path, "seed", (json_int_t)run->seed, "started",
                      run->started, "device",
-                     run->have_device ? run->device.name : ""),
+                     run->have_device ? run->device.name : "", "identity",
+                     tn_run_identity(run)),
            err)) != 0)
     goto done;
   rc = run_baselines(run, w, journal, err);
@@ -337,8 +339,9 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
   memset(&worker, 0, sizeof(worker));
   memset(&tpl, 0, sizeof(tpl));
 
-  /* Everything that can be wrong with the input is found before any work:
-   * the template, the space, the architecture. */
+  /* Everything that can be wrong with the input is found before any work
+   * and before the worker starts: the template, the space, --arch, the
+   * outputs, what --resume continues (precheck.h has the order). */
   rc = tn_template_load(job->template_path, &tpl, err);
   if (rc != 0)
     goto cleanup;
@@ -346,6 +349,9 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
   if (rc != 0)
     goto cleanup;
   tn_space_free(&run->space);
+  rc = tn_precheck(run, &tpl, err);
+  if (rc != 0)
+    goto cleanup;
   if (!opts->dry_run) {
     rc = tn_worker_start(&worker, opts->device, err);
     if (rc)
@@ -360,6 +366,10 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
     if (rc != 0)
       goto cleanup;
   }
+  /* what only the device tells, before anything is compiled or measured */
+  rc = tn_precheck_device(run, err);
+  if (rc != 0)
+    goto cleanup;
   rc = prepare(run, &tpl, err);
   if (rc != 0)
     goto cleanup;
@@ -478,6 +488,10 @@ int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
   if (rc != 0)
     goto cleanup;
   tn_space_free(&runs[0].space);
+  tn_run_init(&runs[0], job, opts);
+  rc = tn_precheck(&runs[0], &tpl, err);
+  if (rc != 0)
+    goto cleanup;
   rc = tn_worker_start(&first, 0, err);
   if (rc != 0)
     goto cleanup;
@@ -512,6 +526,10 @@ int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
                    d, runs[d].device.name, runs[d].device.arch);
       goto cleanup;
     }
+    tn_precheck_template_hash(&tpl, runs[d].template_hash);
+    rc = tn_precheck_device(&runs[d], err);
+    if (rc != 0)
+      goto cleanup;
     for (e = 0; e < d && runs[e].arch != runs[d].arch; e++)
       ;
     if (e < d) {

@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# Bad input of issue 14's kinds 2, 4, 5 and 7 stops the run with exit 2 and
+# a message naming the place, before any work: the fake worker
+# (tests/fake_worker, through TUNER_WORKER) writes a marker when it starts,
+# and for what can be known without a device it must never start; the output
+# folder is untouched; on this GPU-less machine nothing gives exit 3.
+#   bad_input.sh TUNER FAKE_WORKER SRC
+set -u
+tuner=$1
+fake=$2
+src=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+n=0
+export TUNER_WORKER=$fake
+export FAKE_WORKER_STARTED=$tmp/started
+export FAKE_WORKER_LOG=$tmp/jobs.log
+cfg=$src/tests/configs/cpu-fake.cfg
+cache=$tmp/cache
+
+# a listing of a folder with every file's checksum ("absent" if none)
+snap() {
+  if [ -e "$1" ]; then
+    (cd "$1" && find . -printf '%p %y\n' | sort &&
+      find . -type f -exec md5sum {} + | sort)
+  else
+    echo absent
+  fi
+}
+
+# expect NAME PLACE WATCH MAY_START -- ARGS...: exit 2, PLACE in the
+# message, WATCH (a folder or file) unchanged, and the worker never started
+# (MAY_START=start: it may start, but no job reaches it).
+expect() {
+  local name=$1 place=$2 watch=$3 may=$4
+  shift 5
+  local before after rc
+  n=$((n + 1))
+  rm -f "$FAKE_WORKER_STARTED" "$FAKE_WORKER_LOG"
+  before=$(snap "$watch")
+  "$tuner" "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  after=$(snap "$watch")
+  if [ $rc -ne 2 ]; then
+    echo "FAIL $name: exit $rc, expected 2: $(cat "$tmp/err")"; fail=1
+  fi
+  if ! grep -qF -- "$place" "$tmp/err"; then
+    echo "FAIL $name: the message does not name '$place': $(cat "$tmp/err")"
+    fail=1
+  fi
+  if [ "$before" != "$after" ]; then
+    echo "FAIL $name: $watch changed"; diff <(echo "$before") <(echo "$after")
+    fail=1
+  fi
+  if [ "$may" != start ] && [ -e "$FAKE_WORKER_STARTED" ]; then
+    echo "FAIL $name: the worker was started for bad input"; fail=1
+  fi
+  if [ -s "$FAKE_WORKER_LOG" ]; then
+    echo "FAIL $name: the worker was given jobs: $(head -3 "$FAKE_WORKER_LOG")"
+    fail=1
+  fi
+}
+
+# a finished run to resume, and a config of another problem (same family
+# and space)
+"$tuner" --config "$cfg" --cache-dir "$cache" -q --output "$tmp/good" \
+  >/dev/null 2>"$tmp/good.err" ||
+  { echo "FAIL: the good run: $(cat "$tmp/good.err")"; exit 1; }
+json=$(ls "$tmp"/good/*.json | head -1)
+jsonl=${json%.json}.jsonl
+[ -s "$jsonl" ] || { echo "FAIL: no journal beside $json"; exit 1; }
+sed -e "s#\.\./\.\./templates#$src/templates#" -e 's/256, 256/512, 512/' \
+  "$cfg" >"$tmp/other-problem.cfg"
+sed -e "s#\.\./\.\./templates#$src/templates#" -e 's/repetitions = 5/repetitions = 9/' \
+  "$cfg" >"$tmp/other-bench.cfg"
+# the resumed run with no change is accepted and measures nothing again
+rm -f "$FAKE_WORKER_LOG"
+"$tuner" --config "$cfg" --cache-dir "$cache" -q --resume "$json" \
+  >/dev/null 2>"$tmp/err" || { echo "FAIL: resume of its own run: $(cat "$tmp/err")"; fail=1; }
+if grep -q '^candidate' "$FAKE_WORKER_LOG" 2>/dev/null; then
+  echo "FAIL: the resume of a finished run measured again"; fail=1
+fi
+
+# kind 2: checks that came after the GPU
+for mode in "-n" "" "--predict"; do
+  # shellcheck disable=SC2086
+  expect "unknown --arch ($mode)" "--arch sm_99" "$tmp/o-arch" no -- \
+    --config "$cfg" $mode --arch sm_99 --cache-dir "$cache" -q -o "$tmp/o-arch"
+done
+limits=$src/tests/configs/bad-limits-every-arch.cfg
+for mode in "-n" "" "--predict --arch sm_90"; do
+  # shellcheck disable=SC2086
+  expect "limits no architecture meets ($mode)" "$limits:6: space" \
+    "$tmp/o-limits" no -- --config "$limits" $mode --cache-dir "$cache" -q \
+    -o "$tmp/o-limits"
+done
+expect "--resume of a missing file" "--resume $tmp/none.json" "$tmp/good" \
+  no -- --config "$cfg" --cache-dir "$cache" -q --resume "$tmp/none.json"
+cp "$json" "$tmp/lonely.json"
+expect "--resume without its journal" "no journal" "$tmp/good" no -- \
+  --config "$cfg" --cache-dir "$cache" -q --resume "$tmp/lonely.json"
+
+# kind 5: --resume of the wrong run
+mkdir "$tmp/wrong"
+cp "$json" "$tmp/wrong/r.json"
+python3 - "$jsonl" "$tmp/wrong/r.jsonl" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+run = json.loads(lines[0])
+run["family"] = run["identity"]["family"] = "gemm"
+open(sys.argv[2], "w").write("\n".join([json.dumps(run)] + lines[1:]) + "\n")
+PY
+expect "--resume of another family" "family differs (journal: \"gemm\"" \
+  "$tmp/wrong" no -- --config "$cfg" --cache-dir "$cache" -q \
+  --resume "$tmp/wrong/r.json"
+python3 - "$jsonl" "$tmp/wrong/r.jsonl" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+run = json.loads(lines[0])
+del run["identity"]
+run["family"] = "gemm"   # what crashed the previous version (ASan)
+open(sys.argv[2], "w").write("\n".join([json.dumps(run)] + lines[1:]) + "\n")
+PY
+expect "--resume of a journal of the previous version" "older tuner" \
+  "$tmp/wrong" no -- --config "$cfg" --cache-dir "$cache" -q \
+  --resume "$tmp/wrong/r.json"
+cp "$jsonl" "$tmp/wrong/r.jsonl"
+expect "--resume of another problem" "problems differs (journal: \"256x256" \
+  "$tmp/good" no -- --config "$tmp/other-problem.cfg" --cache-dir "$cache" \
+  -q --resume "$json"
+expect "--resume with other bench settings" "bench differs" "$tmp/good" no \
+  -- --config "$tmp/other-bench.cfg" --cache-dir "$cache" -q --resume "$json"
+expect "--resume with other --repetitions" "bench differs" "$tmp/good" no \
+  -- --config "$cfg" -r 7 --cache-dir "$cache" -q --resume "$json"
+FAKE_WORKER_NAME="Other GPU" expect "--resume on another device" \
+  "device differs (journal: \"Fake GPU 0\"; this run: \"Other GPU\")" \
+  "$tmp/good" start -- --config "$cfg" --cache-dir "$cache" -q \
+  --resume "$json"
+FAKE_WORKER_PCI="0000:42:00.0" expect "--resume on another GPU of a model" \
+  "pci_bus_id differs" "$tmp/good" start -- --config "$cfg" \
+  --cache-dir "$cache" -q --resume "$json"
+printf 'not json\n' >"$tmp/wrong/r.jsonl"
+expect "--resume of a garbled journal" "r.jsonl:1: not the start" \
+  "$tmp/wrong" no -- --config "$cfg" --cache-dir "$cache" -q \
+  --resume "$tmp/wrong/r.json"
+
+# kind 4: outputs that cannot be written
+mkdir "$tmp/w"
+touch "$tmp/w/file"
+for mode in "-n" "" "--predict --arch sm_90"; do
+  # shellcheck disable=SC2086
+  expect "output is a file ($mode)" "--output $tmp/w/file: a file" "$tmp/w" \
+    no -- --config "$cfg" $mode --cache-dir "$cache" -q -o "$tmp/w/file"
+  # shellcheck disable=SC2086
+  expect "output under a file ($mode)" "$tmp/w/file is a file" "$tmp/w" no \
+    -- --config "$cfg" $mode --cache-dir "$cache" -q -o "$tmp/w/file/sub"
+  # shellcheck disable=SC2086
+  expect "empty -o ($mode)" "--output: empty path" "$tmp/w" no -- \
+    --config "$cfg" $mode --cache-dir "$cache" -q -o ""
+done
+mkdir "$tmp/w/out"
+touch "$tmp/w/out/sm_90"
+for mode in "--arch sm_90" "--predict --arch sm_90" "-n --arch sm_90"; do
+  # shellcheck disable=SC2086
+  expect "arch subfolder is a file ($mode)" "$tmp/w/out/sm_90 is a file" \
+    "$tmp/w" no -- --config "$cfg" $mode --cache-dir "$cache" -q \
+    -o "$tmp/w/out"
+done
+# without --arch only the worker knows the architecture: it starts, but is
+# given no job
+expect "arch subfolder is a file (the device's)" \
+  "$tmp/w/out/sm_90 is a file" "$tmp/w" start -- --config "$cfg" \
+  --cache-dir "$cache" -q -o "$tmp/w/out"
+sed -e "s#\.\./\.\./templates#$src/templates#" \
+  -e '$a output = { dir = "'"$tmp/w/file"'"; };' "$cfg" >"$tmp/outcfg.cfg"
+expect "output.dir is a file" "outcfg.cfg: output.dir $tmp/w/file" "$tmp/w" \
+  no -- --config "$tmp/outcfg.cfg" --cache-dir "$cache" -q
+expect "merge -o is a file" "--output $tmp/w/file: a file" "$tmp/w" no -- \
+  merge -q -o "$tmp/w/file" "$json"
+expect "merge --history under a file" "--history $tmp/w/file/h" "$tmp/w" no \
+  -- merge -q -o "$tmp/w/m" --history "$tmp/w/file/h" "$json"
+# a missing parent is created, like mkdir -p
+"$tuner" --config "$cfg" --predict --arch sm_90 --cache-dir "$cache" -q \
+  -o "$tmp/new/a/b" >/dev/null 2>"$tmp/err" ||
+  { echo "FAIL: -o with missing parents: $(cat "$tmp/err")"; fail=1; }
+ls "$tmp"/new/a/b/*.json >/dev/null 2>&1 ||
+  { echo "FAIL: -o with missing parents wrote nothing"; fail=1; }
+# a cache that cannot be used is a warning, and no cache
+"$tuner" --config "$cfg" -n --arch sm_90 --cache-dir "$tmp/w/file" -q \
+  >/dev/null 2>"$tmp/err" ||
+  { echo "FAIL: unusable cache: exit $?: $(cat "$tmp/err")"; fail=1; }
+grep -q "warning: compile cache $tmp/w/file: a file" "$tmp/err" ||
+  { echo "FAIL: unusable cache: no warning: $(cat "$tmp/err")"; fail=1; }
+
+# kind 7: a template that defines no kernel
+for t in nokernel cxx; do
+  tcfg=$src/tests/configs/$t.cfg
+  for mode in "-n --arch sm_90" "--predict --arch sm_90" ""; do
+    # shellcheck disable=SC2086
+    expect "template without the kernel ($t, $mode)" \
+      "transpose_$t.cu: defines no kernel transpose" "$tmp/w" start -- \
+      --config "$tcfg" $mode --cache-dir "$cache" -q -o "$tmp/w/k"
+  done
+done
+
+[ $fail -eq 0 ] && echo "ok: $n bad inputs: exit 2, the place named, nothing written, no worker started"
+exit $fail
