@@ -81,18 +81,41 @@ int tn_read_file(const char *path, char **data, size_t *len, tn_err *err)
   return 0;
 }
 
+/* fsync of the folder that holds path, so that a rename into it lasts. */
+static int sync_dir_of(const char *path, tn_err *err)
+{
+  char dir[4096];
+  int fd, rc = 0;
+  tn_dirname(dir, sizeof(dir), path);
+  fd = open(dir, O_RDONLY | O_DIRECTORY);
+  if (fd < 0)
+    return tn_errf(err, TN_ETOOL, "open(%s): %s", dir, strerror(errno));
+  if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+    rc = tn_errf(err, TN_ETOOL, "fsync(%s): %s", dir, strerror(errno));
+  close(fd);
+  return rc;
+}
+
 int tn_write_file_atomic(const char *path, const void *data, size_t len,
                          tn_err *err)
 {
   char tmp[4096];
   const char *p = data;
-  int fd, n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+  int fd, n = snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
 
   if (n < 0 || (size_t)n >= sizeof(tmp))
     return tn_errf(err, TN_ETOOL, "%s: path too long", path);
-  fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  /* mkstemp: a name no other process (pid 1 in another container on the
+   * same volume, another thread) can have open, created with O_EXCL */
+  fd = mkstemp(tmp);
   if (fd < 0)
-    return tn_errf(err, TN_ETOOL, "open(%s): %s", tmp, strerror(errno));
+    return tn_errf(err, TN_ETOOL, "mkstemp(%s): %s", tmp, strerror(errno));
+  if (fchmod(fd, 0644) != 0) {
+    int e = errno;
+    close(fd);
+    unlink(tmp);
+    return tn_errf(err, TN_ETOOL, "fchmod(%s): %s", tmp, strerror(e));
+  }
   while (len > 0) {
     ssize_t w = write(fd, p, len);
     if (w < 0 && errno == EINTR)
@@ -106,10 +129,16 @@ int tn_write_file_atomic(const char *path, const void *data, size_t len,
     p += w;
     len -= (size_t)w;
   }
-  if (fsync(fd) != 0 || close(fd) != 0) {
+  if (fsync(fd) != 0) {
+    int e = errno;
+    close(fd);
     unlink(tmp);
-    return tn_errf(err, TN_ETOOL, "fsync/close(%s): %s", tmp,
-                   strerror(errno));
+    return tn_errf(err, TN_ETOOL, "fsync(%s): %s", tmp, strerror(e));
+  }
+  if (close(fd) != 0) {
+    int e = errno;
+    unlink(tmp);
+    return tn_errf(err, TN_ETOOL, "close(%s): %s", tmp, strerror(e));
   }
   if (rename(tmp, path) != 0) {
     int e = errno;
@@ -117,7 +146,7 @@ int tn_write_file_atomic(const char *path, const void *data, size_t len,
     return tn_errf(err, TN_ETOOL, "rename(%s, %s): %s", tmp, path,
                    strerror(e));
   }
-  return 0;
+  return sync_dir_of(path, err);
 }
 
 int tn_mkdirs(const char *path, tn_err *err)

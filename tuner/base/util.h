@@ -30,7 +30,8 @@ int tn_exit_status(int code);
 /* Reads a whole file into a NUL-terminated buffer the caller frees.
  * Returns 0, or TN_EINPUT when it cannot be opened or read. */
 int tn_read_file(const char *path, char **data, size_t *len, tn_err *err);
-/* Writes a file atomically: a temporary beside it, fsync, rename.
+/* Writes a file atomically: a unique temporary beside it (mkstemp,
+ * "<path>.tmp.XXXXXX"), fsync, rename, fsync of the folder.
  * Returns 0 or TN_ETOOL. */
 int tn_write_file_atomic(const char *path, const void *data, size_t len,
                          tn_err *err);

@@ -66,8 +66,8 @@ void tn_emit_cstring(FILE *o, const char *s)
       fprintf(o, "\\%c", c);
     else if (c < 32 || c >= 127)
       fprintf(o, "\\%03o", c);
-    else if (c == '?' && s[1] == '?')
-      fputs("\\?", o); /* no trigraphs */
+    else if (c == '?')
+      fputs("\\?", o); /* every one, so no trigraph survives escaping */
     else
       fputc(c, o);
   }

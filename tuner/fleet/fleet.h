@@ -24,6 +24,7 @@
 
 typedef struct {
   int idx;          /* position in "candidates", for messages */
+  int id;           /* its "id" (unique in the file) */
   const char *text; /* params_text (borrowed from the document) */
   json_t *params;   /* borrowed */
   int ok;           /* verified and timed */
@@ -123,6 +124,12 @@ typedef struct {
  * the file and the JSON path (TN_ETOOL when out of memory). */
 int tn_fleet_load_run(const char *path, int keep_raw, const mg_run *first,
                       int skip_other, mg_run *r, tn_err *err);
+/* The same for a document in memory (text, len bytes; path names it in
+ * messages); r keeps no copy of the bytes.  For tests and the fuzzer. */
+int tn_fleet_read_doc(const char *path, const char *text, size_t len,
+                      const mg_run *first, int skip_other, mg_run *r,
+                      tn_err *err);
+/* Frees what a read left in r (also after an error), and r itself. */
 void tn_fleet_run_free(mg_run *r);
 /* A parameter object of r's family into p, checked against the family's
  * ranges and rules (which also resolve "xor" against the tile). */

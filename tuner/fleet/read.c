@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "fleet/fleet.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,26 @@ static int parse_iso(const char *s, long long *t, char day[11])
 }
 
 /* ---- reading a results document ---- */
+
+/* The largest problem size a config accepts (tuner/pipeline/config.c):
+ * the families' arithmetic is safe up to it. */
+#define MAX_SIZE 2147483647LL
+/* Times past this (ms, about 11 days) are not measurements. */
+#define MAX_MS 1e9
+/* A selection margin past this (1000 %) is not a noise rule. */
+#define MAX_NOISE 10.0
+
+/* A time read from a file: finite and in [0, MAX_MS] (positive if
+ * positive).  0 or TN_EINPUT naming file and where.key. */
+static int check_ms(const char *file, const char *where, const char *key,
+                    double v, int positive, tn_err *err)
+{
+  if (!isfinite(v) || v < 0 || v > MAX_MS || (positive && !(v > 0)))
+    return tn_errf(err, TN_EINPUT, "%s: %s.%s: %g is not a time in %s "
+                   "(0, %g] ms",
+                   file, where, key, v, positive ? "" : "or at", MAX_MS);
+  return 0;
+}
 
 typedef enum {
   K_STRING,
@@ -179,10 +200,11 @@ static int parse_problems(mg_run *r, tn_err *err)
       return tn_errf(err, TN_EINPUT, "%s: %s.size: %d numbers expected (%s)",
                      r->path, where, f->n_dims, f->dim_names);
     json_array_foreach(size, k, v) {
-      if (!json_is_integer(v) || json_integer_value(v) <= 0)
+      if (!json_is_integer(v) || json_integer_value(v) <= 0 ||
+          json_integer_value(v) > MAX_SIZE)
         return tn_errf(err, TN_EINPUT,
-                       "%s: %s.size[%zu]: expected a positive integer",
-                       r->path, where, k);
+                       "%s: %s.size[%zu]: expected an integer in [1, %lld]",
+                       r->path, where, k, MAX_SIZE);
       prob->size.dims[k] = json_integer_value(v);
     }
     prob->size.n_dims = (int)json_array_size(size);
@@ -194,11 +216,32 @@ static int parse_problems(mg_run *r, tn_err *err)
   return 0;
 }
 
+/* Checks that a candidate's params_text is what its params say (merge
+ * finds candidates by their text and writes the text beside the values).
+ * The parameters are checked by the family's rules too. */
+static int check_text(const mg_run *r, const char *where,
+                      const mg_cand *c, tn_err *err)
+{
+  const tn_family *f = r->family;
+  char pw[64], text[512];
+  tn_params p;
+  snprintf(pw, sizeof(pw), "%s.params", where);
+  if (tn_fleet_parse_params(r, c->params, pw, &p, err))
+    return TN_EINPUT;
+  tn_params_format(f->params, f->n_params, &p, text, sizeof(text));
+  if (strcmp(text, c->text) != 0)
+    return tn_errf(err, TN_EINPUT,
+                   "%s: %s.params_text: \"%.200s\", but its params are "
+                   "\"%s\"",
+                   r->path, where, c->text, text);
+  return 0;
+}
+
 static int parse_candidate(mg_run *r, json_t *o, int i, mg_cand *c,
                            tn_err *err)
 {
   char where[48];
-  json_t *text, *params, *status, *ms, *timings, *t;
+  json_t *text, *params, *status, *ms, *timings, *t, *id;
   size_t k;
 
   snprintf(where, sizeof(where), "candidates[%d]", i);
@@ -207,8 +250,13 @@ static int parse_candidate(mg_run *r, json_t *o, int i, mg_cand *c,
                    where);
   if (get(r->path, o, where, "params_text", K_STRING, 0, &text, err) ||
       get(r->path, o, where, "params", K_OBJECT, 0, &params, err) ||
-      get(r->path, o, where, "status", K_STRING, 0, &status, err))
+      get(r->path, o, where, "status", K_STRING, 0, &status, err) ||
+      get(r->path, o, where, "id", K_INT, 0, &id, err))
     return TN_EINPUT;
+  if (json_integer_value(id) < 0 || json_integer_value(id) > 2147483647LL)
+    return tn_errf(err, TN_EINPUT, "%s: %s.id: %lld is outside [0, %lld]",
+                   r->path, where, (long long)json_integer_value(id),
+                   2147483647LL);
   if (tn_status_parse(json_string_value(status)) < 0)
     return tn_errf(err, TN_EINPUT, "%s: %s.status: \"%s\" is not a status",
                    r->path, where, json_string_value(status));
@@ -216,6 +264,7 @@ static int parse_candidate(mg_run *r, json_t *o, int i, mg_cand *c,
   c->idx = i;
   c->text = json_string_value(text);
   c->params = params;
+  c->id = (int)json_integer_value(id);
   c->ok = strcmp(json_string_value(status), "ok") == 0;
   if (!c->ok)
     return 0;
@@ -228,11 +277,14 @@ static int parse_candidate(mg_run *r, json_t *o, int i, mg_cand *c,
       get(r->path, o, where, "timings", K_ARRAY, 0, &timings, err))
     return TN_EINPUT;
   c->ms = json_number_value(ms);
-  if (!(c->ms > 0))
-    return tn_errf(err, TN_EINPUT, "%s: %s.median_ms: not positive",
-                   r->path, where);
-  if (json_array_size(timings) == 0)
-    return tn_errf(err, TN_EINPUT, "%s: %s.timings: empty", r->path, where);
+  if (check_ms(r->path, where, "median_ms", c->ms, 1, err))
+    return TN_EINPUT;
+  if (json_array_size(timings) != (size_t)r->n_problems)
+    return tn_errf(err, TN_EINPUT,
+                   "%s: %s.timings: %zu entries for %d problems", r->path,
+                   where, json_array_size(timings), r->n_problems);
+  if (check_text(r, where, c, err))
+    return TN_EINPUT;
   json_array_foreach(timings, k, t) {
     char tw[80];
     json_t *q1, *q3, *med;
@@ -242,8 +294,14 @@ static int parse_candidate(mg_run *r, json_t *o, int i, mg_cand *c,
                      tw);
     if (get(r->path, t, tw, "median_ms", K_NUMBER, 0, &med, err) ||
         get(r->path, t, tw, "q1_ms", K_NUMBER, 0, &q1, err) ||
-        get(r->path, t, tw, "q3_ms", K_NUMBER, 0, &q3, err))
+        get(r->path, t, tw, "q3_ms", K_NUMBER, 0, &q3, err) ||
+        check_ms(r->path, tw, "median_ms", json_number_value(med), 1, err) ||
+        check_ms(r->path, tw, "q1_ms", json_number_value(q1), 0, err) ||
+        check_ms(r->path, tw, "q3_ms", json_number_value(q3), 0, err))
       return TN_EINPUT;
+    if (json_number_value(q1) > json_number_value(q3))
+      return tn_errf(err, TN_EINPUT, "%s: %s: q1_ms above q3_ms", r->path,
+                     tw);
     if (json_number_value(med) > 0) {
       double s = (json_number_value(q3) - json_number_value(q1)) /
                  json_number_value(med);
@@ -277,11 +335,143 @@ const mg_cand *tn_fleet_find_cand(const mg_run *r, const char *text)
   return NULL;
 }
 
+static int cmp_cand_id(const void *a, const void *b)
+{
+  const mg_cand *x = *(const mg_cand *const *)a;
+  const mg_cand *y = *(const mg_cand *const *)b;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Candidate ids are unique: "best" names one by its id. */
+static int check_ids(const mg_run *r, tn_err *err)
+{
+  mg_cand **by = malloc(((size_t)r->n_cands + 1) * sizeof(*by));
+  int i, rc = 0;
+  if (by == NULL)
+    return tn_errf(err, TN_ETOOL, "%s: out of memory", r->path);
+  for (i = 0; i < r->n_cands; i++)
+    by[i] = &r->cands[i];
+  qsort(by, (size_t)r->n_cands, sizeof(*by), cmp_cand_id);
+  for (i = 1; i < r->n_cands && rc == 0; i++)
+    if (by[i - 1]->id == by[i]->id)
+      rc = tn_errf(err, TN_EINPUT,
+                   "%s: candidates[%d].id: %d is also candidates[%d].id",
+                   r->path, by[i]->idx, by[i]->id, by[i - 1]->idx);
+  free(by);
+  return rc;
+}
+
+/* "best" agrees with the candidate table: it names a candidate by id,
+ * with that candidate's params (and text), it is "ok" and within the
+ * file's noise of the fastest (or, in a prediction, says it is
+ * predicted).  0 or TN_EINPUT naming the file and the JSON path. */
+static int check_best(mg_run *r, json_t *best, tn_err *err)
+{
+  const char *path = r->path;
+  json_t *id, *params, *v, *text;
+  const mg_cand *c;
+  int i;
+
+  if (get(path, best, "best", "id", K_INT, 0, &id, err) ||
+      get(path, best, "best", "params", K_OBJECT, 0, &params, err) ||
+      get(path, best, "best", "params_text", K_STRING, 1, &text, err) ||
+      get(path, best, "best", "predicted", K_BOOL, !r->predicted, &v, err))
+    return TN_EINPUT;
+  if (tn_fleet_parse_params(r, params, "best.params", &r->best_params, err))
+    return TN_EINPUT;
+  for (i = 0; i < r->n_cands; i++)
+    if (r->cands[i].id == json_integer_value(id))
+      r->best = i;
+  if (r->best < 0)
+    return tn_errf(err, TN_EINPUT,
+                   "%s: best.id: %lld is not the id of a candidate", path,
+                   (long long)json_integer_value(id));
+  c = &r->cands[r->best];
+  if (!json_equal(params, c->params))
+    return tn_errf(err, TN_EINPUT,
+                   "%s: best.params: not the params of candidates[%d] "
+                   "(id %d)",
+                   path, c->idx, c->id);
+  if (text != NULL && strcmp(json_string_value(text), c->text) != 0)
+    return tn_errf(err, TN_EINPUT,
+                   "%s: best.params_text: not candidates[%d].params_text",
+                   path, c->idx);
+  if (r->predicted) {
+    if (!json_is_true(v))
+      return tn_errf(err, TN_EINPUT,
+                     "%s: best.predicted: the results are predicted, "
+                     "their best must say so",
+                     path);
+    return 0;
+  }
+  if (v != NULL && !json_is_false(v))
+    return tn_errf(err, TN_EINPUT,
+                   "%s: best.predicted: true, but the results are measured",
+                   path);
+  if (!c->ok)
+    return tn_errf(err, TN_EINPUT, "%s: best.id: candidate %d is not \"ok\"",
+                   path, c->id);
+  if (get(path, best, "best", "noise", K_NUMBER, 0, &v, err))
+    return TN_EINPUT;
+  r->noise = json_number_value(v);
+  if (!isfinite(r->noise) || r->noise < 0 || r->noise > MAX_NOISE)
+    return tn_errf(err, TN_EINPUT, "%s: best.noise: %g is outside [0, %g]",
+                   path, r->noise, MAX_NOISE);
+  if (c->ms > r->fastest * (1.0 + r->noise) * (1.0 + 1e-9))
+    return tn_errf(err, TN_EINPUT,
+                   "%s: best.id: candidate %d takes %g ms, more than the "
+                   "fastest (%g ms) and the noise (%g) allow",
+                   path, c->id, c->ms, r->fastest, r->noise);
+  if (get(path, best, "best", "median_ms", K_NUMBER, 1, &v, err))
+    return TN_EINPUT;
+  if (v != NULL && fabs(json_number_value(v) - c->ms) > 1e-9 * c->ms)
+    return tn_errf(err, TN_EINPUT,
+                   "%s: best.median_ms: %g, but candidate %d has %g", path,
+                   json_number_value(v), c->id, c->ms);
+  if (get(path, best, "best", "fastest_id", K_INT, 1, &v, err))
+    return TN_EINPUT;
+  if (v != NULL) {
+    for (i = 0; i < r->n_cands; i++)
+      if (r->cands[i].id == json_integer_value(v))
+        break;
+    if (i == r->n_cands || !r->cands[i].ok || r->cands[i].ms > r->fastest)
+      return tn_errf(err, TN_EINPUT,
+                     "%s: best.fastest_id: %lld is not the fastest \"ok\" "
+                     "candidate",
+                     path, (long long)json_integer_value(v));
+  }
+  return 0;
+}
+
 /* Reads and checks one results file.  Another family than first's is an
  * error, or (skip_other) 1: a shared history may hold other jobs.
  * Returns 0, 1 or TN_EINPUT naming the file and the JSON path. */
 int tn_fleet_load_run(const char *path, int keep_raw, const mg_run *first,
-                    int skip_other, mg_run *r, tn_err *err)
+                      int skip_other, mg_run *r, tn_err *err)
+{
+  char *raw = NULL;
+  size_t len = 0;
+  int rc;
+
+  memset(r, 0, sizeof(*r));
+  r->best = -1;
+  tn_strlcpy(r->path, path, sizeof(r->path));
+  rc = tn_read_file(path, &raw, &len, err);
+  if (rc != 0)
+    return rc;
+  rc = tn_fleet_read_doc(path, raw, len, first, skip_other, r, err);
+  if (keep_raw) {
+    r->raw = raw;
+    r->raw_len = len;
+  } else {
+    free(raw);
+  }
+  return rc;
+}
+
+int tn_fleet_read_doc(const char *path, const char *text, size_t len,
+                      const mg_run *first, int skip_other, mg_run *r,
+                      tn_err *err)
 {
   json_error_t jerr;
   json_t *v, *dev, *runo, *best, *cands, *pred, *tool;
@@ -292,17 +482,10 @@ int tn_fleet_load_run(const char *path, int keep_raw, const mg_run *first,
   memset(r, 0, sizeof(*r));
   r->best = -1;
   tn_strlcpy(r->path, path, sizeof(r->path));
-  rc = tn_read_file(path, &r->raw, &r->raw_len, err);
-  if (rc != 0)
-    return rc;
-  parts[0] = r->raw;
-  lens[0] = r->raw_len;
+  parts[0] = text;
+  lens[0] = len;
   tn_hash_hex(parts, lens, 1, r->hash);
-  r->doc = json_loadb(r->raw, r->raw_len, 0, &jerr);
-  if (!keep_raw) {
-    free(r->raw);
-    r->raw = NULL;
-  }
+  r->doc = json_loadb(text, len, 0, &jerr);
   if (r->doc == NULL)
     return tn_errf(err, TN_EINPUT, "%s: not JSON: line %d, column %d: %s",
                    path, jerr.line, jerr.column, jerr.text);
@@ -419,6 +602,9 @@ int tn_fleet_load_run(const char *path, int keep_raw, const mg_run *first,
     if (r->cands[k].ok && (r->fastest == 0 || r->cands[k].ms < r->fastest))
       r->fastest = r->cands[k].ms;
   }
+  rc = check_ids(r, err);
+  if (rc != 0)
+    return rc;
   qsort(r->sorted, (size_t)r->n_cands, sizeof(*r->sorted), cmp_cand_text);
   for (k = 1; k < (size_t)r->n_cands; k++)
     if (strcmp(r->sorted[k - 1]->text, r->sorted[k]->text) == 0)
@@ -439,42 +625,12 @@ int tn_fleet_load_run(const char *path, int keep_raw, const mg_run *first,
 
   if (get(path, r->doc, "", "best", K_OBJECT_OR_NULL, 0, &best, err))
     return TN_EINPUT;
-  if (json_is_object(best)) {
-    json_t *id, *params;
-    int i;
-    if (get(path, best, "best", "id", K_INT, 0, &id, err) ||
-        get(path, best, "best", "params", K_OBJECT, 0, &params, err))
-      return TN_EINPUT;
-    if (tn_fleet_parse_params(r, params, "best.params", &r->best_params, err))
-      return TN_EINPUT;
-    for (i = 0; i < r->n_cands; i++) {
-      json_t *cid = json_object_get(json_array_get(cands, (size_t)i), "id");
-      if (json_is_integer(cid) &&
-          json_integer_value(cid) == json_integer_value(id))
-        r->best = i;
-    }
-    if (r->best < 0)
-      return tn_errf(err, TN_EINPUT,
-                     "%s: best.id: %lld is not the id of a candidate", path,
-                     (long long)json_integer_value(id));
-    if (r->predicted) {
-      if (get(path, best, "best", "predicted", K_BOOL, 0, &v, err))
-        return TN_EINPUT;
-      if (!json_is_true(v))
-        return tn_errf(err, TN_EINPUT,
-                       "%s: best.predicted: the results are predicted, "
-                       "their best must say so",
-                       path);
-    } else {
-      if (!r->cands[r->best].ok)
-        return tn_errf(err, TN_EINPUT,
-                       "%s: best.id: candidate %lld is not \"ok\"", path,
-                       (long long)json_integer_value(id));
-      if (get(path, best, "best", "noise", K_NUMBER, 0, &v, err))
-        return TN_EINPUT;
-      r->noise = json_number_value(v);
-    }
-  }
+  if (json_is_object(best))
+    return check_best(r, best, err);
+  if (r->fastest > 0)
+    return tn_errf(err, TN_EINPUT,
+                   "%s: best: null, but candidates hold \"ok\" timings",
+                   path);
   return 0;
 }
 

@@ -259,31 +259,138 @@ static void cache_key(const char *source, const tn_template *t,
   tn_hash_hex(parts, lens, np, key);
 }
 
-/* Looks the key up: 1 if found (cubin or recorded failure), else 0. */
+/* A cache entry is one file, <key>.tnc: the line
+ *   "tuner-cache 1 ok|fail LOG_BYTES CUBIN_BYTES HASH\n"
+ * then the log and the CUBIN; HASH is tn_hash_hex of the key, the log and
+ * the CUBIN, so a torn or foreign entry never passes for a good one. */
+#define CACHE_MAGIC "tuner-cache 1 "
+
+static void entry_hash(const char *key, const char *log, size_t log_len,
+                       const void *cubin, size_t cubin_len, char hash[33])
+{
+  const void *parts[3];
+  size_t lens[3];
+  parts[0] = key;
+  lens[0] = strlen(key);
+  parts[1] = log;
+  lens[1] = log_len;
+  parts[2] = cubin;
+  lens[2] = cubin_len;
+  tn_hash_hex(parts, lens, 3, hash);
+}
+
+/* Checks an entry's bytes against key (the file's name without ".tnc").
+ * Fills the parts' offsets; 0, or -1 with why. */
+static int entry_parse(const char *data, size_t len, const char *key,
+                       int *ok, size_t *log_off, size_t *log_len,
+                       size_t *cubin_off, size_t *cubin_len, char *why,
+                       size_t n)
+{
+  char st[8], hash[40], want[33];
+  unsigned long long ll, cl;
+  const char *nl = memchr(data, '\n', len < 200 ? len : 200);
+  int used = 0;
+
+  if (nl == NULL || strncmp(data, CACHE_MAGIC, strlen(CACHE_MAGIC)) != 0) {
+    snprintf(why, n, "no \"%s\" header line", CACHE_MAGIC "...");
+    return -1;
+  }
+  if (sscanf(data + strlen(CACHE_MAGIC), "%7s %llu %llu %39s%n", st, &ll,
+             &cl, hash, &used) != 4 ||
+      data + strlen(CACHE_MAGIC) + used != nl ||
+      (strcmp(st, "ok") != 0 && strcmp(st, "fail") != 0) ||
+      strlen(hash) != 32) {
+    snprintf(why, n, "a bad header line");
+    return -1;
+  }
+  *log_off = (size_t)(nl + 1 - data);
+  if (ll > len - *log_off || cl != len - *log_off - ll) {
+    snprintf(why, n, "%zu bytes, the header says %llu", len,
+             (unsigned long long)*log_off + ll + cl);
+    return -1;
+  }
+  *ok = strcmp(st, "ok") == 0;
+  if (*ok && cl == 0) {
+    snprintf(why, n, "no CUBIN in an \"ok\" entry");
+    return -1;
+  }
+  *log_len = (size_t)ll;
+  *cubin_off = *log_off + *log_len;
+  *cubin_len = (size_t)cl;
+  entry_hash(key, data + *log_off, *log_len, data + *cubin_off, *cubin_len,
+             want);
+  if (strcmp(want, hash) != 0) {
+    snprintf(why, n, "checksum %s, the bytes hash to %s", hash, want);
+    return -1;
+  }
+  return 0;
+}
+
+int tn_compile_cache_check(const char *path, char *why, size_t n)
+{
+  char key[64];
+  const char *base = strrchr(path, '/');
+  size_t len = 0, lo, ll, co, cl, bl;
+  char *data = NULL;
+  tn_err e = {{0}};
+  int ok, rc;
+
+  base = base ? base + 1 : path;
+  bl = strlen(base);
+  if (bl < 5 || bl - 4 >= sizeof(key) || strcmp(base + bl - 4, ".tnc")) {
+    snprintf(why, n, "not a cache entry's name (<key>.tnc)");
+    return -1;
+  }
+  memcpy(key, base, bl - 4);
+  key[bl - 4] = '\0';
+  if (tn_read_file(path, &data, &len, &e) != 0) {
+    snprintf(why, n, "%s", e.msg);
+    return -1;
+  }
+  rc = entry_parse(data, len, key, &ok, &lo, &ll, &co, &cl, why, n);
+  free(data);
+  return rc;
+}
+
+/* Looks the key up: 1 if found (cubin or recorded failure), else 0.  A
+ * bad entry (torn, truncated, foreign) is a miss, with a note. */
 static int cache_get(const char *dir, const char *key, tn_candidate *c)
 {
-  char path[4200];
+  char path[4200], why[160];
   tn_err ignore = {{0}};
-  size_t len = 0;
+  size_t len = 0, lo, ll, co, cl;
   char *data = NULL;
+  int ok;
 
-  snprintf(path, sizeof(path), "%s/%s.fail", dir, key);
-  if (tn_read_file(path, &data, &len, &ignore) == 0) {
-    c->log = data;
+  snprintf(path, sizeof(path), "%s/%s.tnc", dir, key);
+  if (tn_read_file(path, &data, &len, &ignore) != 0)
+    return 0;
+  if (entry_parse(data, len, key, &ok, &lo, &ll, &co, &cl, why,
+                  sizeof(why)) != 0) {
+    fprintf(stderr, "tuner: note: compile cache entry %s is bad (%s): "
+                    "compiling again\n",
+            path, why);
+    free(data);
+    return 0;
+  }
+  c->log = NULL;
+  if (ll > 0) {
+    c->log = malloc(ll + 1);
+    if (c->log == NULL) {
+      free(data);
+      return 0;
+    }
+    memcpy(c->log, data + lo, ll);
+    c->log[ll] = '\0';
+  }
+  if (!ok) {
+    free(data);
     c->status = TN_ST_COMPILE_ERROR;
     return 1;
   }
-  snprintf(path, sizeof(path), "%s/%s.cubin", dir, key);
-  if (tn_read_file(path, &data, &len, &ignore) != 0 || len == 0) {
-    if (len == 0 && data)
-      free(data);
-    return 0;
-  }
+  memmove(data, data + co, cl);
   c->cubin = data;
-  c->cubin_len = len;
-  snprintf(path, sizeof(path), "%s/%s.log", dir, key);
-  if (tn_read_file(path, &data, &len, &ignore) == 0)
-    c->log = data;
+  c->cubin_len = cl;
   c->status = TN_ST_COMPILED;
   return 1;
 }
@@ -291,18 +398,27 @@ static int cache_get(const char *dir, const char *key, tn_candidate *c)
 /* Stores a result; a cache that cannot be written only costs speed. */
 static void cache_put(const char *dir, const char *key, const tn_candidate *c)
 {
-  char path[4200];
+  char path[4200], head[128], hash[33];
   tn_err ignore = {{0}};
   const char *log = c->log ? c->log : "";
-  if (c->status == TN_ST_COMPILE_ERROR) {
-    snprintf(path, sizeof(path), "%s/%s.fail", dir, key);
-    tn_write_file_atomic(path, log, strlen(log), &ignore);
+  int fail = c->status == TN_ST_COMPILE_ERROR;
+  size_t ll = strlen(log), cl = fail ? 0 : c->cubin_len, hl;
+  char *buf;
+
+  entry_hash(key, log, ll, fail ? "" : c->cubin, cl, hash);
+  snprintf(head, sizeof(head), CACHE_MAGIC "%s %zu %zu %s\n",
+           fail ? "fail" : "ok", ll, cl, hash);
+  hl = strlen(head);
+  buf = malloc(hl + ll + cl);
+  if (buf == NULL)
     return;
-  }
-  snprintf(path, sizeof(path), "%s/%s.log", dir, key);
-  tn_write_file_atomic(path, log, strlen(log), &ignore);
-  snprintf(path, sizeof(path), "%s/%s.cubin", dir, key);
-  tn_write_file_atomic(path, c->cubin, c->cubin_len, &ignore);
+  memcpy(buf, head, hl);
+  memcpy(buf + hl, log, ll);
+  if (cl > 0)
+    memcpy(buf + hl + ll, c->cubin, cl);
+  snprintf(path, sizeof(path), "%s/%s.tnc", dir, key);
+  tn_write_file_atomic(path, buf, hl + ll + cl, &ignore);
+  free(buf);
 }
 
 int tn_compile_space(const tn_job *job, const tn_template *t,

@@ -3,7 +3,8 @@
  * Each pending candidate is rendered and compiled to a CUBIN for one
  * architecture.  The cache key is a hash of the source, the headers, the
  * options and NVRTC's version, so a second run of the same space compiles
- * nothing.  A candidate that fails to compile keeps its log and the run
+ * nothing.  Each entry carries a checksum; one that does not verify is
+ * compiled again.  A candidate that fails to compile keeps its log and the run
  * goes on. */
 #ifndef TN_COMPILE_H
 #define TN_COMPILE_H
@@ -32,6 +33,12 @@ typedef struct {
 /* Default cache folder: $TUNER_CACHE_DIR, $XDG_CACHE_HOME/tuner or
  * ~/.cache/tuner. */
 void tn_compile_default_cache(char *out, size_t n);
+
+/* Checks one cache entry (<dir>/<key>.tnc: a header line with the sizes
+ * and a checksum, the log, the CUBIN).  Returns 0 if it verifies, or -1
+ * with why; tn_compile_space treats a bad entry as a miss and rewrites
+ * it. */
+int tn_compile_cache_check(const char *path, char *why, size_t n);
 
 /* Compiles every TN_ST_PENDING candidate of space; sets it to
  * TN_ST_COMPILED or TN_ST_COMPILE_ERROR.  Returns 0, TN_ETOOL if NVRTC
