@@ -101,9 +101,13 @@ static int get_int(ctx *c, const config_setting_t *s, const char *what,
   if (lit && tn_cfglit_int(lit, &v) != 0)
     return bad(c, s, "%s: %.*s is out of range [%lld, %lld]", what,
                lit->len, lit->text, lo, hi);
-  if (v < lo || v > hi)
+  if (v < lo || v > hi) {
+    if (lit)
+      return bad(c, s, "%s: %.*s is out of range [%lld, %lld]", what,
+                 lit->len, lit->text, lo, hi);
     return bad(c, s, "%s: %lld is out of range [%lld, %lld]", what, v, lo,
                hi);
+  }
   *out = v;
   return 0;
 }
@@ -128,8 +132,12 @@ static int get_number(ctx *c, const config_setting_t *s, const char *what,
   } else {
     return bad(c, s, "%s: expected a number", what);
   }
-  if (!(v >= lo && v <= hi))
+  if (!(v >= lo && v <= hi)) {
+    if (lit)
+      return bad(c, s, "%s: %.*s is out of range [%g, %g]", what, lit->len,
+                 lit->text, lo, hi);
     return bad(c, s, "%s: %g is out of range [%g, %g]", what, v, lo, hi);
+  }
   *out = v;
   return 0;
 }

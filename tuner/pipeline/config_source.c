@@ -182,16 +182,17 @@ static int include(tn_cfgsrc *src, int file, int line, const char *rel,
                                    "files",
                    who, line, rel, MAX_FILES);
   if (stat(path, &st) != 0)
-    return tn_errf(err, TN_EINPUT, "%s:%d: @include \"%s\": %s: %s (paths "
-                                   "are relative to the including file)",
+    return tn_errf(err, TN_EINPUT, "%s:%d: @include \"%s\": cannot open %s: "
+                                   "%s (a path is relative to the folder "
+                                   "of the file that includes it)",
                    who, line, rel, path, strerror(errno));
   if (S_ISDIR(st.st_mode))
-    return tn_errf(err, TN_EINPUT, "%s:%d: @include \"%s\": %s is a folder, "
-                                   "not a config file",
+    return tn_errf(err, TN_EINPUT, "%s:%d: @include \"%s\": is a folder "
+                                   "(%s), not a config file",
                    who, line, rel, path);
   if (!S_ISREG(st.st_mode))
-    return tn_errf(err, TN_EINPUT, "%s:%d: @include \"%s\": %s is not a "
-                                   "regular file",
+    return tn_errf(err, TN_EINPUT, "%s:%d: @include \"%s\": is not a "
+                                   "regular file (%s)",
                    who, line, rel, path);
   if (tn_read_file(path, &data, &len, &ignore) != 0)
     return tn_errf(err, TN_EINPUT, "%s:%d: @include \"%s\": cannot read %s",
