@@ -40,7 +40,8 @@ for cfg in "$dir"/bad-*.cfg; do
     fi
     case "$msg" in
       "tuner: $file:$line: "*"$text"*) ;;
-      *) echo "FAIL $cfg ($mode): got '$msg', expected '$file:$line: ...$text...'"
+      *) echo "FAIL $cfg ($mode): got '$msg'," \
+              "expected '$file:$line: ...$text...'"
          fail=1 ;;
     esac
     if [ -e "$out" ] || [ -n "$(ls -A "$tmp/cwd")" ]; then

@@ -16,7 +16,12 @@
 
 typedef struct tn_cfgsrc tn_cfgsrc;
 
-typedef enum { TN_LIT_INT, TN_LIT_HEX, TN_LIT_FLOAT, TN_LIT_STRING } tn_lit_kind;
+typedef enum {
+  TN_LIT_INT,
+  TN_LIT_HEX,
+  TN_LIT_FLOAT,
+  TN_LIT_STRING
+} tn_lit_kind;
 
 typedef struct {
   tn_lit_kind kind;
