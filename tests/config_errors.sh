@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
 # Every broken config stops the run before any work with "FILE:LINE: what",
 # exit status 2, and writes nothing.  Each tests/configs/bad-*.cfg says on
-# its first line what to expect: "# expect: LINE: text in the message".
+# its first line what to expect: "# expect: LINE: text in the message"; a
+# second line "# expect-file: NAME" says the error is in NAME (a file it
+# includes, relative to tests/configs/) rather than in the config itself.
+# The runs start in an empty working folder: an @include or a template is
+# found from the folder of the file that names it, never from the working
+# one.
 set -u
 tuner=$1
 dir=$2
+case "$tuner" in /*) ;; *) tuner=$PWD/$tuner ;; esac
+case "$dir" in /*) ;; *) dir=$PWD/$dir ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/cwd"
+cd "$tmp/cwd" || exit 1
 fail=0
 n=0
 for cfg in "$dir"/bad-*.cfg; do
@@ -14,6 +23,9 @@ for cfg in "$dir"/bad-*.cfg; do
   expect=$(head -1 "$cfg" | sed -n 's/^# expect: //p')
   line=${expect%%:*}
   text=${expect#*: }
+  file=$(sed -n '2s/^# expect-file: //p' "$cfg")
+  file=${file:+$dir/$file}
+  file=${file:-$cfg}
   for mode in run dry; do
     out="$tmp/out-$mode"
     if [ $mode = dry ]; then
@@ -27,12 +39,13 @@ for cfg in "$dir"/bad-*.cfg; do
       echo "FAIL $cfg ($mode): exit $rc, expected 2: $msg"; fail=1; continue
     fi
     case "$msg" in
-      "tuner: $cfg:$line: "*"$text"*) ;;
-      *) echo "FAIL $cfg ($mode): got '$msg', expected '$cfg:$line: ...$text...'"
+      "tuner: $file:$line: "*"$text"*) ;;
+      *) echo "FAIL $cfg ($mode): got '$msg'," \
+              "expected '$file:$line: ...$text...'"
          fail=1 ;;
     esac
-    if [ -e "$out" ]; then
-      echo "FAIL $cfg ($mode): wrote $out"; fail=1
+    if [ -e "$out" ] || [ -n "$(ls -A "$tmp/cwd")" ]; then
+      echo "FAIL $cfg ($mode): wrote $out or into the working folder"; fail=1
     fi
   done
 done

@@ -81,5 +81,24 @@ check_bad "cp.async.ca 4 - $(lanes 4 | cut -d' ' -f3-) |$(lanes 4)" 1 \
 check_bad "cp.async.ca 4$(lanes 4) |$(lanes 4) 128" 1 "more than 32 global offsets"
 check_bad "cp.async.ca 8$(lanes 8) |$(lanes 4)" 1 "global offset 4 is not a multiple"
 check_bad "ld 4 0z $(lanes 4 | cut -d' ' -f3-)" 1 "not a byte offset"
+# numbers are taken whole or rejected, never cut or wrapped: a token longer
+# than the reader's buffer (70 zeros then 4, once read as 0), offsets just
+# over 2^31, 2^32 and 2^64, in the shared and the global column
+zeros=$(printf '0%.0s' $(seq 70))
+rest=$(lanes 4 | cut -d' ' -f3-)
+check_bad "ld 4 ${zeros}4 $rest" 1 "longer than 63 characters"
+check_bad "ld 4$(lanes 4)
+ld 4 ${zeros} $rest" 2 "longer than 63 characters"
+check_bad "${zeros}ld 4$(lanes 4)" 1 "longer than 63 characters"
+check_bad "ld ${zeros}4$(lanes 4)" 1 "longer than 63 characters"
+check_bad "ld 4 2147483652 $rest" 1 "not a byte offset below"
+check_bad "ld 4 4294967300 $rest" 1 "not a byte offset below"
+check_bad "ld 4 18446744073709551620 $rest" 1 "not a byte offset below"
+check_bad "cp.async.ca 4$(lanes 4) | ${zeros}4 $rest" 1 \
+  "longer than 63 characters"
+check_bad "cp.async.ca 4$(lanes 4) | 4294967296 $rest" 1 \
+  "not a global byte offset below"
+check_bad "cp.async.ca 4$(lanes 4) |$(lanes 4) ${zeros}" 1 \
+  "longer than 63 characters"
 [ $fail -eq 0 ] && echo "ok: conflicts calculator"
 exit $fail

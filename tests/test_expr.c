@@ -38,6 +38,16 @@ int main(void)
       {"!0 && 3 > 2 || 0", 1},   {"tile != 32", 0},
       {"7 - 2 - 1", 4},          {"2 >= 2 && 2 <= 2 && 1 < 2", 1},
       {"  tile  ", 32},          {"100 / 7 % 3", 2},
+      /* && and || short-circuit as in C: the side not evaluated may divide
+       * by zero or overflow */
+      {"rows == 4 || tile / 0 >= 16", 1},
+      {"rows != 4 && tile / 0 >= 16", 0},
+      {"rows == 4 || tile % 0", 1},
+      {"0 && 9223372036854775807 + 1", 0},
+      {"1 || 0 && tile / 0", 1},
+      {"(0 && tile / 0) || rows == 4", 1},
+      {"rows != 4 && (1 || tile / 0)", 0},
+      {"1 || (0 || tile / 0)", 1},
   };
   static const char *bad[] = {
       "",           "1 +",         "(1 + 2",       "tile / 0",
@@ -45,8 +55,17 @@ int main(void)
       "99999999999999999999",      "tile ==",      ")",
       "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1))))"
       "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+      /* the side that is evaluated still fails */
+      "rows != 4 || tile / 0 >= 16", "rows == 4 && tile / 0 >= 16",
+      "0 || tile % 0", "1 && 9223372036854775807 + 1",
+      "0 && 1 || tile / 0", "(1 || tile / 0) && tile / 0",
+      /* names are checked on both sides */
+      "1 || nope", "0 && nope",
+      /* literals too large for 64 bits */
+      "9223372036854775808", "0 && 99999999999999999999",
   };
   char why[128];
+  long long got;
   size_t i;
   int ok;
 
@@ -68,5 +87,9 @@ int main(void)
         0);
   CHECK(tn_expr_check("tile / nope", lookup, NULL, why, sizeof(why)) != 0);
   CHECK(strstr(why, "nope") != NULL);
+  /* what the evaluated side says */
+  CHECK(tn_expr_eval("rows == 4 && tile / 0", lookup, NULL, &got, why,
+                     sizeof(why)) != 0);
+  CHECK(strstr(why, "division by zero") != NULL);
   TEST_DONE();
 }

@@ -1,6 +1,8 @@
 /* expr.c -- integer expressions for constraints in configs.
  * A recursive-descent parser that evaluates as it parses; depth is bounded
- * so hostile input cannot exhaust the stack. */
+ * so hostile input cannot exhaust the stack.  && and || short-circuit as in
+ * C: the side not evaluated is parsed (names must exist) but its arithmetic
+ * errors (a division by zero) are not errors. */
 #include "base/expr.h"
 
 #include <ctype.h>
@@ -17,6 +19,7 @@ typedef struct {
   int depth;
   int failed;
   int syntax_only; /* arithmetic errors are not errors: check syntax */
+  int skipping;    /* > 0 inside the side of && or || not evaluated */
   char *why;
   size_t why_len;
 } parser;
@@ -34,7 +37,7 @@ static long long fail(parser *ps, const char *msg)
  * syntax.  Returns 1 if the caller must stop. */
 static int arith_error(parser *ps, const char *msg)
 {
-  if (ps->syntax_only)
+  if (ps->syntax_only || ps->skipping > 0)
     return 0;
   fail(ps, msg);
   return 1;
@@ -217,7 +220,11 @@ static long long parse_and(parser *ps)
 {
   long long v = parse_cmp(ps);
   while (accept(ps, "&&")) {
-    long long r = parse_cmp(ps);
+    long long r;
+    int skip = !v; /* false && ...: the right side is not evaluated */
+    ps->skipping += skip;
+    r = parse_cmp(ps);
+    ps->skipping -= skip;
     v = v && r;
   }
   return v;
@@ -230,7 +237,11 @@ static long long parse_or(parser *ps)
     return fail(ps, "expression nested too deeply");
   v = parse_and(ps);
   while (accept(ps, "||")) {
-    long long r = parse_and(ps);
+    long long r;
+    int skip = v != 0; /* true || ...: the right side is not evaluated */
+    ps->skipping += skip;
+    r = parse_and(ps);
+    ps->skipping -= skip;
     v = v || r;
   }
   ps->depth--;

@@ -1,7 +1,10 @@
 /* param.c -- parameter values: swizzle names and formatting. */
 #include "family/param.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int log2_exact(int x)
@@ -39,9 +42,35 @@ const char *tn_swizzle_name(const tn_swizzle *sw, char *buf, size_t n)
   return buf;
 }
 
+/* "B,M,S)" of "cute(B,M,S)" into v, each number whole (no wrap: strtol's
+ * ERANGE gives LONG_MAX, out of every range); spaces around numbers are
+ * allowed.  Returns 0, or -1 when the text is not that shape. */
+static int cute_numbers(const char *p, long v[3])
+{
+  int i;
+  for (i = 0; i < 3; i++) {
+    char *end;
+    while (*p == ' ')
+      p++;
+    if (!isdigit((unsigned char)p[*p == '-' || *p == '+']))
+      return -1;
+    errno = 0;
+    v[i] = strtol(p, &end, 10);
+    if (errno == ERANGE)
+      v[i] = v[i] < 0 ? -1 : 99;
+    p = end;
+    while (*p == ' ')
+      p++;
+    if (*p != (i < 2 ? ',' : ')'))
+      return -1;
+    p++;
+  }
+  return *p == '\0' ? 0 : -1;
+}
+
 int tn_swizzle_parse(const char *text, tn_swizzle *sw, char *why, size_t n)
 {
-  int b, m, s, used = 0;
+  long v[3];
   memset(sw, 0, sizeof(*sw));
   if (strcmp(text, "none") == 0)
     sw->kind = TN_SWZ_NONE;
@@ -53,8 +82,8 @@ int tn_swizzle_parse(const char *text, tn_swizzle *sw, char *why, size_t n)
     sw->kind = TN_SWZ_SW64;
   else if (strcmp(text, "sw128") == 0)
     sw->kind = TN_SWZ_SW128;
-  else if (sscanf(text, "cute(%d,%d,%d)%n", &b, &m, &s, &used) == 3 &&
-           text[used] == '\0') {
+  else if (strncmp(text, "cute(", 5) == 0 && cute_numbers(text + 5, v) == 0) {
+    long b = v[0], m = v[1], s = v[2];
     if (b < 0 || b > 5 || m < 0 || m > 8 || s < b || s > 10) {
       snprintf(why, n,
                "swizzle '%s': need 0 <= B <= 5, 0 <= M <= 8, B <= S <= 10",
@@ -62,9 +91,9 @@ int tn_swizzle_parse(const char *text, tn_swizzle *sw, char *why, size_t n)
       return -1;
     }
     sw->kind = TN_SWZ_CUTE;
-    sw->b = b;
-    sw->m = m;
-    sw->s = s;
+    sw->b = (int)b;
+    sw->m = (int)m;
+    sw->s = (int)s;
   } else {
     snprintf(why, n,
              "swizzle '%s': expected none, xor, sw32, sw64, sw128 or "

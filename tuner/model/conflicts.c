@@ -16,8 +16,11 @@
 
 #define MAX_OFFSET (1u << 24) /* far above any GPU's shared memory */
 
-/* Next whitespace-separated field of *p into out; 0 if none left. */
-static int next_field(const char **p, char *out, size_t n)
+/* Next whitespace-separated field of *p into out.  Returns 1, 0 if none is
+ * left, or -1 with a reason in why when it does not fit in out (a long
+ * token is rejected, never cut: 0000...0004 is not 0). */
+static int next_field(const char **p, char *out, size_t n, char *why,
+                      size_t why_len)
 {
   const char *s = *p;
   size_t len = 0;
@@ -27,8 +30,11 @@ static int next_field(const char **p, char *out, size_t n)
     return 0;
   while (s[len] && !isspace((unsigned char)s[len]))
     len++;
-  if (len >= n)
-    len = n - 1; /* a long token is still wrong: it gets truncated */
+  if (len >= n) {
+    snprintf(why, why_len, "'%.16s...' is longer than %zu characters",
+             s, n - 1);
+    return -1;
+  }
   memcpy(out, s, len);
   out[len] = '\0';
   while (*s && !isspace((unsigned char)*s))
@@ -113,10 +119,11 @@ static int parse_global(const char **p, tn_warp_access *a, char *why,
                         size_t why_len)
 {
   char tok[64];
-  int lane;
+  int lane, f;
   memcpy(a->gaddr, a->addr, sizeof(a->gaddr));
-  if (!next_field(p, tok, sizeof(tok)))
-    return 0;
+  f = next_field(p, tok, sizeof(tok), why, why_len);
+  if (f <= 0)
+    return f;
   if (strcmp(tok, "|") != 0) {
     snprintf(why, why_len, "more than 32 lane addresses ('%s'); global "
                            "offsets follow a '|'",
@@ -125,7 +132,10 @@ static int parse_global(const char **p, tn_warp_access *a, char *why,
   }
   for (lane = 0; lane < 32; lane++) {
     int r, on = (a->active >> lane) & 1u;
-    if (!next_field(p, tok, sizeof(tok))) {
+    f = next_field(p, tok, sizeof(tok), why, why_len);
+    if (f < 0)
+      return -1;
+    if (f == 0) {
       snprintf(why, why_len, "expected 32 global offsets after '|', found "
                              "%d",
                lane);
@@ -142,7 +152,10 @@ static int parse_global(const char **p, tn_warp_access *a, char *why,
       return -1;
     }
   }
-  if (next_field(p, tok, sizeof(tok))) {
+  f = next_field(p, tok, sizeof(tok), why, why_len);
+  if (f < 0)
+    return -1;
+  if (f > 0) {
     snprintf(why, why_len, "more than 32 global offsets ('%s')", tok);
     return -1;
   }
@@ -154,15 +167,16 @@ int tn_conflicts_parse_line(const char *line, tn_warp_access *a, char *why,
 {
   const char *p = line;
   char tok[64];
-  int lane, async;
+  int lane, async, f;
 
   memset(a, 0, sizeof(*a));
   while (*p == ' ' || *p == '\t')
     p++;
   if (*p == '\0' || *p == '\n' || *p == '\r' || *p == '#')
     return 1;
-  if (!next_field(&p, tok, sizeof(tok)))
-    return 1;
+  f = next_field(&p, tok, sizeof(tok), why, why_len);
+  if (f <= 0)
+    return f < 0 ? -1 : 1;
   if (parse_op(tok, a) != 0) {
     snprintf(why, why_len,
              "unknown operation '%s' (expected ld, st, ldmatrix.x1|x2|x4"
@@ -172,7 +186,10 @@ int tn_conflicts_parse_line(const char *line, tn_warp_access *a, char *why,
     return -1;
   }
   async = a->op == TN_OP_CP_ASYNC_CA || a->op == TN_OP_CP_ASYNC_CG;
-  if (!next_field(&p, tok, sizeof(tok)) ||
+  f = next_field(&p, tok, sizeof(tok), why, why_len);
+  if (f < 0)
+    return -1;
+  if (f == 0 ||
       (strcmp(tok, "1") && strcmp(tok, "2") && strcmp(tok, "4") &&
        strcmp(tok, "8") && strcmp(tok, "16"))) {
     snprintf(why, why_len, "expected the width 1, 2, 4, 8 or 16 after the "
@@ -196,7 +213,10 @@ int tn_conflicts_parse_line(const char *line, tn_warp_access *a, char *why,
   }
   for (lane = 0; lane < 32; lane++) {
     int r;
-    if (!next_field(&p, tok, sizeof(tok))) {
+    f = next_field(&p, tok, sizeof(tok), why, why_len);
+    if (f < 0)
+      return -1;
+    if (f == 0) {
       snprintf(why, why_len, "expected 32 lane addresses, found %d", lane);
       return -1;
     }
@@ -209,7 +229,10 @@ int tn_conflicts_parse_line(const char *line, tn_warp_access *a, char *why,
   }
   if (async)
     return parse_global(&p, a, why, why_len);
-  if (next_field(&p, tok, sizeof(tok))) {
+  f = next_field(&p, tok, sizeof(tok), why, why_len);
+  if (f < 0)
+    return -1;
+  if (f > 0) {
     snprintf(why, why_len, "more than 32 lane addresses ('%s')", tok);
     return -1;
   }

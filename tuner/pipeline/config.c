@@ -15,15 +15,30 @@
 #include <sys/stat.h>
 
 #include "base/expr.h"
+#include "pipeline/config_source.h"
 
 typedef struct {
   const char *file;
+  tn_cfgsrc *src;
   tn_err *err;
 } ctx;
 
-static int line_of(const config_setting_t *s)
+/* The file and line setting s was written on: its literal's line (libconfig
+ * names the next token's for a string), in the file that holds it. */
+static void where(const ctx *c, const config_setting_t *s, const char **file,
+                  int *line)
 {
-  return (int)config_setting_source_line(s);
+  const tn_cfglit *lit = tn_cfgsrc_literal(s);
+  int l = lit ? lit->line : (int)config_setting_source_line(s);
+  tn_cfgsrc_where(c->src, l, file, line);
+}
+
+static int line_of(const ctx *c, const config_setting_t *s)
+{
+  const char *file;
+  int line;
+  where(c, s, &file, &line);
+  return line;
 }
 
 /* Formats "FILE:LINE: message" and returns TN_EINPUT. */
@@ -32,11 +47,14 @@ static int bad(ctx *c, const config_setting_t *s, const char *fmt, ...)
 static int bad(ctx *c, const config_setting_t *s, const char *fmt, ...)
 {
   char msg[1024];
+  const char *file;
+  int line;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  return tn_errf(c->err, TN_EINPUT, "%s:%d: %s", c->file, line_of(s), msg);
+  where(c, s, &file, &line);
+  return tn_errf(c->err, TN_EINPUT, "%s:%d: %s", file, line, msg);
 }
 
 /* Rejects members of group s not in allowed (NULL-terminated). */
@@ -70,16 +88,26 @@ static int is_int(const config_setting_t *s)
   return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64;
 }
 
+/* The integer s holds as the user wrote it: libconfig 1.5 keeps the low
+ * 32 bits of a literal without L, and saturates one with it. */
 static int get_int(ctx *c, const config_setting_t *s, const char *what,
                    long long lo, long long hi, long long *out)
 {
+  const tn_cfglit *lit = tn_cfgsrc_literal(s);
   long long v;
   if (!is_int(s))
     return bad(c, s, "%s: expected an integer", what);
   v = config_setting_get_int64(s);
-  if (v < lo || v > hi)
+  if (lit && tn_cfglit_int(lit, &v) != 0)
+    return bad(c, s, "%s: %.*s is out of range [%lld, %lld]", what,
+               lit->len, lit->text, lo, hi);
+  if (v < lo || v > hi) {
+    if (lit)
+      return bad(c, s, "%s: %.*s is out of range [%lld, %lld]", what,
+                 lit->len, lit->text, lo, hi);
     return bad(c, s, "%s: %lld is out of range [%lld, %lld]", what, v, lo,
                hi);
+  }
   *out = v;
   return 0;
 }
@@ -87,15 +115,29 @@ static int get_int(ctx *c, const config_setting_t *s, const char *what,
 static int get_number(ctx *c, const config_setting_t *s, const char *what,
                       double lo, double hi, double *out)
 {
+  const tn_cfglit *lit = tn_cfgsrc_literal(s);
   double v;
-  if (is_int(s))
-    v = (double)config_setting_get_int64(s);
-  else if (config_setting_type(s) == CONFIG_TYPE_FLOAT)
+  if (is_int(s)) {
+    long long i = config_setting_get_int64(s);
+    if (lit && tn_cfglit_int(lit, &i) != 0)
+      return bad(c, s, "%s: %.*s is out of range [%g, %g]", what, lit->len,
+                 lit->text, lo, hi);
+    v = (double)i;
+  } else if (config_setting_type(s) == CONFIG_TYPE_FLOAT) {
     v = config_setting_get_float(s);
-  else
+    if (lit && tn_cfglit_float(lit, &v) != 0)
+      return bad(c, s, "%s: %.*s does not fit in a double (too large, or "
+                       "too small to be told from 0)",
+                 what, lit->len, lit->text);
+  } else {
     return bad(c, s, "%s: expected a number", what);
-  if (!(v >= lo && v <= hi))
+  }
+  if (!(v >= lo && v <= hi)) {
+    if (lit)
+      return bad(c, s, "%s: %.*s is out of range [%g, %g]", what, lit->len,
+                 lit->text, lo, hi);
     return bad(c, s, "%s: %g is out of range [%g, %g]", what, v, lo, hi);
+  }
   *out = v;
   return 0;
 }
@@ -226,7 +268,7 @@ static int parse_param(ctx *c, const config_setting_t *s,
   char what[96];
 
   snprintf(what, sizeof(what), "space.%s", d->name);
-  out->line = line_of(s);
+  out->line = line_of(c, s);
   if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
     /* a single value is a list of one */
     n = 1;
@@ -276,7 +318,7 @@ static int parse_space(ctx *c, const config_setting_t *s, tn_job *job)
 
   if (!config_setting_is_group(s))
     return bad(c, s, "space: expected a group { parameter = [values]; }");
-  job->space_line = line_of(s);
+  job->space_line = line_of(c, s);
   n = config_setting_length(s);
   for (i = 0; i < n; i++) {
     const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
@@ -302,7 +344,7 @@ static int parse_space(ctx *c, const config_setting_t *s, tn_job *job)
     if (pv->n > 0)
       continue;
     pv->n = 1;
-    pv->line = line_of(s);
+    pv->line = line_of(c, s);
     memset(&pv->values[0], 0, sizeof(pv->values[0]));
     pv->values[0].i = f->params[i].def;
   }
@@ -340,7 +382,7 @@ static int parse_constraints(ctx *c, const config_setting_t *s, tn_job *job)
                       why, sizeof(why)) != 0)
       return bad(c, e, "constraint \"%s\": %s (names: the parameters, %s)",
                  job->constraints[i], why, TN_CONSTRAINT_NAMES);
-    job->constraint_lines[i] = line_of(e);
+    job->constraint_lines[i] = line_of(c, e);
   }
   job->n_constraints = n;
   return 0;
@@ -419,12 +461,15 @@ static int parse_output(ctx *c, const config_setting_t *s, tn_job *job)
 static int parse_template(ctx *c, const config_setting_t *s, tn_job *job)
 {
   char rel[TN_PATH_LEN], dir[TN_PATH_LEN];
+  const char *file;
   struct stat st;
-  int rc = get_string(c, s, "template", rel, sizeof(rel));
+  int line, rc = get_string(c, s, "template", rel, sizeof(rel));
   if (rc)
     return rc;
-  /* relative to the config file, so configs work from any directory */
-  tn_dirname(dir, sizeof(dir), c->file);
+  /* relative to the file that names it (as an @include is), so configs
+   * work from any directory */
+  where(c, s, &file, &line);
+  tn_dirname(dir, sizeof(dir), file);
   if (tn_path_join(job->template_path, sizeof(job->template_path), dir,
                    rel) != 0)
     return bad(c, s, "template: path too long");
@@ -452,6 +497,7 @@ static int load(const char *path, const char *text, tn_job *job, tn_err *err)
                                      "bench",       "output", NULL};
   config_t cfg;
   config_setting_t *root, *s;
+  tn_cfgsrc *src = NULL;
   ctx c;
   char family[64];
   int rc = 0;
@@ -460,21 +506,26 @@ static int load(const char *path, const char *text, tn_job *job, tn_err *err)
   set_defaults(job);
   c.file = path;
   c.err = err;
+  c.src = NULL;
   if (tn_strlcpy(job->path, path, sizeof(job->path)))
     return tn_errf(err, TN_EINPUT, "%s: path too long", path);
 
+  /* the text with its @includes spliced in, read by libconfig as one */
   config_init(&cfg);
-  if (!(text ? config_read_string(&cfg, text) : config_read_file(&cfg, path))) {
-    if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
-      rc = tn_errf(err, TN_EINPUT, "%s: cannot read the file", path);
-    else
-      rc = tn_errf(err, TN_EINPUT, "%s:%d: syntax error: %s",
-                   config_error_file(&cfg) && !text ? config_error_file(&cfg)
-                                                    : path,
-                   config_error_line(&cfg), config_error_text(&cfg));
+  rc = tn_cfgsrc_read(path, text, &src, err);
+  if (rc)
+    goto cleanup;
+  c.src = src;
+  if (!config_read_string(&cfg, tn_cfgsrc_text(src))) {
+    const char *file;
+    int line;
+    tn_cfgsrc_where(src, config_error_line(&cfg), &file, &line);
+    rc = tn_errf(err, TN_EINPUT, "%s:%d: syntax error: %s", file, line,
+                 config_error_text(&cfg));
     goto cleanup;
   }
   root = config_root_setting(&cfg);
+  tn_cfgsrc_bind(src, root);
   rc = only_keys(&c, root, "", keys);
   if (rc)
     goto cleanup;
@@ -565,6 +616,7 @@ static int load(const char *path, const char *text, tn_job *job, tn_err *err)
 
 cleanup:
   config_destroy(&cfg);
+  tn_cfgsrc_free(src);
   return rc;
 }
 
