@@ -318,7 +318,11 @@ static int parse_space(ctx *c, const config_setting_t *s, tn_job *job)
 
   if (!config_setting_is_group(s))
     return bad(c, s, "space: expected a group { parameter = [values]; }");
-  job->space_line = line_of(c, s);
+  {
+    const char *file;
+    where(c, s, &file, &job->space_line);
+    tn_strlcpy(job->space_file, file, sizeof(job->space_file));
+  }
   n = config_setting_length(s);
   for (i = 0; i < n; i++) {
     const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
@@ -382,7 +386,12 @@ static int parse_constraints(ctx *c, const config_setting_t *s, tn_job *job)
                       why, sizeof(why)) != 0)
       return bad(c, e, "constraint \"%s\": %s (names: the parameters, %s)",
                  job->constraints[i], why, TN_CONSTRAINT_NAMES);
-    job->constraint_lines[i] = line_of(c, e);
+    {
+      const char *file;
+      where(c, e, &file, &job->constraint_lines[i]);
+      tn_strlcpy(job->constraint_files[i], file,
+                 sizeof(job->constraint_files[i]));
+    }
   }
   job->n_constraints = n;
   return 0;

@@ -29,9 +29,12 @@ typedef struct {
   tn_problem problems[TN_MAX_SIZES];
   tn_param_values values[TN_MAX_PARAMS]; /* by family parameter index */
   int space_line;                        /* of the space group */
+  char space_file[TN_PATH_LEN];          /* ... in this file */
   int n_constraints;
   char constraints[TN_MAX_CONSTRAINTS][256];
   int constraint_lines[TN_MAX_CONSTRAINTS];
+  /* the file each constraint is written in: the config or an @include */
+  char constraint_files[TN_MAX_CONSTRAINTS][TN_PATH_LEN];
   tn_bench_settings bench;
   char output_dir[TN_PATH_LEN];
 } tn_job;

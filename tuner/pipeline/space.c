@@ -92,7 +92,8 @@ static int classify(const tn_job *job, const tn_arch *arch, tn_candidate *c,
       tn_params_format(f->params, f->n_params, &c->params, ptxt,
                        sizeof(ptxt));
       return tn_errf(err, TN_EINPUT, "%s:%d: constraint \"%s\" for %s: %s",
-                     job->path, job->constraint_lines[i], job->constraints[i],
+                     job->constraint_files[i], job->constraint_lines[i],
+                     job->constraints[i],
                      ptxt, why);
     }
     if (!v) {
@@ -137,7 +138,7 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
     if (total > TN_MAX_CANDIDATES)
       return tn_errf(err, TN_EINPUT,
                      "%s:%d: space: more than %d points; list fewer values",
-                     job->path, job->space_line, TN_MAX_CANDIDATES);
+                     job->space_file, job->space_line, TN_MAX_CANDIDATES);
   }
   space->c = calloc((size_t)total, sizeof(tn_candidate));
   if (space->c == NULL)
@@ -169,7 +170,7 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
     rc = tn_errf(err, TN_EINPUT,
                  "%s:%d: space: no point of the space is valid%s%s (the "
                  "first one: %s)",
-                 job->path, job->space_line, arch ? " for " : "",
+                 job->space_file, job->space_line, arch ? " for " : "",
                  arch ? arch->name : "", why);
     tn_space_free(space);
     return rc;
