@@ -534,7 +534,13 @@ static int load(const char *path, const char *text, tn_job *job, tn_err *err)
     goto cleanup;
   }
   root = config_root_setting(&cfg);
-  tn_cfgsrc_bind(src, root);
+  job->literals_tied = tn_cfgsrc_bind(src, root) == 0;
+  if (!job->literals_tied)
+    fprintf(stderr,
+            "tuner: note: %s: its numbers could not be matched with their "
+            "text; they are checked as libconfig read them (a bug: please "
+            "report the file)\n",
+            path);
   rc = only_keys(&c, root, "", keys);
   if (rc)
     goto cleanup;

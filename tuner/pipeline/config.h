@@ -37,6 +37,7 @@ typedef struct {
   char constraint_files[TN_MAX_CONSTRAINTS][TN_PATH_LEN];
   tn_bench_settings bench;
   char output_dir[TN_PATH_LEN];
+  int literals_tied; /* every number checked against its text (config.c) */
 } tn_job;
 
 /* Loads path into job.  Returns 0, TN_EINPUT with "path:line: ..." in err,

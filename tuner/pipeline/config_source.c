@@ -479,19 +479,22 @@ static int pair(tn_cfgsrc *src, config_setting_t *s, int *k,
   return 0;
 }
 
-void tn_cfgsrc_bind(tn_cfgsrc *src, config_setting_t *root)
+int tn_cfgsrc_bind(tn_cfgsrc *src, config_setting_t *root)
 {
   config_setting_t **tied;
-  int i, k = 0;
+  int i, k = 0, rc = -1;
   if (src->n_lits == 0)
-    return;
+    return 0;
   tied = calloc((size_t)src->n_lits, sizeof(*tied));
   if (tied == NULL)
-    return;
-  if (pair(src, root, &k, tied) == 0 && k == src->n_lits)
+    return -1;
+  if (pair(src, root, &k, tied) == 0 && k == src->n_lits) {
     for (i = 0; i < k; i++)
       config_setting_set_hook(tied[i], &src->lits[i]);
+    rc = 0;
+  }
   free(tied);
+  return rc;
 }
 
 const tn_cfglit *tn_cfgsrc_literal(const config_setting_t *s)

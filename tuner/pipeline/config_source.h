@@ -45,9 +45,10 @@ void tn_cfgsrc_where(const tn_cfgsrc *src, int line, const char **file,
                      int *file_line);
 
 /* Ties each scalar setting under root to the literal it was read from
- * (config_setting_set_hook); when the text and the tree do not agree, none
- * is tied and the reader falls back on libconfig's values. */
-void tn_cfgsrc_bind(tn_cfgsrc *src, config_setting_t *root);
+ * (config_setting_set_hook).  Returns 0, or -1 when the text and the tree
+ * do not agree (or memory ran out): then none is tied and the reader falls
+ * back on libconfig's values. */
+int tn_cfgsrc_bind(tn_cfgsrc *src, config_setting_t *root);
 
 /* The literal setting s was read from, or NULL. */
 const tn_cfglit *tn_cfgsrc_literal(const config_setting_t *s);
