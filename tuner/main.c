@@ -83,8 +83,10 @@ static void usage(FILE *out)
 "                        see 'tuner merge --help' and docs/fleet.md\n"
 "\n"
 "Exit status: 0 done; 1 a tool failed (I/O, NVRTC, memory); 2 bad input\n"
-"(config, template, options), nothing written; 3 no GPU or driver;\n"
-"130 interrupted (what was measured is written; see --resume).\n",
+"(config, template, options, an output that cannot be written, a --resume\n"
+"of another run), found before a GPU is touched, nothing written; 3 no\n"
+"GPU or driver; 130 interrupted (what was measured is written; see\n"
+"--resume).\n",
           archs, TN_DEFAULT_ARCH);
 }
 
