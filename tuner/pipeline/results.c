@@ -412,13 +412,16 @@ int tn_journal_resume(const char *path, tn_run *run, tn_err *err)
     } else {
       rc = 0;
     }
-    json_decref(o);
     if (rc < 0) {
+      /* the message before o (which owns kind) is gone */
+      rc = tn_errf(err, TN_EINPUT, "%s:%d: a %s entry is malformed", path,
+                   lineno, kind);
+      json_decref(o);
       fclose(f);
       free(line);
-      return tn_errf(err, TN_EINPUT, "%s:%d: a %s entry is malformed", path,
-                     lineno, kind);
+      return rc;
     }
+    json_decref(o);
     restored += rc;
   }
   fclose(f);
