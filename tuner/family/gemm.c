@@ -330,6 +330,24 @@ static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
              bm);
     return 1;
   }
+  {
+    /* the plan counts the launch's accesses in long long: block tiles
+     * times k-tiles up to 2^40 (each step a few 2^20 wavefronts at most)
+     * stay far below 2^63; past that, the launch would also run for days */
+    long long bn = p->v[P_BN].i, bk = p->v[P_BK].i, steps;
+    if (p->v[P_KERNEL].i == 0)
+      bn = bk = bm;
+    if (__builtin_mul_overflow((m + bm - 1) / bm, (nn + bn - 1) / bn,
+                               &steps) ||
+        __builtin_mul_overflow(steps, (k + bk - 1) / bk, &steps) ||
+        steps > (1LL << 40)) {
+      snprintf(why, n,
+               "%lld x %lld x %lld is more than 2^40 block-tile steps of "
+               "%lld x %lld x %lld: too large to model",
+               m, nn, k, bm, bn, bk);
+      return 1;
+    }
+  }
   return 0;
 }
 

@@ -169,16 +169,24 @@ int tn_model_accumulate(tn_model_cost *total, const tn_warp_access *a,
   tn_access_cost c;
   int is_load = a->op == TN_OP_LD || a->op == TN_OP_LDMATRIX;
 
+  long long wf, ideal, *wsum, *isum;
+
   if (tn_model_access(a, arch, &c, why, why_len) != 0)
     return -1;
-  if (is_load) {
-    total->ld_wavefronts += (long long)c.wavefronts * times;
-    total->ld_insts += times;
-  } else {
-    total->st_wavefronts += (long long)c.wavefronts * times;
-    total->st_insts += times;
+  wsum = is_load ? &total->ld_wavefronts : &total->st_wavefronts;
+  isum = is_load ? &total->ld_insts : &total->st_insts;
+  /* a launch too large to count is refused, not wrapped (signed overflow
+   * is undefined; the families keep their launches far below this) */
+  if (__builtin_mul_overflow((long long)c.wavefronts, times, &wf) ||
+      __builtin_mul_overflow((long long)c.phases, times, &ideal) ||
+      __builtin_add_overflow(*wsum, wf, wsum) ||
+      __builtin_add_overflow(*isum, times, isum) ||
+      __builtin_add_overflow(total->ideal_wavefronts, ideal,
+                             &total->ideal_wavefronts)) {
+    snprintf(why, why_len, "the launch has more than 2^63 wavefronts: too "
+                           "large to model");
+    return -1;
   }
-  total->ideal_wavefronts += (long long)c.phases * times;
   if (c.degree > total->max_degree)
     total->max_degree = c.degree;
   return 0;
