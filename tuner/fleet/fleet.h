@@ -173,4 +173,41 @@ int tn_fleet_history_copy(const mg_ctx *cx, const mg_run *r, tn_err *err);
  * TN_ETOOL. */
 int tn_fleet_regressions(mg_ctx *cx, tn_err *err);
 
+/* ---- json.c: typed access, messages naming FILE: JSON path ---- */
+
+/* Times past this (ms, about 11 days) are not measurements. */
+#define MAX_MS 1e9
+/* A selection margin past this (1000 %) is not a noise rule. */
+#define MAX_NOISE 10.0
+
+typedef enum {
+  K_STRING,
+  K_STRING_OR_NULL,
+  K_INT,
+  K_NUMBER,
+  K_BOOL,
+  K_OBJECT,
+  K_OBJECT_OR_NULL,
+  K_ARRAY
+} mg_kind;
+
+/* obj[key] of the right kind into *out (where.key names it).  A missing
+ * optional key gives NULL.  0 or TN_EINPUT. */
+int tn_fleet_get(const char *file, json_t *obj, const char *where,
+                 const char *key, mg_kind kind, int optional, json_t **out,
+                 tn_err *err);
+/* A time: finite and in [0, MAX_MS] (positive if positive).  0 or
+ * TN_EINPUT naming file and where.key. */
+int tn_fleet_check_ms(const char *file, const char *where, const char *key,
+                      double v, int positive, tn_err *err);
+
+/* ---- check.c: the table agrees with itself ---- */
+
+/* Candidate ids are unique.  0, TN_EINPUT or TN_ETOOL. */
+int tn_fleet_check_ids(const mg_run *r, tn_err *err);
+/* "best" is a candidate of r's table, with its params and text, "ok" and
+ * within the noise of the fastest (a prediction's says it is predicted);
+ * sets r->best and r->best_params.  0 or TN_EINPUT. */
+int tn_fleet_check_best(mg_run *r, json_t *best, tn_err *err);
+
 #endif

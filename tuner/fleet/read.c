@@ -43,86 +43,6 @@ static int parse_iso(const char *s, long long *t, char day[11])
 /* The largest problem size a config accepts (tuner/pipeline/config.c):
  * the families' arithmetic is safe up to it. */
 #define MAX_SIZE 2147483647LL
-/* Times past this (ms, about 11 days) are not measurements. */
-#define MAX_MS 1e9
-/* A selection margin past this (1000 %) is not a noise rule. */
-#define MAX_NOISE 10.0
-
-/* A time read from a file: finite and in [0, MAX_MS] (positive if
- * positive).  0 or TN_EINPUT naming file and where.key. */
-static int check_ms(const char *file, const char *where, const char *key,
-                    double v, int positive, tn_err *err)
-{
-  if (!isfinite(v) || v < 0 || v > MAX_MS || (positive && !(v > 0)))
-    return tn_errf(err, TN_EINPUT, "%s: %s.%s: %g is not a time in %s "
-                   "(0, %g] ms",
-                   file, where, key, v, positive ? "" : "or at", MAX_MS);
-  return 0;
-}
-
-typedef enum {
-  K_STRING,
-  K_STRING_OR_NULL,
-  K_INT,
-  K_NUMBER,
-  K_BOOL,
-  K_OBJECT,
-  K_OBJECT_OR_NULL,
-  K_ARRAY
-} mg_kind;
-
-static int is_kind(json_t *v, mg_kind k)
-{
-  switch (k) {
-  case K_STRING:
-    return json_is_string(v);
-  case K_STRING_OR_NULL:
-    return json_is_string(v) || json_is_null(v);
-  case K_INT:
-    return json_is_integer(v);
-  case K_NUMBER:
-    return json_is_number(v);
-  case K_BOOL:
-    return json_is_boolean(v);
-  case K_OBJECT:
-    return json_is_object(v);
-  case K_OBJECT_OR_NULL:
-    return json_is_object(v) || json_is_null(v);
-  case K_ARRAY:
-    return json_is_array(v);
-  }
-  return 0;
-}
-
-static const char *kind_name(mg_kind k)
-{
-  static const char *const names[] = {
-      "a string",  "a string or null", "an integer", "a number",
-      "true or false", "an object", "an object or null", "an array"};
-  return names[k];
-}
-
-/* obj[key] of the right kind into *out.  A missing optional key gives
- * NULL.  Messages name the file and the JSON path (where.key). */
-static int get(const char *file, json_t *obj, const char *where,
-               const char *key, mg_kind kind, int optional, json_t **out,
-               tn_err *err)
-{
-  json_t *v = json_object_get(obj, key);
-  *out = NULL;
-  if (v == NULL) {
-    if (optional)
-      return 0;
-    return tn_errf(err, TN_EINPUT, "%s: %s%s%s: missing", file, where,
-                   where[0] ? "." : "", key);
-  }
-  if (!is_kind(v, kind))
-    return tn_errf(err, TN_EINPUT, "%s: %s%s%s: expected %s", file, where,
-                   where[0] ? "." : "", key, kind_name(kind));
-  *out = v;
-  return 0;
-}
-
 /* A parameter object of r's family into p, checked against the family's
  * ranges and rules (which also resolve "xor" against the tile). */
 int tn_fleet_parse_params(const mg_run *r, json_t *o, const char *where,
@@ -193,7 +113,7 @@ static int parse_problems(mg_run *r, tn_err *err)
     if (!json_is_object(pj))
       return tn_errf(err, TN_EINPUT, "%s: %s: expected an object", r->path,
                      where);
-    if (get(r->path, pj, where, "size", K_ARRAY, 0, &size, err))
+    if (tn_fleet_get(r->path, pj, where, "size", K_ARRAY, 0, &size, err))
       return TN_EINPUT;
     tn_problem_defaults(f, prob);
     if (json_array_size(size) != (size_t)f->n_dims)
@@ -248,10 +168,10 @@ static int parse_candidate(mg_run *r, json_t *o, int i, mg_cand *c,
   if (!json_is_object(o))
     return tn_errf(err, TN_EINPUT, "%s: %s: expected an object", r->path,
                    where);
-  if (get(r->path, o, where, "params_text", K_STRING, 0, &text, err) ||
-      get(r->path, o, where, "params", K_OBJECT, 0, &params, err) ||
-      get(r->path, o, where, "status", K_STRING, 0, &status, err) ||
-      get(r->path, o, where, "id", K_INT, 0, &id, err))
+  if (tn_fleet_get(r->path, o, where, "params_text", K_STRING, 0, &text, err) ||
+      tn_fleet_get(r->path, o, where, "params", K_OBJECT, 0, &params, err) ||
+      tn_fleet_get(r->path, o, where, "status", K_STRING, 0, &status, err) ||
+      tn_fleet_get(r->path, o, where, "id", K_INT, 0, &id, err))
     return TN_EINPUT;
   if (json_integer_value(id) < 0 || json_integer_value(id) > 2147483647LL)
     return tn_errf(err, TN_EINPUT, "%s: %s.id: %lld is outside [0, %lld]",
@@ -273,11 +193,11 @@ static int parse_candidate(mg_run *r, json_t *o, int i, mg_cand *c,
                    "%s: %s.status: \"ok\" in a prediction (nothing is timed "
                    "in a prediction)",
                    r->path, where);
-  if (get(r->path, o, where, "median_ms", K_NUMBER, 0, &ms, err) ||
-      get(r->path, o, where, "timings", K_ARRAY, 0, &timings, err))
+  if (tn_fleet_get(r->path, o, where, "median_ms", K_NUMBER, 0, &ms, err) ||
+      tn_fleet_get(r->path, o, where, "timings", K_ARRAY, 0, &timings, err))
     return TN_EINPUT;
   c->ms = json_number_value(ms);
-  if (check_ms(r->path, where, "median_ms", c->ms, 1, err))
+  if (tn_fleet_check_ms(r->path, where, "median_ms", c->ms, 1, err))
     return TN_EINPUT;
   if (json_array_size(timings) != (size_t)r->n_problems)
     return tn_errf(err, TN_EINPUT,
@@ -292,12 +212,12 @@ static int parse_candidate(mg_run *r, json_t *o, int i, mg_cand *c,
     if (!json_is_object(t))
       return tn_errf(err, TN_EINPUT, "%s: %s: expected an object", r->path,
                      tw);
-    if (get(r->path, t, tw, "median_ms", K_NUMBER, 0, &med, err) ||
-        get(r->path, t, tw, "q1_ms", K_NUMBER, 0, &q1, err) ||
-        get(r->path, t, tw, "q3_ms", K_NUMBER, 0, &q3, err) ||
-        check_ms(r->path, tw, "median_ms", json_number_value(med), 1, err) ||
-        check_ms(r->path, tw, "q1_ms", json_number_value(q1), 0, err) ||
-        check_ms(r->path, tw, "q3_ms", json_number_value(q3), 0, err))
+    if (tn_fleet_get(r->path, t, tw, "median_ms", K_NUMBER, 0, &med, err) ||
+        tn_fleet_get(r->path, t, tw, "q1_ms", K_NUMBER, 0, &q1, err) ||
+        tn_fleet_get(r->path, t, tw, "q3_ms", K_NUMBER, 0, &q3, err) ||
+        tn_fleet_check_ms(r->path, tw, "median_ms", json_number_value(med), 1, err) ||
+        tn_fleet_check_ms(r->path, tw, "q1_ms", json_number_value(q1), 0, err) ||
+        tn_fleet_check_ms(r->path, tw, "q3_ms", json_number_value(q3), 0, err))
       return TN_EINPUT;
     if (json_number_value(q1) > json_number_value(q3))
       return tn_errf(err, TN_EINPUT, "%s: %s: q1_ms above q3_ms", r->path,
@@ -333,114 +253,6 @@ const mg_cand *tn_fleet_find_cand(const mg_run *r, const char *text)
       hi = mid - 1;
   }
   return NULL;
-}
-
-static int cmp_cand_id(const void *a, const void *b)
-{
-  const mg_cand *x = *(const mg_cand *const *)a;
-  const mg_cand *y = *(const mg_cand *const *)b;
-  return (x->id > y->id) - (x->id < y->id);
-}
-
-/* Candidate ids are unique: "best" names one by its id. */
-static int check_ids(const mg_run *r, tn_err *err)
-{
-  mg_cand **by = malloc(((size_t)r->n_cands + 1) * sizeof(*by));
-  int i, rc = 0;
-  if (by == NULL)
-    return tn_errf(err, TN_ETOOL, "%s: out of memory", r->path);
-  for (i = 0; i < r->n_cands; i++)
-    by[i] = &r->cands[i];
-  qsort(by, (size_t)r->n_cands, sizeof(*by), cmp_cand_id);
-  for (i = 1; i < r->n_cands && rc == 0; i++)
-    if (by[i - 1]->id == by[i]->id)
-      rc = tn_errf(err, TN_EINPUT,
-                   "%s: candidates[%d].id: %d is also candidates[%d].id",
-                   r->path, by[i]->idx, by[i]->id, by[i - 1]->idx);
-  free(by);
-  return rc;
-}
-
-/* "best" agrees with the candidate table: it names a candidate by id,
- * with that candidate's params (and text), it is "ok" and within the
- * file's noise of the fastest (or, in a prediction, says it is
- * predicted).  0 or TN_EINPUT naming the file and the JSON path. */
-static int check_best(mg_run *r, json_t *best, tn_err *err)
-{
-  const char *path = r->path;
-  json_t *id, *params, *v, *text;
-  const mg_cand *c;
-  int i;
-
-  if (get(path, best, "best", "id", K_INT, 0, &id, err) ||
-      get(path, best, "best", "params", K_OBJECT, 0, &params, err) ||
-      get(path, best, "best", "params_text", K_STRING, 1, &text, err) ||
-      get(path, best, "best", "predicted", K_BOOL, !r->predicted, &v, err))
-    return TN_EINPUT;
-  if (tn_fleet_parse_params(r, params, "best.params", &r->best_params, err))
-    return TN_EINPUT;
-  for (i = 0; i < r->n_cands; i++)
-    if (r->cands[i].id == json_integer_value(id))
-      r->best = i;
-  if (r->best < 0)
-    return tn_errf(err, TN_EINPUT,
-                   "%s: best.id: %lld is not the id of a candidate", path,
-                   (long long)json_integer_value(id));
-  c = &r->cands[r->best];
-  if (!json_equal(params, c->params))
-    return tn_errf(err, TN_EINPUT,
-                   "%s: best.params: not the params of candidates[%d] "
-                   "(id %d)",
-                   path, c->idx, c->id);
-  if (text != NULL && strcmp(json_string_value(text), c->text) != 0)
-    return tn_errf(err, TN_EINPUT,
-                   "%s: best.params_text: not candidates[%d].params_text",
-                   path, c->idx);
-  if (r->predicted) {
-    if (!json_is_true(v))
-      return tn_errf(err, TN_EINPUT,
-                     "%s: best.predicted: the results are predicted, "
-                     "their best must say so",
-                     path);
-    return 0;
-  }
-  if (v != NULL && !json_is_false(v))
-    return tn_errf(err, TN_EINPUT,
-                   "%s: best.predicted: true, but the results are measured",
-                   path);
-  if (!c->ok)
-    return tn_errf(err, TN_EINPUT, "%s: best.id: candidate %d is not \"ok\"",
-                   path, c->id);
-  if (get(path, best, "best", "noise", K_NUMBER, 0, &v, err))
-    return TN_EINPUT;
-  r->noise = json_number_value(v);
-  if (!isfinite(r->noise) || r->noise < 0 || r->noise > MAX_NOISE)
-    return tn_errf(err, TN_EINPUT, "%s: best.noise: %g is outside [0, %g]",
-                   path, r->noise, MAX_NOISE);
-  if (c->ms > r->fastest * (1.0 + r->noise) * (1.0 + 1e-9))
-    return tn_errf(err, TN_EINPUT,
-                   "%s: best.id: candidate %d takes %g ms, more than the "
-                   "fastest (%g ms) and the noise (%g) allow",
-                   path, c->id, c->ms, r->fastest, r->noise);
-  if (get(path, best, "best", "median_ms", K_NUMBER, 1, &v, err))
-    return TN_EINPUT;
-  if (v != NULL && fabs(json_number_value(v) - c->ms) > 1e-9 * c->ms)
-    return tn_errf(err, TN_EINPUT,
-                   "%s: best.median_ms: %g, but candidate %d has %g", path,
-                   json_number_value(v), c->id, c->ms);
-  if (get(path, best, "best", "fastest_id", K_INT, 1, &v, err))
-    return TN_EINPUT;
-  if (v != NULL) {
-    for (i = 0; i < r->n_cands; i++)
-      if (r->cands[i].id == json_integer_value(v))
-        break;
-    if (i == r->n_cands || !r->cands[i].ok || r->cands[i].ms > r->fastest)
-      return tn_errf(err, TN_EINPUT,
-                     "%s: best.fastest_id: %lld is not the fastest \"ok\" "
-                     "candidate",
-                     path, (long long)json_integer_value(v));
-  }
-  return 0;
 }
 
 /* Reads and checks one results file.  Another family than first's is an
@@ -493,12 +305,12 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
     return tn_errf(err, TN_EINPUT,
                    "%s: not a results document (a JSON object expected)",
                    path);
-  if (get(path, r->doc, "", "schema", K_STRING, 0, &v, err))
+  if (tn_fleet_get(path, r->doc, "", "schema", K_STRING, 0, &v, err))
     return TN_EINPUT;
   if (strcmp(json_string_value(v), TN_RESULTS_SCHEMA) != 0)
     return tn_errf(err, TN_EINPUT, "%s: schema: \"%s\", expected \"%s\"",
                    path, json_string_value(v), TN_RESULTS_SCHEMA);
-  if (get(path, r->doc, "", "family", K_STRING, 0, &v, err))
+  if (tn_fleet_get(path, r->doc, "", "family", K_STRING, 0, &v, err))
     return TN_EINPUT;
   r->family = tn_family_find(json_string_value(v));
   if (r->family == NULL) {
@@ -517,15 +329,15 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
                    "a time",
                    path, r->family->name, first->path, first->family->name);
   }
-  if (get(path, r->doc, "", "name", K_STRING, 0, &v, err))
+  if (tn_fleet_get(path, r->doc, "", "name", K_STRING, 0, &v, err))
     return TN_EINPUT;
   r->name = json_string_value(v);
-  if (get(path, r->doc, "", "predicted", K_BOOL, 1, &pred, err))
+  if (tn_fleet_get(path, r->doc, "", "predicted", K_BOOL, 1, &pred, err))
     return TN_EINPUT;
   r->predicted = pred != NULL && json_is_true(pred);
 
-  if (get(path, r->doc, "", "run", K_OBJECT, 0, &runo, err) ||
-      get(path, runo, "run", "started", K_STRING, 0, &v, err))
+  if (tn_fleet_get(path, r->doc, "", "run", K_OBJECT, 0, &runo, err) ||
+      tn_fleet_get(path, runo, "run", "started", K_STRING, 0, &v, err))
     return TN_EINPUT;
   r->started = json_string_value(v);
   if (parse_iso(r->started, &r->t, r->day) != 0)
@@ -533,22 +345,22 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
                    "%s: run.started: \"%s\" is not a UTC time like "
                    "2026-11-30T03:48:20Z",
                    path, r->started);
-  if (get(path, runo, "run", "host", K_STRING, 0, &v, err))
+  if (tn_fleet_get(path, runo, "run", "host", K_STRING, 0, &v, err))
     return TN_EINPUT;
   r->host = json_string_value(v);
-  if (get(path, runo, "run", "interrupted", K_BOOL, 1, &v, err))
+  if (tn_fleet_get(path, runo, "run", "interrupted", K_BOOL, 1, &v, err))
     return TN_EINPUT;
   r->interrupted = v != NULL && json_is_true(v);
-  if (get(path, r->doc, "", "tool", K_OBJECT, 1, &tool, err))
+  if (tn_fleet_get(path, r->doc, "", "tool", K_OBJECT, 1, &tool, err))
     return TN_EINPUT;
   if (tool != NULL) {
-    if (get(path, tool, "tool", "nvrtc", K_STRING, 1, &v, err))
+    if (tn_fleet_get(path, tool, "tool", "nvrtc", K_STRING, 1, &v, err))
       return TN_EINPUT;
     r->nvrtc = v ? json_string_value(v) : NULL;
   }
 
-  if (get(path, r->doc, "", "device", K_OBJECT, 0, &dev, err) ||
-      get(path, dev, "device", "arch", K_STRING, 0, &v, err))
+  if (tn_fleet_get(path, r->doc, "", "device", K_OBJECT, 0, &dev, err) ||
+      tn_fleet_get(path, dev, "device", "arch", K_STRING, 0, &v, err))
     return TN_EINPUT;
   r->arch = tn_arch_find(json_string_value(v));
   if (r->arch == NULL) {
@@ -558,7 +370,7 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
                    "%s: device.arch: \"%s\" is unknown (known: %s)", path,
                    json_string_value(v), list);
   }
-  if (get(path, dev, "device", "name", K_STRING_OR_NULL, 0, &v, err))
+  if (tn_fleet_get(path, dev, "device", "name", K_STRING_OR_NULL, 0, &v, err))
     return TN_EINPUT;
   if (r->predicted) {
     if (!json_is_null(v))
@@ -575,20 +387,20 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
     r->device = json_string_value(v);
     if (r->device[0] == '\0')
       return tn_errf(err, TN_EINPUT, "%s: device.name: empty", path);
-    if (get(path, dev, "device", "ordinal", K_INT, 0, &v, err))
+    if (tn_fleet_get(path, dev, "device", "ordinal", K_INT, 0, &v, err))
       return TN_EINPUT;
     r->ordinal = (int)json_integer_value(v);
-    if (get(path, dev, "device", "driver_cuda_version", K_STRING, 1, &v,
+    if (tn_fleet_get(path, dev, "device", "driver_cuda_version", K_STRING, 1, &v,
             err))
       return TN_EINPUT;
     r->driver = v ? json_string_value(v) : NULL;
   }
 
-  if (get(path, r->doc, "", "problems", K_ARRAY, 0, &r->problems, err) ||
+  if (tn_fleet_get(path, r->doc, "", "problems", K_ARRAY, 0, &r->problems, err) ||
       parse_problems(r, err))
     return TN_EINPUT;
 
-  if (get(path, r->doc, "", "candidates", K_ARRAY, 0, &cands, err))
+  if (tn_fleet_get(path, r->doc, "", "candidates", K_ARRAY, 0, &cands, err))
     return TN_EINPUT;
   r->n_cands = (int)json_array_size(cands);
   r->cands = calloc((size_t)r->n_cands + 1, sizeof(*r->cands));
@@ -602,7 +414,7 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
     if (r->cands[k].ok && (r->fastest == 0 || r->cands[k].ms < r->fastest))
       r->fastest = r->cands[k].ms;
   }
-  rc = check_ids(r, err);
+  rc = tn_fleet_check_ids(r, err);
   if (rc != 0)
     return rc;
   qsort(r->sorted, (size_t)r->n_cands, sizeof(*r->sorted), cmp_cand_text);
@@ -612,7 +424,7 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
                      "%s: candidates[%d].params_text: \"%s\" twice", path,
                      r->sorted[k]->idx, r->sorted[k]->text);
 
-  if (get(path, r->doc, "", "baselines", K_ARRAY, 1, &v, err))
+  if (tn_fleet_get(path, r->doc, "", "baselines", K_ARRAY, 1, &v, err))
     return TN_EINPUT;
   if (v && json_array_size(v) > 0) {
     json_t *b0 = json_array_get(v, 0);
@@ -623,10 +435,10 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
       r->baseline_ms = json_number_value(ms);
   }
 
-  if (get(path, r->doc, "", "best", K_OBJECT_OR_NULL, 0, &best, err))
+  if (tn_fleet_get(path, r->doc, "", "best", K_OBJECT_OR_NULL, 0, &best, err))
     return TN_EINPUT;
   if (json_is_object(best))
-    return check_best(r, best, err);
+    return tn_fleet_check_best(r, best, err);
   if (r->fastest > 0)
     return tn_errf(err, TN_EINPUT,
                    "%s: best: null, but candidates hold \"ok\" timings",
