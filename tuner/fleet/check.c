@@ -46,9 +46,12 @@ int tn_fleet_check_best(mg_run *r, json_t *best, tn_err *err)
   int i;
 
   if (tn_fleet_get(path, best, "best", "id", K_INT, 0, &id, err) ||
-      tn_fleet_get(path, best, "best", "params", K_OBJECT, 0, &params, err) ||
-      tn_fleet_get(path, best, "best", "params_text", K_STRING, 1, &text, err) ||
-      tn_fleet_get(path, best, "best", "predicted", K_BOOL, !r->predicted, &v, err))
+      tn_fleet_get(path, best, "best", "params", K_OBJECT, 0, &params,
+                   err) ||
+      tn_fleet_get(path, best, "best", "params_text", K_STRING, 1, &text,
+                   err) ||
+      tn_fleet_get(path, best, "best", "predicted", K_BOOL, !r->predicted,
+                   &v, err))
     return TN_EINPUT;
   if (tn_fleet_parse_params(r, params, "best.params", &r->best_params, err))
     return TN_EINPUT;

@@ -8,7 +8,7 @@
 /* A time read from a file: finite and in [0, MAX_MS] (positive if
  * positive).  0 or TN_EINPUT naming file and where.key. */
 int tn_fleet_check_ms(const char *file, const char *where, const char *key,
-                    double v, int positive, tn_err *err)
+                      double v, int positive, tn_err *err)
 {
   if (!isfinite(v) || v < 0 || v > MAX_MS || (positive && !(v > 0)))
     return tn_errf(err, TN_EINPUT, "%s: %s.%s: %g is not a time in %s "
@@ -53,8 +53,8 @@ static const char *kind_name(mg_kind k)
 /* obj[key] of the right kind into *out.  A missing optional key gives
  * NULL.  Messages name the file and the JSON path (where.key). */
 int tn_fleet_get(const char *file, json_t *obj, const char *where,
-               const char *key, mg_kind kind, int optional, json_t **out,
-               tn_err *err)
+                 const char *key, mg_kind kind, int optional, json_t **out,
+                 tn_err *err)
 {
   json_t *v = json_object_get(obj, key);
   *out = NULL;

@@ -215,9 +215,12 @@ static int parse_candidate(mg_run *r, json_t *o, int i, mg_cand *c,
     if (tn_fleet_get(r->path, t, tw, "median_ms", K_NUMBER, 0, &med, err) ||
         tn_fleet_get(r->path, t, tw, "q1_ms", K_NUMBER, 0, &q1, err) ||
         tn_fleet_get(r->path, t, tw, "q3_ms", K_NUMBER, 0, &q3, err) ||
-        tn_fleet_check_ms(r->path, tw, "median_ms", json_number_value(med), 1, err) ||
-        tn_fleet_check_ms(r->path, tw, "q1_ms", json_number_value(q1), 0, err) ||
-        tn_fleet_check_ms(r->path, tw, "q3_ms", json_number_value(q3), 0, err))
+        tn_fleet_check_ms(r->path, tw, "median_ms", json_number_value(med),
+                          1, err) ||
+        tn_fleet_check_ms(r->path, tw, "q1_ms", json_number_value(q1), 0,
+                          err) ||
+        tn_fleet_check_ms(r->path, tw, "q3_ms", json_number_value(q3), 0,
+                          err))
       return TN_EINPUT;
     if (json_number_value(q1) > json_number_value(q3))
       return tn_errf(err, TN_EINPUT, "%s: %s: q1_ms above q3_ms", r->path,
@@ -390,13 +393,14 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
     if (tn_fleet_get(path, dev, "device", "ordinal", K_INT, 0, &v, err))
       return TN_EINPUT;
     r->ordinal = (int)json_integer_value(v);
-    if (tn_fleet_get(path, dev, "device", "driver_cuda_version", K_STRING, 1, &v,
-            err))
+    if (tn_fleet_get(path, dev, "device", "driver_cuda_version", K_STRING, 1,
+                     &v, err))
       return TN_EINPUT;
     r->driver = v ? json_string_value(v) : NULL;
   }
 
-  if (tn_fleet_get(path, r->doc, "", "problems", K_ARRAY, 0, &r->problems, err) ||
+  if (tn_fleet_get(path, r->doc, "", "problems", K_ARRAY, 0, &r->problems,
+                   err) ||
       parse_problems(r, err))
     return TN_EINPUT;
 
