@@ -31,4 +31,8 @@ const tn_arch *tn_arch_at(int i);
 /* Writes the known names, comma-separated, into out. */
 void tn_arch_list(char *out, int n);
 
+/* The architecture of a dry run on a machine without a GPU (and of
+ * `tuner conflicts` there), said so whenever it is used. */
+#define TN_DEFAULT_ARCH "sm_90"
+
 #endif

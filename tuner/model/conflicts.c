@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "base/arch.h"
-#include "pipeline/tune.h"
 #include "base/util.h"
 #include "gpu/worker.h"
 

@@ -14,7 +14,6 @@
 #include "pipeline/space.h"
 
 #define TN_MAX_BASELINES 4
-#define TN_DEFAULT_ARCH "sm_90"
 
 typedef struct {
   char name[32];
