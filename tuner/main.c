@@ -7,6 +7,8 @@
  *                                                 cp.async
  *   tuner merge [options] RESULTS...              results of many GPUs into
  *                                                 headers (docs/fleet.md)
+ *   tuner report [options] RESULTS... -o FILE     one HTML page of runs or a
+ *                                                 fleet (docs/report.md)
  *   tuner __worker N                              (internal) GPU worker
  */
 #define _POSIX_C_SOURCE 200809L
@@ -20,6 +22,7 @@
 #include "pipeline/precheck.h"
 #include "fleet/merge.h"
 #include "fleet/predict.h"
+#include "report/report.h"
 #include "pipeline/tune.h"
 #include "base/util.h"
 #include "gpu/worker.h"
@@ -32,6 +35,7 @@ static void usage(FILE *out)
 "Usage: tuner --config FILE [--device N] [options]\n"
 "  or:  tuner conflicts [--arch sm_XX] [FILE]\n"
 "  or:  tuner merge [options] RESULTS...\n"
+"  or:  tuner report [options] RESULTS... -o report.html\n"
 "\n"
 "Tunes the shared-memory tile layout (tile size, padding, swizzle, ...) of a\n"
 "CUDA kernel family for a GPU: renders every point of the config's space\n"
@@ -81,6 +85,9 @@ static void usage(FILE *out)
 "  merge                 merge results of many GPUs and nights into\n"
 "                        per-architecture headers and a dispatch header;\n"
 "                        see 'tuner merge --help' and docs/fleet.md\n"
+"  report                one self-contained HTML page of runs or of a\n"
+"                        fleet and its nights; see 'tuner report --help'\n"
+"                        and docs/report.md\n"
 "\n"
 "Exit status: 0 done; 1 a tool failed (I/O, NVRTC, memory); 2 bad input\n"
 "(config, template, options, an output that cannot be written, a --resume\n"
@@ -154,6 +161,8 @@ int main(int argc, char **argv)
     return tn_conflicts_main(argc - 1, argv + 1);
   if (argc >= 2 && strcmp(argv[1], "merge") == 0)
     return tn_merge_main(argc - 1, argv + 1);
+  if (argc >= 2 && strcmp(argv[1], "report") == 0)
+    return tn_report_main(argc - 1, argv + 1);
 
   memset(&opts, 0, sizeof(opts));
   opts.device = 0;
