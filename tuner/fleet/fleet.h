@@ -172,6 +172,17 @@ int tn_fleet_history_copy(const mg_ctx *cx, const mg_run *r, tn_err *err);
  * on stderr.  Returns the number of regressed configurations, or
  * TN_ETOOL. */
 int tn_fleet_regressions(mg_ctx *cx, tn_err *err);
+/* 1 if a and b measured on one GPU: host, device name and ordinal. */
+int tn_fleet_same_gpu(const mg_run *a, const mg_run *b);
+/* The run of now's GPU (host, device, ordinal) of the night before now's
+ * (at least TN_MERGE_NIGHT_S earlier, the latest such, not interrupted),
+ * or NULL. */
+const mg_run *tn_fleet_previous_night(const mg_runs *rs, const mg_run *now);
+/* 1 if candidate c of now is slower than the same configuration *p in
+ * before beyond *noise: the largest of both runs' selection noise and both
+ * measurements' relative interquartile ranges (the regression rule). */
+int tn_fleet_slower(const mg_run *now, const mg_run *before,
+                    const mg_cand *c, const mg_cand **p, double *noise);
 
 /* ---- json.c: typed access, messages naming FILE: JSON path ---- */
 

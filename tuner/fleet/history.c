@@ -59,10 +59,43 @@ int tn_fleet_history_copy(const mg_ctx *cx, const mg_run *r, tn_err *err)
 
 /* ---- regressions ---- */
 
-static int same_gpu(const mg_run *a, const mg_run *b)
+int tn_fleet_same_gpu(const mg_run *a, const mg_run *b)
 {
   return !a->predicted && !b->predicted && a->ordinal == b->ordinal &&
          strcmp(a->host, b->host) == 0 && strcmp(a->device, b->device) == 0;
+}
+
+const mg_run *tn_fleet_previous_night(const mg_runs *rs, const mg_run *now)
+{
+  const mg_run *before = NULL;
+  int j;
+  for (j = 0; j < rs->n; j++) {
+    const mg_run *r = rs->r[j];
+    if (r != now && tn_fleet_same_gpu(r, now) && !r->interrupted &&
+        r->t <= now->t - TN_MERGE_NIGHT_S &&
+        (before == NULL || r->t > before->t))
+      before = r;
+  }
+  return before;
+}
+
+int tn_fleet_slower(const mg_run *now, const mg_run *before,
+                    const mg_cand *c, const mg_cand **p, double *noise)
+{
+  double nz = now->noise > before->noise ? now->noise : before->noise;
+  const mg_cand *q;
+  if (!c->ok)
+    return 0;
+  q = tn_fleet_find_cand(before, c->text);
+  if (q == NULL)
+    return 0;
+  if (c->spread > nz)
+    nz = c->spread;
+  if (q->spread > nz)
+    nz = q->spread;
+  *p = q;
+  *noise = nz;
+  return c->ms > q->ms * (1.0 + nz);
 }
 
 typedef struct {
@@ -80,20 +113,14 @@ static int cmp_slower(const void *a, const void *b)
  * on stderr.  Returns the number of regressed configurations. */
 int tn_fleet_regressions(mg_ctx *cx, tn_err *err)
 {
-  int i, j, total = 0;
+  int i, total = 0;
   for (i = 0; i < cx->runs.n; i++) {
     const mg_run *now = cx->runs.r[i], *before = NULL;
     mg_slower *sl;
     int n = 0, k;
     if (!now->from_input || now->predicted || now->interrupted)
       continue;
-    for (j = 0; j < cx->runs.n; j++) {
-      const mg_run *r = cx->runs.r[j];
-      if (r != now && same_gpu(r, now) && !r->interrupted &&
-          r->t <= now->t - TN_MERGE_NIGHT_S &&
-          (before == NULL || r->t > before->t))
-        before = r;
-    }
+    before = tn_fleet_previous_night(&cx->runs, now);
     if (before == NULL)
       continue;
     sl = calloc((size_t)now->n_cands + 1, sizeof(*sl));
@@ -101,14 +128,8 @@ int tn_fleet_regressions(mg_ctx *cx, tn_err *err)
       return tn_errf(err, TN_ETOOL, "out of memory");
     for (k = 0; k < now->n_cands; k++) {
       const mg_cand *c = &now->cands[k], *p;
-      double noise = now->noise > before->noise ? now->noise : before->noise;
-      if (!c->ok || (p = tn_fleet_find_cand(before, c->text)) == NULL)
-        continue;
-      if (c->spread > noise)
-        noise = c->spread;
-      if (p->spread > noise)
-        noise = p->spread;
-      if (c->ms > p->ms * (1.0 + noise)) {
+      double noise;
+      if (tn_fleet_slower(now, before, c, &p, &noise)) {
         sl[n].now = c;
         sl[n].before = p;
         sl[n].ratio = c->ms / p->ms;

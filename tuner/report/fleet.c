@@ -18,43 +18,21 @@ typedef struct {
   int n;
 } jobs;
 
-static int same_gpu(const mg_run *a, const mg_run *b)
-{
-  return !a->predicted && !b->predicted && a->ordinal == b->ordinal &&
-         strcmp(a->host, b->host) == 0 && strcmp(a->device, b->device) == 0;
-}
-
 /* The configurations of now slower than on the same GPU's previous night
- * beyond noise: the rule of tn_fleet_regressions (fleet/history.c),
- * counted instead of printed.  *before: that night's run, or NULL. */
+ * beyond noise, by merge's rule (fleet/history.c), counted.  *before: that
+ * night's run, or NULL. */
 static int regressed(const mg_runs *rs, const mg_run *now,
                      const mg_run **before)
 {
-  const mg_run *b = NULL;
-  int j, k, n = 0;
-  for (j = 0; j < rs->n; j++) {
-    const mg_run *r = rs->r[j];
-    if (r != now && same_gpu(r, now) && !r->interrupted &&
-        r->t <= now->t - TN_MERGE_NIGHT_S && (b == NULL || r->t > b->t))
-      b = r;
-  }
+  const mg_run *b = tn_fleet_previous_night(rs, now);
+  int k, n = 0;
   *before = b;
   if (b == NULL || now->interrupted)
     return 0;
   for (k = 0; k < now->n_cands; k++) {
-    const mg_cand *c = &now->cands[k], *p;
-    double noise = now->noise > b->noise ? now->noise : b->noise;
-    if (!c->ok)
-      continue;
-    p = tn_fleet_find_cand(b, c->text);
-    if (p == NULL)
-      continue;
-    if (c->spread > noise)
-      noise = c->spread;
-    if (p->spread > noise)
-      noise = p->spread;
-    if (c->ms > p->ms * (1.0 + noise))
-      n++;
+    const mg_cand *p;
+    double noise;
+    n += tn_fleet_slower(now, b, &now->cands[k], &p, &noise);
   }
   return n;
 }
@@ -249,14 +227,14 @@ static void nights(tn_html *h, const mg_ctx *cx, const tn_arch *arch,
     if (r->arch != arch || r->predicted || !(r->fastest > 0))
       continue;
     for (j = 0; j < i; j++)
-      dup |= same_gpu(rs->r[j], r) && rs->r[j]->arch == arch;
+      dup |= tn_fleet_same_gpu(rs->r[j], r) && rs->r[j]->arch == arch;
     if (dup)
       continue; /* this GPU's line is drawn with its first run */
     tn_html_printf(h, "<polyline class=\"hl\" style=\"stroke:var(--ok)\" "
                       "points=\"");
     for (j = 0; j < rs->n; j++) {
       const mg_run *q = rs->r[j];
-      if (q->arch == arch && same_gpu(q, r) && q->fastest > 0)
+      if (q->arch == arch && tn_fleet_same_gpu(q, r) && q->fastest > 0)
         tn_html_printf(h, "%.2f,%.2f ",
                        tn_axis_px(&x, (double)(q->t - tlo) / 86400.0),
                        tn_axis_px(&y, q->fastest));
