@@ -4,10 +4,13 @@
  * when TUNER_WORKER names it).
  *
  * What a candidate's job does is looked up by its id in FAKE_WORKER_SCRIPT,
- * "ID:ACTION[,ID:ACTION...]", where ACTION is ok, fast (0.5 ms), wrong,
- * crash (abort), hang, lost (the context is lost), segv or exit (leaves
- * without answering).  Ids not in the script are ok, with a median of
- * 1 + id/100 ms.  Without FAKE_WORKER_SCRIPT the supervisor test's script
+ * "ID:ACTION[,ID:ACTION...]", where ACTION is ok, fast (0.5 ms), slow (3 ms),
+ * wrong, crash (abort), hang, lost (the context is lost), segv or exit
+ * (leaves without answering).  Ids not in the script are ok, with a median
+ * of 1 + id/100 ms.  Timed launches are scripted one by one (the median
+ * times 1 + 0.001 * (5i mod 7 - 3), i the launch), in the chunks and with
+ * the early stops of gpu/race.h, as the GPU worker takes them: racing and
+ * adaptive repetitions are deterministic here.  Without FAKE_WORKER_SCRIPT the supervisor test's script
  * applies: 0 ok, 1 wrong, 2 crash, 3 hang, 4 lost, 5 segv, 6 exit.
  * FAKE_WORKER_DEVICES is the number of GPUs it reports (default 1);
  * FAKE_WORKER_DELAY_MS delays every job; FAKE_WORKER_LOG appends one line
@@ -24,6 +27,7 @@
 #include <unistd.h>
 
 #include "pipeline/space.h"
+#include "gpu/race.h"
 #include "gpu/worker.h"
 
 static const char *action_of(int id)
@@ -77,13 +81,40 @@ static int fake_open(int ordinal, void **state, tn_device_info *info,
 
 static void ok(tn_bench_result *res, const tn_bench_job *job, double ms)
 {
+  const tn_bench_settings *bs = &job->bench;
+  int n = 0, chunk, i;
+  double *x = calloc((size_t)bs->repetitions, sizeof(double));
+  double *sorted = calloc((size_t)bs->repetitions, sizeof(double));
+  if (x == NULL || sorted == NULL) {
+    free(x);
+    free(sorted);
+    res->status = TN_ST_FAILED;
+    snprintf(res->reason, sizeof(res->reason), "out of memory");
+    return;
+  }
+  while ((chunk = tn_race_next_chunk(bs, job->full, n)) > 0) {
+    tn_race_verdict v;
+    for (i = n; i < n + chunk; i++)
+      x[i] = ms * (1.0 + 0.001 * ((5 * i) % 7 - 3));
+    n += chunk;
+    memcpy(sorted, x, sizeof(double) * (size_t)n);
+    v = tn_race_check(bs, job->race && !job->full, job->stop_ms, !job->full,
+                      sorted, n);
+    if (v == TN_RACE_OUT)
+      res->raced_out = 1;
+    if (v != TN_RACE_GO_ON)
+      break;
+  }
   res->status = TN_ST_OK;
-  res->timing.median_ms = ms;
-  res->timing.min_ms = ms * 0.99;
-  res->timing.max_ms = ms * 1.02;
-  res->timing.q1_ms = ms * 0.999;
-  res->timing.q3_ms = ms * 1.001;
-  res->timing.repetitions = job->bench.repetitions;
+  tn_timing_from_samples(x, n, &res->timing);
+  /* steps, so that the run's cost split has something to add */
+  res->steps.inputs_s = 1e-4;
+  res->steps.check_s = 1e-4;
+  res->steps.verify_s = 2e-4;
+  res->steps.timed_s = 1e-5 * n;
+  res->steps.total_s = 4e-4 + 1e-5 * n;
+  free(x);
+  free(sorted);
 }
 
 static void fake_run(void *state, const tn_bench_job *job, const void *cubin,
@@ -118,6 +149,8 @@ static void fake_run(void *state, const tn_bench_job *job, const void *cubin,
     ok(res, job, 1.0 + job->candidate_id / 100.0);
   } else if (strcmp(action, "fast") == 0) {
     ok(res, job, 0.5);
+  } else if (strcmp(action, "slow") == 0) {
+    ok(res, job, 3.0);
   } else if (strcmp(action, "wrong") == 0) {
     res->status = TN_ST_WRONG;
     snprintf(res->reason, sizeof(res->reason), "3 of 9 elements differ");

@@ -20,6 +20,7 @@
 #include "model/conflicts.h"
 #include "pipeline/config.h"
 #include "pipeline/precheck.h"
+#include "pipeline/results.h"
 #include "fleet/merge.h"
 #include "fleet/predict.h"
 #include "report/report.h"
@@ -55,6 +56,8 @@ static void usage(FILE *out)
 "                        limits, compile every one; writes no files.\n"
 "                        Without --arch and a GPU, compiles for %s\n"
 "      --no-prune        compile and time candidates the model would prune\n"
+"      --full-protocol   time every candidate with all repetitions (no\n"
+"                        racing, no early stop on a tight median)\n"
 "  -o, --output DIR      write results here (default: the config's\n"
 "                        output.dir, else results/)\n"
 "      --resume FILE     continue the interrupted run whose results JSON is\n"
@@ -124,7 +127,7 @@ static void join_args(int argc, char **argv, char *out, size_t n)
 }
 
 enum { OPT_NO_PRUNE = 256, OPT_RESUME, OPT_CACHE_DIR, OPT_NO_CACHE, OPT_WARMUP,
-       OPT_PREDICT };
+       OPT_PREDICT, OPT_FULL_PROTOCOL };
 
 int main(int argc, char **argv)
 {
@@ -134,6 +137,7 @@ int main(int argc, char **argv)
       {"arch", required_argument, NULL, 'a'},
       {"dry-run", no_argument, NULL, 'n'},
       {"no-prune", no_argument, NULL, OPT_NO_PRUNE},
+      {"full-protocol", no_argument, NULL, OPT_FULL_PROTOCOL},
       {"output", required_argument, NULL, 'o'},
       {"resume", required_argument, NULL, OPT_RESUME},
       {"jobs", required_argument, NULL, 'j'},
@@ -188,6 +192,9 @@ int main(int argc, char **argv)
       break;
     case OPT_NO_PRUNE:
       opts.no_prune = 1;
+      break;
+    case OPT_FULL_PROTOCOL:
+      opts.full_protocol = 1;
       break;
     case 'o':
       if (optarg[0] == '\0') {
@@ -315,6 +322,8 @@ int main(int argc, char **argv)
             run->compile.compiled + run->compile.cached, run->compile.cached,
             run->compile.failed, run->compile.wall_s, run->compile.threads,
             run->bench_s, run->wall_s);
+    if (!opts.dry_run)
+      tn_results_cost_line(run, stderr);
   }
   if (rc == TN_EINTR) {
     fprintf(stderr, "tuner: interrupted; continue with --resume %s\n",

@@ -75,6 +75,10 @@ struct tn_verify_env {
   const void *host_init[TN_MAX_BUFFERS];
   tn_devptr dev[TN_MAX_BUFFERS];
   tn_devptr dev_init[TN_MAX_BUFFERS]; /* INOUT buffers' starting values */
+  /* seed of each IN and INOUT buffer: element i started as
+   * tn_random_value(seed[b], i).  For verify_device, host[] and
+   * host_init[] are NULL: a host check computes the values it needs. */
+  unsigned long long seed[TN_MAX_BUFFERS];
   /* Runs kernel `name` of the reference module. Returns 0 or -1. */
   int (*launch)(tn_verify_env *env, const char *name, const unsigned grid[3],
                 const unsigned block[3], tn_args *args);
@@ -132,6 +136,10 @@ typedef struct tn_family {
   /* Compares the output with the reference; 0 if right, else 1 with why.
    * -1 if the check itself could not run. */
   int (*verify)(tn_verify_env *env, char *why, size_t n);
+  /* The same check without the buffers on the host (NULL: verify, with
+   * everything read back): compares on the GPU with the reference
+   * kernels and reads back only what it reports. */
+  int (*verify_device)(tn_verify_env *env, char *why, size_t n);
   double (*work)(const tn_problem *prob); /* bytes moved, or flops */
   const char *unit;  /* of work per second, "GB/s" */
   double unit_scale; /* work per second per unit, 1e9 */
@@ -143,6 +151,26 @@ typedef struct tn_family {
   int (*baseline)(const char *name, tn_baseline_env *env, char *why,
                   size_t n);
 } tn_family;
+
+/* Element i of a buffer filled from seed: uniform in [-1, 1) from a
+ * counter (splitmix64), 24 bits of mantissa, so every value is exact in
+ * fp32.  The worker's generator kernel computes the same values. */
+static inline float tn_random_value(unsigned long long seed,
+                                    unsigned long long i)
+{
+  unsigned long long z = seed + i * 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return (float)((double)(z >> 40) * (1.0 / 8388608.0) - 1.0);
+}
+
+/* The seed of buffer b of a job whose inputs come from seed. */
+static inline unsigned long long tn_buffer_seed(unsigned long long seed,
+                                                int b)
+{
+  return seed + 0x100000001ULL * (unsigned)(b + 1);
+}
 
 /* The family called name, or NULL. */
 const tn_family *tn_family_find(const char *name);

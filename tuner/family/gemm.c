@@ -516,6 +516,7 @@ const tn_family tn_family_gemm = {
     .args = args,
     .reference_source = tn_gemm_reference_source,
     .verify = tn_gemm_verify,
+    .verify_device = tn_gemm_verify, /* reads no host buffer: the seeds */
     .work = work,
     .unit = "TFLOP/s",
     .unit_scale = 1e12,

@@ -126,18 +126,30 @@ const char tn_gemm_reference_source[] =
     "  }\n"
     "}\n";
 
-static float elem_a(const tn_problem *prob, const float *a, long long m,
-                    long long k)
+/* Element i of an input as it started: from the host copy, or (with
+ * verify_device, no host copies) computed from its seed. */
+static double start_value(const tn_verify_env *env, const float *host,
+                          int buf, long long i)
 {
-  long long M = prob->size.dims[0], K = prob->size.dims[2];
-  return GEMM_TRANS_A(prob) ? a[k * M + m] : a[m * K + k];
+  return host ? (double)host[i]
+              : (double)tn_random_value(env->seed[buf],
+                                        (unsigned long long)i);
 }
 
-static float elem_b(const tn_problem *prob, const float *b, long long k,
-                    long long n)
+static double elem_a(const tn_verify_env *env, long long m, long long k)
 {
+  const tn_problem *prob = env->problem;
+  long long M = prob->size.dims[0], K = prob->size.dims[2];
+  return start_value(env, env->host[BUF_A], BUF_A,
+                     GEMM_TRANS_A(prob) ? k * M + m : m * K + k);
+}
+
+static double elem_b(const tn_verify_env *env, long long k, long long n)
+{
+  const tn_problem *prob = env->problem;
   long long N = prob->size.dims[1], K = prob->size.dims[2];
-  return GEMM_TRANS_B(prob) ? b[n * K + k] : b[k * N + n];
+  return start_value(env, env->host[BUF_B], BUF_B,
+                     GEMM_TRANS_B(prob) ? n * K + k : k * N + n);
 }
 
 /* Checks the GPU reference against the host at `count` positions (the four
@@ -146,14 +158,14 @@ static int check_reference(tn_verify_env *env, tn_devptr ref, int count,
                            char *why, size_t n)
 {
   const tn_problem *prob = env->problem;
-  const float *a = env->host[BUF_A], *b = env->host[BUF_B];
   const float *c0 = env->host_init[BUF_C];
+  int on_host = env->host[BUF_A] != NULL;
   long long M = prob->size.dims[0], N = prob->size.dims[1];
   long long K = prob->size.dims[2];
   uint64_t state = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(M * 31 + N * 7 + K);
   int i;
 
-  if (GEMM_BETA(prob) != 0.0 && c0 == NULL) {
+  if (on_host && GEMM_BETA(prob) != 0.0 && c0 == NULL) {
     snprintf(why, n, "gemm: the worker kept no starting values of C");
     return -1;
   }
@@ -170,7 +182,7 @@ static int check_reference(tn_verify_env *env, tn_devptr ref, int count,
       nn = (long long)((state >> 33) % (uint64_t)N);
     }
     for (k = 0; k < K; k++) {
-      double x = elem_a(prob, a, m, k), y = elem_b(prob, b, k, nn);
+      double x = elem_a(env, m, k), y = elem_b(env, k, nn);
       s += x * y;
       u += fabs(x) * fabs(y);
     }
@@ -178,8 +190,9 @@ static int check_reference(tn_verify_env *env, tn_devptr ref, int count,
     r = GEMM_ALPHA(prob) * s;
     absr = fabs(GEMM_ALPHA(prob)) * u;
     if (GEMM_BETA(prob) != 0.0) {
-      r += GEMM_BETA(prob) * (double)c0[idx];
-      absr += fabs(GEMM_BETA(prob)) * fabs((double)c0[idx]);
+      double cv = start_value(env, c0, BUF_C, idx);
+      r += GEMM_BETA(prob) * cv;
+      absr += fabs(GEMM_BETA(prob)) * fabs(cv);
     }
     if (env->download(env, &dev, ref + (tn_devptr)idx * 8, 8) != 0) {
       snprintf(why, n, "gemm: reading the reference back failed");

@@ -10,6 +10,7 @@
 #include "base/arch.h"
 #include "pipeline/compile.h"
 #include "gpu/driver.h"
+#include "gpu/race.h"
 
 #define MAX_SETS 8
 #define MAX_SCRATCH 16
@@ -33,6 +34,9 @@ struct tn_bench {
   /* the family's reference kernels */
   const tn_family *ref_family;
   CUmodule ref_module;
+  /* the input generator, compiled once per worker */
+  CUmodule gen_module;
+  CUfunction gen_fn;
   /* memory verify() asked for */
   CUdeviceptr scratch[MAX_SCRATCH];
   int n_scratch;
@@ -77,20 +81,21 @@ void tn_timing_from_samples(double *ms, int n, tn_timing *t)
   t->q3_ms = ms[(3 * (n - 1)) / 4];
 }
 
-/* Uniform in [-1, 1) from a counter: splitmix64, 24 bits of mantissa, so
- * every value is exact in fp32 and none is zero-biased. */
-static void fill_random(float *x, size_t n, unsigned long long seed)
-{
-  long long i;
-#pragma omp parallel for schedule(static)
-  for (i = 0; i < (long long)n; i++) {
-    unsigned long long z = seed + (unsigned long long)i * 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    x[i] = (float)((double)(z >> 40) * (1.0 / 8388608.0) - 1.0);
-  }
-}
+/* The generator: element i of x is tn_random_value(seed, i) (family.h). */
+static const char gen_source[] =
+    "extern \"C\" __global__ void tn_fill_random(float *x,\n"
+    "    unsigned long long n, unsigned long long seed)\n"
+    "{\n"
+    "  unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x\n"
+    "                         + threadIdx.x;\n"
+    "  for (; i < n; i += (unsigned long long)gridDim.x * blockDim.x) {\n"
+    "    unsigned long long z = seed + i * 0x9e3779b97f4a7c15ULL;\n"
+    "    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;\n"
+    "    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;\n"
+    "    z ^= z >> 31;\n"
+    "    x[i] = (float)((double)(z >> 40) * (1.0 / 8388608.0) - 1.0);\n"
+    "  }\n"
+    "}\n";
 
 static void free_buffers(tn_bench *b)
 {
@@ -138,10 +143,11 @@ static int ensure_buffers(tn_bench *b, const tn_family *f,
     b->sets = MAX_SETS;
   for (i = 0; i < b->n_buf; i++) {
     size_t bytes = b->desc[i].bytes;
-    if (CU(cuMemAllocHost(&b->host[i], bytes)))
+    int on_host = f->verify_device == NULL; /* the host checks */
+    if (on_host && CU(cuMemAllocHost(&b->host[i], bytes)))
       return -1;
     if (b->desc[i].role == TN_BUF_INOUT &&
-        (CU(cuMemAllocHost(&b->host_init[i], bytes)) ||
+        ((on_host && CU(cuMemAllocHost(&b->host_init[i], bytes))) ||
          CU(cuMemAlloc(&b->dev_init[i], bytes))))
       return -1;
     for (s = 0; s < b->sets; s++)
@@ -153,30 +159,100 @@ static int ensure_buffers(tn_bench *b, const tn_family *f,
   return 0;
 }
 
-/* Fresh random inputs in every set, poisoned outputs. */
+/* Compiles the input generator for this device, once per worker. */
+static int ensure_generator(tn_bench *b, char *why, size_t n)
+{
+  const tn_arch *arch;
+  tn_err err = {{0}};
+  void *cubin;
+  size_t len;
+  char *log = NULL;
+  int rc;
+
+  if (b->gen_fn)
+    return 0;
+  arch = tn_arch_from_cc(b->info.cc_major, b->info.cc_minor);
+  if (arch == NULL)
+    arch = tn_arch_nearest_older(b->info.cc_major, b->info.cc_minor);
+  if (arch == NULL) {
+    snprintf(why, n, "no known architecture for compute capability %d.%d",
+             b->info.cc_major, b->info.cc_minor);
+    return -1;
+  }
+  rc = tn_compile_source(gen_source, "generator.cu", NULL, arch, &cubin,
+                         &len, &log, &err);
+  if (rc != 0) {
+    snprintf(why, n, "the input generator does not compile: %.400s",
+             rc > 0 && log ? log : err.msg);
+    free(log);
+    return -1;
+  }
+  free(log);
+  rc = CU(cuModuleLoadData(&b->gen_module, cubin)) ||
+       CU(cuModuleGetFunction(&b->gen_fn, b->gen_module, "tn_fill_random"));
+  free(cubin);
+  return rc ? -1 : 0;
+}
+
+/* Enqueues the generator filling words floats at x from seed. */
+static int generate(tn_bench *b, CUdeviceptr x, size_t words,
+                    unsigned long long seed)
+{
+  unsigned long long nw = words;
+  unsigned blocks = (unsigned)((words + 255) / 256);
+  unsigned cap = (unsigned)(b->info.sm_count > 0 ? b->info.sm_count : 1) * 32;
+  void *args[3];
+  args[0] = &x;
+  args[1] = &nw;
+  args[2] = &seed;
+  if (blocks > cap)
+    blocks = cap;
+  if (blocks == 0)
+    blocks = 1;
+  return CU(cuLaunchKernel(b->gen_fn, blocks, 1, 1, 256, 1, 1, 0, b->stream,
+                           args, NULL))
+             ? -1
+             : 0;
+}
+
+/* Fresh random inputs in every set, made on the GPU (and read back when
+ * the family checks on the host); poisoned outputs. */
 static int fill_buffers(tn_bench *b, unsigned long long seed)
 {
   int i, s;
+  for (i = 0; i < b->n_buf; i++)
+    if (b->desc[i].role == TN_BUF_OUT)
+      for (s = 0; s < b->sets; s++)
+        if (CU(cuMemsetD32(b->dev_buf[s][i], TN_POISON_BITS,
+                           b->desc[i].bytes / 4)))
+          return -1;
+  /* the memsets run on the legacy stream, the rest on ours */
+  if (CU(cuCtxSynchronize()))
+    return -1;
   for (i = 0; i < b->n_buf; i++) {
     const tn_buffer_desc *d = &b->desc[i];
-    size_t words = d->bytes / 4;
-    if (d->role == TN_BUF_OUT) {
-      for (s = 0; s < b->sets; s++)
-        if (CU(cuMemsetD32(b->dev_buf[s][i], TN_POISON_BITS, words)))
-          return -1;
+    CUdeviceptr first;
+    if (d->role == TN_BUF_OUT)
       continue;
-    }
-    fill_random(b->host[i], words, seed + 0x100000001ULL * (unsigned)(i + 1));
-    if (CU(cuMemcpyHtoD(b->dev_buf[0][i], b->host[i], d->bytes)))
+    first = d->role == TN_BUF_INOUT ? b->dev_init[i] : b->dev_buf[0][i];
+    if (generate(b, first, d->bytes / 4, tn_buffer_seed(seed, i)) != 0)
       return -1;
-    if (d->role == TN_BUF_INOUT) {
+    for (s = 0; s < b->sets; s++)
+      if (b->dev_buf[s][i] != first &&
+          CU(cuMemcpyDtoDAsync(b->dev_buf[s][i], first, d->bytes,
+                               b->stream)))
+        return -1;
+  }
+  if (CU(cuStreamSynchronize(b->stream)))
+    return -1;
+  for (i = 0; i < b->n_buf; i++) {
+    const tn_buffer_desc *d = &b->desc[i];
+    if (d->role == TN_BUF_OUT || b->host[i] == NULL)
+      continue;
+    if (CU(cuMemcpyDtoH(b->host[i], b->dev_buf[0][i], d->bytes)))
+      return -1;
+    if (d->role == TN_BUF_INOUT)
       memcpy(b->host_init[i], b->host[i], d->bytes);
-      if (CU(cuMemcpyHtoD(b->dev_init[i], b->host[i], d->bytes)))
-        return -1;
-    }
-    for (s = 1; s < b->sets; s++)
-      if (CU(cuMemcpyDtoD(b->dev_buf[s][i], b->dev_buf[0][i], d->bytes)))
-        return -1;
   }
   return 0;
 }
@@ -268,14 +344,15 @@ static int ensure_reference(tn_bench *b, const tn_family *f, char *why,
   return 0;
 }
 
-/* Verifies the output of the launch just made on set 0. */
+/* Verifies the output of the launch just made on set 0: on the GPU with
+ * the family's verify_device, else on the host with everything read back. */
 static int verify(tn_bench *b, const tn_family *f, const tn_problem *prob,
-                  tn_bench_result *res)
+                  unsigned long long seed, tn_bench_result *res)
 {
   tn_verify_env env;
-  int i, rc;
+  int i, rc, on_host = f->verify_device == NULL;
 
-  for (i = 0; i < b->n_buf; i++)
+  for (i = 0; on_host && i < b->n_buf; i++)
     if (b->desc[i].role != TN_BUF_IN &&
         CU(cuMemcpyDtoH(b->host[i], b->dev_buf[0][i], b->desc[i].bytes)))
       return -1;
@@ -290,12 +367,15 @@ static int verify(tn_bench *b, const tn_family *f, const tn_problem *prob,
     env.host_init[i] = b->host_init[i];
     env.dev[i] = b->dev_buf[0][i];
     env.dev_init[i] = b->dev_init[i];
+    if (b->desc[i].role != TN_BUF_OUT)
+      env.seed[i] = tn_buffer_seed(seed, i);
   }
   env.launch = env_launch;
   env.alloc = env_alloc;
   env.download = env_download;
   env.impl = b;
-  rc = f->verify(&env, res->reason, sizeof(res->reason));
+  rc = on_host ? f->verify(&env, res->reason, sizeof(res->reason))
+               : f->verify_device(&env, res->reason, sizeof(res->reason));
   free_scratch(b);
   if (rc < 0 && b->last == CUDA_SUCCESS && res->reason[0] == '\0')
     snprintf(res->reason, sizeof(res->reason), "the reference check failed");
@@ -359,47 +439,68 @@ static int enqueue(tn_bench *b, const runner *r, int s, char *why, size_t n)
   }
 }
 
-/* Warm-up, then one event pair around each of reps launches. */
+/* Warm-up, then one event pair around each launch, in chunks after which
+ * race.h may stop them (not with job->full). */
 static int time_runs(tn_bench *b, const runner *r, tn_bench_result *res)
 {
-  const tn_bench_settings *bs = &r->job->bench;
-  int reps = bs->repetitions, i, rc = -1;
+  const tn_bench_job *job = r->job;
+  const tn_bench_settings *bs = &job->bench;
+  int reps = bs->repetitions, i, n = 0, chunk, rc = -1;
   CUevent *ev = calloc((size_t)(2 * reps), sizeof(CUevent));
   double *ms = calloc((size_t)reps, sizeof(double));
+  double *sorted = calloc((size_t)reps, sizeof(double));
+  double t0 = tn_now();
 
-  if (ev == NULL || ms == NULL) {
+  if (ev == NULL || ms == NULL || sorted == NULL) {
     snprintf(res->reason, sizeof(res->reason), "out of memory for events");
     goto cleanup;
   }
   for (i = 0; i < bs->warmup; i++)
     if (enqueue(b, r, i % b->sets, res->reason, sizeof(res->reason)))
       goto cleanup;
-  for (i = 0; i < 2 * reps; i++)
-    if (CU(cuEventCreate(&ev[i], CU_EVENT_DEFAULT)))
-      goto cleanup;
-  for (i = 0; i < reps; i++) {
-    if (CU(cuEventRecord(ev[2 * i], b->stream)) ||
-        enqueue(b, r, i % b->sets, res->reason, sizeof(res->reason)) ||
-        CU(cuEventRecord(ev[2 * i + 1], b->stream)))
-      goto cleanup;
-  }
-  if (CU(cuEventSynchronize(ev[2 * reps - 1])))
+  if (CU(cuStreamSynchronize(b->stream)))
     goto cleanup;
-  for (i = 0; i < reps; i++) {
-    float t;
-    if (CU(cuEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1])))
+  res->steps.warmup_s = tn_now() - t0;
+  t0 = tn_now();
+  while ((chunk = tn_race_next_chunk(bs, job->full, n)) > 0) {
+    tn_race_verdict v;
+    for (i = n; i < n + chunk; i++)
+      if (CU(cuEventCreate(&ev[2 * i], CU_EVENT_DEFAULT)) ||
+          CU(cuEventCreate(&ev[2 * i + 1], CU_EVENT_DEFAULT)))
+        goto cleanup;
+    for (i = n; i < n + chunk; i++)
+      if (CU(cuEventRecord(ev[2 * i], b->stream)) ||
+          enqueue(b, r, i % b->sets, res->reason, sizeof(res->reason)) ||
+          CU(cuEventRecord(ev[2 * i + 1], b->stream)))
+        goto cleanup;
+    if (CU(cuEventSynchronize(ev[2 * (n + chunk) - 1])))
       goto cleanup;
-    ms[i] = t;
+    for (i = n; i < n + chunk; i++) {
+      float t;
+      if (CU(cuEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1])))
+        goto cleanup;
+      ms[i] = t;
+    }
+    n += chunk;
+    memcpy(sorted, ms, sizeof(double) * (size_t)n);
+    v = tn_race_check(bs, job->race && !job->full, job->stop_ms, !job->full,
+                      sorted, n);
+    if (v == TN_RACE_OUT)
+      res->raced_out = 1;
+    if (v != TN_RACE_GO_ON)
+      break;
   }
-  tn_timing_from_samples(ms, reps, &res->timing);
+  tn_timing_from_samples(ms, n, &res->timing);
   rc = 0;
 cleanup:
+  res->steps.timed_s = tn_now() - t0;
   if (ev)
     for (i = 0; i < 2 * reps; i++)
       if (ev[i])
         b->cu.cuEventDestroy(ev[i]);
   free(ev);
   free(ms);
+  free(sorted);
   return rc;
 }
 
@@ -422,6 +523,7 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
   CUmodule mod = NULL;
   runner r;
   int rc;
+  double start = tn_now(), t0 = start;
 
   memset(res, 0, sizeof(*res));
   b->last = CUDA_SUCCESS;
@@ -435,9 +537,12 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
   memset(&r, 0, sizeof(r));
   r.job = job;
   r.f = f;
-  if (ensure_buffers(b, f, &job->problem) != 0)
+  if (ensure_buffers(b, f, &job->problem) != 0 ||
+      ensure_generator(b, res->reason, sizeof(res->reason)) != 0)
     goto fail;
   res->sets = b->sets;
+  res->steps.setup_s = tn_now() - t0;
+  t0 = tn_now();
 
   if (job->kind == TN_JOB_CANDIDATE) {
     int max_threads = 0;
@@ -458,12 +563,20 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                               job->launch.smem_dynamic)))
       goto fail;
+    res->steps.load_s = tn_now() - t0;
     /* check first: fresh inputs, poisoned outputs, one launch */
-    if (fill_buffers(b, job->seed) != 0 ||
-        enqueue(b, &r, 0, res->reason, sizeof(res->reason)) != 0 ||
+    t0 = tn_now();
+    if (fill_buffers(b, job->seed) != 0)
+      goto fail;
+    res->steps.inputs_s = tn_now() - t0;
+    t0 = tn_now();
+    if (enqueue(b, &r, 0, res->reason, sizeof(res->reason)) != 0 ||
         CU(cuStreamSynchronize(b->stream)))
       goto fail;
-    rc = verify(b, f, &job->problem, res);
+    res->steps.check_s = tn_now() - t0;
+    t0 = tn_now();
+    rc = verify(b, f, &job->problem, job->seed, res);
+    res->steps.verify_s = tn_now() - t0;
     if (rc < 0)
       goto fail;
     if (rc > 0) {
@@ -473,12 +586,15 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
   } else {
     if (fill_buffers(b, job->seed) != 0)
       goto fail;
+    res->steps.inputs_s = tn_now() - t0;
+    t0 = tn_now();
     rc = enqueue(b, &r, 0, res->reason, sizeof(res->reason));
     if (rc != 0 || CU(cuStreamSynchronize(b->stream))) {
       if (b->last == CUDA_SUCCESS)
         res->unavailable = 1; /* the library is missing, not broken */
       goto fail;
     }
+    res->steps.check_s = tn_now() - t0;
   }
   if (time_runs(b, &r, res) != 0)
     goto fail;
@@ -489,6 +605,7 @@ fail:
 done:
   if (mod && !res->fatal)
     b->cu.cuModuleUnload(mod);
+  res->steps.total_s = tn_now() - start;
   return 0;
 }
 
@@ -560,6 +677,8 @@ void tn_bench_close(tn_bench *b)
   free_buffers(b);
   if (b->ref_module)
     b->cu.cuModuleUnload(b->ref_module);
+  if (b->gen_module)
+    b->cu.cuModuleUnload(b->gen_module);
   if (b->stream)
     b->cu.cuStreamDestroy(b->stream);
   if (b->ctx)

@@ -1,11 +1,14 @@
 /* bench.h -- verification and timing on the GPU, inside a worker process.
  *
- * One job: load a candidate's CUBIN (or pick a baseline), fill fresh random
- * inputs, poison the outputs, run once, read back and verify against the
- * family's reference; then warm up and time many launches with CUDA events
- * and report the median, quartiles, min and max.  When the buffers are
- * smaller than twice the L2 cache, several copies are rotated so that timed
- * launches do not run out of the cache. */
+ * One job: load a candidate's CUBIN (or pick a baseline), make fresh random
+ * inputs on the GPU (a generator kernel, the same values as
+ * tn_random_value), poison the outputs, run once and verify against the
+ * family's reference (on the GPU when the family has verify_device, else
+ * read back to the host); then warm up and time launches with CUDA events
+ * in chunks until bench.repetitions, racing or the median's interval stops
+ * them (race.h), and report the median, quartiles, min and max.  When the
+ * buffers are smaller than twice the L2 cache, several copies are rotated
+ * so that timed launches do not run out of the cache. */
 #ifndef TN_BENCH_H
 #define TN_BENCH_H
 
@@ -43,8 +46,23 @@ typedef struct {
   tn_launch launch;
   tn_bench_settings bench;
   unsigned long long seed; /* of this job's random inputs */
+  int full;      /* --full-protocol: every repetition, no early stop */
+  int race;      /* stop_ms is valid */
+  double stop_ms; /* fastest launch above it: cannot win (race.h) */
   size_t cubin_len;
 } tn_bench_job;
+
+/* Where a job's time went inside the worker, in seconds (tn_now()). */
+typedef struct {
+  double setup_s;   /* buffers of a new problem, the generator compiled */
+  double load_s;    /* module load and function attributes */
+  double inputs_s;  /* generated inputs, poisoned outputs, copies to sets */
+  double check_s;   /* the one launch that is verified */
+  double verify_s;  /* the family's check of it (reference, read-back) */
+  double warmup_s;  /* untimed launches */
+  double timed_s;   /* timed launches, to the last event read */
+  double total_s;   /* the whole job in the worker */
+} tn_bench_steps;
 
 typedef struct {
   int status;  /* TN_ST_OK, TN_ST_WRONG or TN_ST_FAILED */
@@ -53,6 +71,8 @@ typedef struct {
   char reason[TN_REASON_LEN];
   tn_timing timing;
   int sets;    /* buffer copies rotated while timing */
+  int raced_out; /* stopped early: provably slower than the leader */
+  tn_bench_steps steps;
 } tn_bench_result;
 
 typedef struct tn_bench tn_bench;

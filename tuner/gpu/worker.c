@@ -141,6 +141,7 @@ int tn_worker_start(tn_worker *w, int ordinal, tn_err *err)
   msg_header h;
   pid_t pid;
   int rc;
+  double t0 = tn_now();
 
   if (w->exe[0] == '\0') {
     /* TUNER_WORKER names another worker program: the tests use it to put
@@ -207,6 +208,7 @@ int tn_worker_start(tn_worker *w, int ordinal, tn_err *err)
     return tn_errf(err, TN_ETOOL, "GPU %d: the worker did not start: %s",
                    ordinal, why);
   }
+  w->start_s += tn_now() - t0;
   return 0;
 }
 

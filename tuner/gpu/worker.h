@@ -20,6 +20,7 @@ typedef struct {
   int to_fd, from_fd; /* pipes to and from the worker */
   tn_device_info info;
   int starts;         /* workers started so far */
+  double start_s;     /* seconds spent starting them, to their hello */
   char exe[4096];     /* the program to start */
 } tn_worker;
 

@@ -400,7 +400,8 @@ static int parse_constraints(ctx *c, const config_setting_t *s, tn_job *job)
 static int parse_bench(ctx *c, const config_setting_t *s, tn_job *job)
 {
   static const char *const keys[] = {"repetitions", "warmup", "timeout_s",
-                                     "seed", "min_noise", NULL};
+                                     "seed", "min_noise", "min_repetitions",
+                                     "ci_target", NULL};
   const config_setting_t *m;
   long long v;
   int rc;
@@ -441,6 +442,19 @@ static int parse_bench(ctx *c, const config_setting_t *s, tn_job *job)
   m = config_setting_get_member(s, "min_noise");
   if (m) {
     rc = get_number(c, m, "bench.min_noise", 0.0, 0.5, &job->bench.min_noise);
+    if (rc)
+      return rc;
+  }
+  m = config_setting_get_member(s, "min_repetitions");
+  if (m) {
+    rc = get_int(c, m, "bench.min_repetitions", 1, 100000, &v);
+    if (rc)
+      return rc;
+    job->bench.min_repetitions = (int)v;
+  }
+  m = config_setting_get_member(s, "ci_target");
+  if (m) {
+    rc = get_number(c, m, "bench.ci_target", 0.0, 1.0, &job->bench.ci_target);
     if (rc)
       return rc;
   }
@@ -495,6 +509,8 @@ static void set_defaults(tn_job *job)
   job->bench.timeout_s = 30.0;
   job->bench.seed = 0;
   job->bench.min_noise = 0.01;
+  job->bench.min_repetitions = 5;
+  job->bench.ci_target = 0.01;
   tn_strlcpy(job->output_dir, "results", sizeof(job->output_dir));
 }
 

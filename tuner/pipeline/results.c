@@ -7,6 +7,68 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Timed launches of c over the problems. */
+static int launches(const tn_run *run, const tn_candidate *c)
+{
+  int k, n = 0;
+  for (k = 0; k < run->job->n_problems; k++)
+    n += c->timing[k].repetitions;
+  return n;
+}
+
+typedef struct {
+  double startup, verify, timed, other;
+} cost_split;
+
+/* The wall time split by what it was spent on, from the measured steps:
+ * start-up = the workers' starts (process, context) + per-problem set-up
+ * (buffers, the generator compiled); verification = fresh inputs, the
+ * checked launch and its check; timed launches = warm-up + timed; other =
+ * the rest of the wall time (config, model, module loads, results, pipes). */
+static cost_split split(const tn_run *run)
+{
+  const tn_bench_steps *t = &run->steps;
+  cost_split c;
+  c.startup = run->worker_start_s + t->setup_s;
+  c.verify = t->inputs_s + t->check_s + t->verify_s;
+  c.timed = t->warmup_s + t->timed_s;
+  c.other = run->wall_s - c.startup - run->compile.wall_s - c.verify -
+            c.timed;
+  return c;
+}
+
+void tn_results_cost_line(const tn_run *run, FILE *out)
+{
+  cost_split c = split(run);
+  fprintf(out,
+          "tuner: wall %.2f s = start-up %.2f + compiling %.2f + "
+          "verification %.2f + timed launches %.2f + other %.2f; %d "
+          "launches, %d candidates raced out%s\n",
+          run->wall_s, c.startup, run->compile.wall_s, c.verify, c.timed,
+          c.other, run->launches, run->raced_out,
+          run->opts->full_protocol ? " (full protocol)" : "");
+}
+
+/* run.cost: the wall time split by what it was spent on, measured. */
+static json_t *cost_json(const tn_run *run)
+{
+  const tn_bench_steps *t = &run->steps;
+  cost_split c = split(run);
+  double startup = c.startup, verify = c.verify, timed = c.timed;
+  double other = c.other;
+  return json_pack(
+      "{s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:{s:f, s:f, s:f, s:f, "
+      "s:f, s:f, s:f, s:f, s:f, s:f}}",
+      "wall_s", run->wall_s, "startup_s", startup, "compile_s",
+      run->compile.wall_s, "verify_s", verify, "timed_s", timed, "other_s",
+      other, "launches", run->launches, "raced_out", run->raced_out,
+      "steps", "worker_start_s", run->worker_start_s, "setup_s", t->setup_s,
+      "module_load_s", t->load_s, "inputs_s", t->inputs_s, "check_launch_s",
+      t->check_s, "verify_s", t->verify_s, "warmup_s", t->warmup_s,
+      "timed_launches_s", t->timed_s, "worker_jobs_s", t->total_s,
+      "round_trips_s", run->jobs_s);
+}
+
 static json_t *timing_json(const tn_timing *t)
 {
   return json_pack("{s:f, s:f, s:f, s:f, s:f, s:i}", "median_ms", t->median_ms,
@@ -122,6 +184,8 @@ json_t *tn_results_candidate(const tn_run *run, const tn_candidate *c)
       json_array_append_new(t, timing_json(&c->timing[k]));
     json_object_set_new(o, "timings", t);
     json_object_set_new(o, "median_ms", json_real(c->total_ms));
+    json_object_set_new(o, "launches", json_integer(launches(run, c)));
+    json_object_set_new(o, "raced_out", json_boolean(c->raced_out));
     json_object_set_new(
         o, "min_ms", json_real(c->timing[0].min_ms));
     json_object_set_new(
@@ -243,6 +307,9 @@ json_t *tn_results_json(const tn_run *run)
       run->compile.cpu_s, "family", f->name, "name", job->name, "device",
       device_json(run), "problems", probs, "baselines", bases, "candidates",
       cands, "best", best);
+  json_object_set_new(json_object_get(doc, "run"), "full_protocol",
+                      json_boolean(run->opts->full_protocol));
+  json_object_set_new(json_object_get(doc, "run"), "cost", cost_json(run));
   if (run->n_baselines > 0)
     json_object_set_new(doc, "reference_baseline",
                         json_string(run->baselines[0].name));
@@ -291,10 +358,11 @@ static int restore_candidate(tn_run *run, json_t *o)
   const tn_family *f = run->job->family;
   const char *text = NULL, *status = NULL, *reason = "";
   json_t *timings = NULL;
-  int i, st;
+  int i, st, raced = 0;
 
-  if (json_unpack(o, "{s:s, s:s, s?s, s?o}", "params_text", &text, "status",
-                  &status, "reason", &reason, "timings", &timings) != 0)
+  if (json_unpack(o, "{s:s, s:s, s?s, s?o, s?b}", "params_text", &text,
+                  "status", &status, "reason", &reason, "timings", &timings,
+                  "raced_out", &raced) != 0)
     return -1;
   st = tn_status_parse(status);
   if (st != TN_ST_OK && st != TN_ST_WRONG && st != TN_ST_FAILED)
@@ -319,6 +387,7 @@ static int restore_candidate(tn_run *run, json_t *o)
           return -1;
         c->total_ms += c->timing[k].median_ms;
       }
+      c->raced_out = raced;
     }
     c->status = (tn_status)st;
     tn_strlcpy(c->reason, reason, sizeof(c->reason));

@@ -35,4 +35,9 @@ int tn_journal_append(FILE *journal, const char *kind, json_t *obj,
  * Returns the number restored, or TN_EINPUT naming the file and line. */
 int tn_journal_resume(const char *path, tn_run *run, tn_err *err);
 
+/* Writes "tuner: wall X s = start-up A + compiling B + verification C +
+ * timed launches D + other E; N launches, R raced out" to out: run.cost of
+ * the results (docs/results.md). */
+void tn_results_cost_line(const tn_run *run, FILE *out);
+
 #endif

@@ -36,6 +36,7 @@ typedef struct {
   const char *output_dir;  /* overrides the config's */
   const char *resume_path; /* results JSON of an interrupted run */
   int repetitions;     /* overrides the config's, 0: keep */
+  int full_protocol;   /* no racing, no adaptive repetitions */
   const char *command; /* the command line, for the record */
 } tn_tune_opts;
 
@@ -52,6 +53,11 @@ typedef struct {
   tn_selection sel;
   tn_compile_stats compile;
   double wall_s, bench_s;
+  /* where the time went (results' run.cost): the workers' steps summed
+   * over jobs, the workers' starts, and the jobs' round trips */
+  tn_bench_steps steps;
+  double worker_start_s, jobs_s;
+  int launches, raced_out;
   char started[32], finished[32];
   char host[256];
   unsigned long long seed;

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
+
 /* Relative interquartile range of a candidate's timings (the largest over
  * its problems). */
 static double spread(const tn_candidate *c, int n_problems)
@@ -40,6 +42,12 @@ static int preferred(const tn_candidate *a, const tn_candidate *b)
   if (a->model_total != b->model_total)
     return a->model_total < b->model_total;
   return a->total_ms < b->total_ms;
+}
+
+double tn_select_noise(const tn_candidate *c, double min_noise)
+{
+  double s = spread(c, n_problems_of(c));
+  return s < min_noise ? min_noise : s;
 }
 
 int tn_select(const tn_space *space, double min_noise, tn_selection *sel)
@@ -84,4 +92,84 @@ void tn_selection_free(tn_selection *sel)
 {
   free(sel->ties);
   sel->ties = NULL;
+}
+
+/* ---- racing ---- */
+
+static const tn_family *order_family;
+static const tn_space *order_space;
+static int *order_rank;
+
+/* By the non-layout parameters (groups together), then the model, id. */
+static int cmp_group(const void *pa, const void *pb)
+{
+  const tn_candidate *a = &order_space->c[*(const int *)pa];
+  const tn_candidate *b = &order_space->c[*(const int *)pb];
+  int k;
+  for (k = 0; k < order_family->n_params; k++) {
+    long long x = a->params.v[k].i, y = b->params.v[k].i;
+    if (order_family->params[k].is_layout || x == y)
+      continue;
+    return x < y ? -1 : 1;
+  }
+  if (a->model_total != b->model_total)
+    return a->model_total < b->model_total ? -1 : 1;
+  return (a->id > b->id) - (a->id < b->id);
+}
+
+static int cmp_rank(const void *pa, const void *pb)
+{
+  int a = *(const int *)pa, b = *(const int *)pb;
+  if (order_rank[a] != order_rank[b])
+    return order_rank[a] < order_rank[b] ? -1 : 1;
+  return (a > b) - (a < b);
+}
+
+int tn_select_order(const tn_family *f, const tn_space *space, int *order)
+{
+  int *rank = malloc(sizeof(int) * (size_t)(space->n > 0 ? space->n : 1));
+  int i;
+  if (rank == NULL)
+    return TN_ETOOL;
+  for (i = 0; i < space->n; i++)
+    order[i] = i;
+  order_family = f;
+  order_space = space;
+  order_rank = rank;
+  qsort(order, (size_t)space->n, sizeof(int), cmp_group);
+  for (i = 0; i < space->n; i++) {
+    const tn_candidate *a = i > 0 ? &space->c[order[i - 1]] : NULL;
+    const tn_candidate *b = &space->c[order[i]];
+    int k, sibling = a != NULL;
+    for (k = 0; sibling && k < f->n_params; k++)
+      if (!f->params[k].is_layout && a->params.v[k].i != b->params.v[k].i)
+        sibling = 0;
+    rank[order[i]] = sibling ? rank[order[i - 1]] + 1 : 0;
+  }
+  qsort(order, (size_t)space->n, sizeof(int), cmp_rank);
+  free(rank);
+  return 0;
+}
+
+int tn_select_leader(const tn_space *space)
+{
+  int i, best = -1;
+  for (i = 0; i < space->n; i++) {
+    const tn_candidate *c = &space->c[i];
+    if (c->status == TN_ST_OK && c->total_ms > 0 &&
+        (best < 0 || c->total_ms < space->c[best].total_ms))
+      best = i;
+  }
+  return best;
+}
+
+double tn_select_stop_ms(const tn_space *space, int leader, double min_noise,
+                         const tn_candidate *c, int k)
+{
+  const tn_candidate *l = &space->c[leader];
+  double stop = l->total_ms * (1.0 + tn_select_noise(l, min_noise));
+  int j;
+  for (j = 0; j < k; j++)
+    stop -= c->timing[j].median_ms;
+  return stop;
 }

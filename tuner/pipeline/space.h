@@ -57,6 +57,7 @@ typedef struct {
   /* bench, per problem */
   tn_timing timing[TN_MAX_SIZES];
   double total_ms;  /* sum of medians over the problems */
+  int raced_out;    /* its launches stopped early: it cannot win */
 } tn_candidate;
 
 typedef struct {

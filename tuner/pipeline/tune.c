@@ -116,6 +116,30 @@ static unsigned long long job_seed(const tn_run *run, int id, int k)
          ((unsigned long long)(k + 1) << 48);
 }
 
+/* Runs one job on the worker and adds where its time went to the run. */
+static int run_job(tn_run *run, tn_worker *w, tn_bench_job *bj,
+                   const void *cubin, tn_bench_result *res, tn_err *err)
+{
+  tn_bench_steps *t = &run->steps;
+  const tn_bench_steps *s = &res->steps;
+  double t0 = tn_now();
+  int rc;
+  bj->full = run->opts->full_protocol;
+  rc = tn_worker_run(w, bj, cubin, run->job->bench.timeout_s, res, err);
+  run->jobs_s += tn_now() - t0;
+  t->setup_s += s->setup_s;
+  t->load_s += s->load_s;
+  t->inputs_s += s->inputs_s;
+  t->check_s += s->check_s;
+  t->verify_s += s->verify_s;
+  t->warmup_s += s->warmup_s;
+  t->timed_s += s->timed_s;
+  t->total_s += s->total_s;
+  if (rc == 0 && res->status == TN_ST_OK)
+    run->launches += res->timing.repetitions;
+  return rc;
+}
+
 static int run_baselines(tn_run *run, tn_worker *w, FILE *journal,
                          tn_err *err)
 {
@@ -137,7 +161,7 @@ static int run_baselines(tn_run *run, tn_worker *w, FILE *journal,
       bj.problem = job->problems[k];
       bj.bench = job->bench;
       bj.seed = job_seed(run, -1 - i, k);
-      rc = tn_worker_run(w, &bj, NULL, job->bench.timeout_s, &res, err);
+      rc = run_job(run, w, &bj, NULL, &res, err);
       if (rc)
         return rc;
       if (res.status != TN_ST_OK) {
@@ -155,13 +179,15 @@ static int run_baselines(tn_run *run, tn_worker *w, FILE *journal,
   return 0;
 }
 
-/* Verifies and times one candidate on every problem. */
+/* Verifies and times one candidate on every problem; racing against
+ * leader (an index, -1: none yet) unless --full-protocol. */
 static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
-                         tn_err *err)
+                         int leader, tn_err *err)
 {
   const tn_job *job = run->job;
   int k, rc;
   c->total_ms = 0;
+  c->raced_out = 0;
   for (k = 0; k < job->n_problems; k++) {
     tn_bench_job bj;
     tn_bench_result res;
@@ -176,7 +202,12 @@ static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
     bj.bench = job->bench;
     bj.seed = job_seed(run, c->id, k);
     bj.cubin_len = c->cubin_len;
-    rc = tn_worker_run(w, &bj, c->cubin, job->bench.timeout_s, &res, err);
+    if (leader >= 0 && !run->opts->full_protocol) {
+      bj.race = 1;
+      bj.stop_ms = tn_select_stop_ms(&run->space, leader,
+                                     job->bench.min_noise, c, k);
+    }
+    rc = run_job(run, w, &bj, c->cubin, &res, err);
     if (rc)
       return rc;
     if (res.status != TN_ST_OK) {
@@ -186,8 +217,10 @@ static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
     }
     c->timing[k] = res.timing;
     c->total_ms += res.timing.median_ms;
+    c->raced_out |= res.raced_out;
   }
   c->status = TN_ST_OK;
+  run->raced_out += c->raced_out;
   return 0;
 }
 
@@ -197,12 +230,20 @@ static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
   tn_progress bar;
   FILE *journal;
   int i, rc = 0, todo = tn_space_count(&run->space, TN_ST_COMPILED);
+  int *order = malloc(sizeof(int) * (size_t)(run->space.n + 1));
   double t0 = tn_now();
 
+  if (order == NULL ||
+      tn_select_order(job->family, &run->space, order) != 0) {
+    free(order);
+    return tn_errf(err, TN_ETOOL, "out of memory");
+  }
   journal = fopen(run->journal_path, "a");
-  if (journal == NULL)
+  if (journal == NULL) {
+    free(order);
     return tn_errf(err, TN_ETOOL, "open(%s): %s", run->journal_path,
                    strerror(errno));
+  }
   if (!run->resumed &&
       (rc = tn_journal_append(
            journal, "run",
@@ -219,14 +260,16 @@ static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
     goto done;
   tn_progress_start(&bar, "bench", todo, run->opts->quiet);
   for (i = 0; i < run->space.n; i++) {
-    tn_candidate *c = &run->space.c[i];
+    /* likely winners first (select.h), so the leader is known early */
+    tn_candidate *c = &run->space.c[order[i]];
     if (c->status != TN_ST_COMPILED)
       continue;
     if (tn_interrupted()) {
       rc = tn_errf(err, TN_EINTR, "interrupted");
       break;
     }
-    rc = run_candidate(run, w, c, err);
+    /* the candidate is about to be benchmarked */
+    rc = run_candidate(run, w, c, tn_select_leader(&run->space), err);
     if (rc)
       break;
     rc = tn_journal_append(journal, "candidate",
@@ -244,6 +287,7 @@ static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
 done:
   run->bench_s = tn_now() - t0;
   fclose(journal);
+  free(order);
   return rc;
 }
 
@@ -309,6 +353,7 @@ static int measure(tn_run *run, tn_worker *worker, int write_header,
   }
   rc = bench_all(run, worker, err);
   run->worker_starts = worker->starts;
+  run->worker_start_s = worker->start_s;
   if (rc == TN_EINTR)
     run->interrupted = 1;
   else if (rc)
