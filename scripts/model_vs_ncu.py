@@ -76,11 +76,14 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     tune_out = os.path.join(a.out, "tune")
     report = os.path.join(a.out, "report")
+    # --full-protocol: one checked and one timed launch per problem, no
+    # racing (a raced candidate could stop before its timed launch)
     cmd = [a.ncu, "--clock-control", "none", "--target-processes", "all",
            "--kernel-name", "regex:^%s$" % a.kernel, "--metrics",
            ",".join(METRICS), "-f", "-o", report,
            a.tuner, "--config", a.config, "--device", "0", "-r", "1",
-           "--warmup", "0", "--no-cache", "-q", "--output", tune_out]
+           "--warmup", "0", "--no-cache", "-q", "--full-protocol",
+           "--output", tune_out]
     if a.no_prune:
         cmd.append("--no-prune")
     print("+", " ".join(cmd), flush=True)
@@ -106,8 +109,18 @@ def main():
         return 1
     doc = json.load(open(results[-1]))
     nprob = len(doc["problems"])
+    # the candidates in the order they were benchmarked (likely winners
+    # first): the order of their lines in the journal beside the results
+    rank = {}
+    journal = results[-1][:-len(".json")] + ".jsonl"
+    with open(journal) as f:
+        for line in f:
+            e = json.loads(line)
+            if e.get("kind") == "candidate" and e["id"] not in rank:
+                rank[e["id"]] = len(rank)
     expect = []  # (candidate, problem index) per profiled launch
-    for c in sorted(doc["candidates"], key=lambda c: c["id"]):
+    for c in sorted(doc["candidates"],
+                    key=lambda c: (rank.get(c["id"], len(rank)), c["id"])):
         if c["status"] != "ok":
             if c["status"] in ("wrong_result", "failed"):
                 print("candidate %d is %s: cannot map launches" %

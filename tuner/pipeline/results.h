@@ -11,6 +11,10 @@
 
 #define TN_RESULTS_SCHEMA "tuner-results/1"
 
+/* During a run the results file is rewritten at most this often (seconds)
+ * and at the end; the journal is appended after every candidate. */
+#define TN_RESULTS_EVERY_S 2.0
+
 /* The whole document for run. */
 json_t *tn_results_json(const tn_run *run);
 /* One candidate / baseline as they appear in "candidates" / "baselines". */

@@ -231,7 +231,7 @@ static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
   FILE *journal;
   int i, rc = 0, todo = tn_space_count(&run->space, TN_ST_COMPILED);
   int *order = malloc(sizeof(int) * (size_t)(run->space.n + 1));
-  double t0 = tn_now();
+  double t0 = tn_now(), last_write = -1e30;
 
   if (order == NULL ||
       tn_select_order(job->family, &run->space, order) != 0) {
@@ -276,11 +276,17 @@ static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
                            tn_results_candidate(run, c), err);
     if (rc != 0)
       break;
-    /* the results file is current after every candidate */
+    /* the journal is current after every candidate; the results file at
+     * most TN_RESULTS_EVERY_S behind it (a GEMM space's is 4 MB, and
+     * rewriting it after each of 94 candidates cost 11 s of a run), and
+     * whole at the end (measure()) */
     run->bench_s = tn_now() - t0;
-    rc = tn_results_write(run, err);
-    if (rc != 0)
-      break;
+    if (tn_now() - last_write >= TN_RESULTS_EVERY_S) {
+      rc = tn_results_write(run, err);
+      if (rc != 0)
+        break;
+      last_write = tn_now();
+    }
     tn_progress_step(&bar, "");
   }
   tn_progress_end(&bar);
