@@ -8,6 +8,7 @@
  *   tuner merge [options] RESULTS...              results of many GPUs into
  *                                                 headers (docs/fleet.md)
  *   tuner __worker N                              (internal) GPU worker
+ *   tuner __compile                               (internal) NVRTC worker
  */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
@@ -23,6 +24,7 @@
 #include "pipeline/tune.h"
 #include "base/util.h"
 #include "gpu/worker.h"
+#include "pipeline/compile_pool.h"
 
 static void usage(FILE *out)
 {
@@ -150,6 +152,9 @@ int main(int argc, char **argv)
 
   if (argc >= 2 && strcmp(argv[1], "__worker") == 0)
     return tn_worker_main(argc, argv);
+  if (argc >= 2 && strcmp(argv[1], "__compile") == 0)
+    return tn_compile_worker_main(argc, argv);
+  tn_pool_serve_self(); /* compile in worker processes of this program */
   if (argc >= 2 && strcmp(argv[1], "conflicts") == 0)
     return tn_conflicts_main(argc - 1, argv + 1);
   if (argc >= 2 && strcmp(argv[1], "merge") == 0)

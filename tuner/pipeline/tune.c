@@ -220,6 +220,9 @@ static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
   tn_progress_start(&bar, "bench", todo, run->opts->quiet);
   for (i = 0; i < run->space.n; i++) {
     tn_candidate *c = &run->space.c[i];
+    rc = tn_run_wait(run, i, err); /* compiled in the background */
+    if (rc)
+      break;
     if (c->status != TN_ST_COMPILED)
       continue;
     if (tn_interrupted()) {
@@ -308,6 +311,7 @@ static int measure(tn_run *run, tn_worker *worker, int write_header,
     run->resumed = rc;
   }
   rc = bench_all(run, worker, err);
+  tn_run_finish_compile(run, rc != 0);
   run->worker_starts = worker->starts;
   if (rc == TN_EINTR)
     run->interrupted = 1;
@@ -370,6 +374,8 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
   rc = tn_precheck_device(run, err);
   if (rc != 0)
     goto cleanup;
+  /* a measured run benchmarks the first candidates while the rest compile */
+  run->compile_in_background = !opts->dry_run && !opts->resume_path;
   rc = prepare(run, &tpl, err);
   if (rc != 0)
     goto cleanup;
