@@ -16,8 +16,8 @@
 #include "pipeline/space.h"
 #include "base/util.h"
 #include "pipeline/compile_cache.h"
+#include "pipeline/compile_nvrtc.h"
 
-#define TN_COMPILE_MAX_OPTS 8
 
 typedef struct {
   char cache_dir[4096]; /* empty: no cache */
@@ -75,25 +75,5 @@ int tn_compile_wait(tn_compile_run *r, int index, tn_err *err);
  * compiled, fills stats, frees r (NULL: stats zeroed). */
 void tn_compile_finish(tn_compile_run *r, int cancel,
                        tn_compile_stats *stats);
-
-/* The NVRTC options for arch (they feed the cache key).  Returns their
- * number. */
-int tn_compile_options(const tn_arch *arch,
-                       char opts[TN_COMPILE_MAX_OPTS][64]);
-
-/* Compiles one source (with the template's headers) for arch.
- * Returns 0 on success, 1 on a compile error (log set), TN_ETOOL if NVRTC
- * failed otherwise.  *cubin and *log are malloc'd. */
-int tn_compile_source(const char *source, const char *name,
-                      const tn_template *t, const tn_arch *arch,
-                      void **cubin, size_t *cubin_len, char **log,
-                      tn_err *err);
-
-/* Reads registers, stack, spills and shared memory from a ptxas -v log.
- * Returns 0 if it found the "Used N registers" line. */
-int tn_compile_parse_resources(const char *log, tn_candidate *c);
-
-/* NVRTC's version as "13.0". */
-void tn_compile_nvrtc_version(char *out, size_t n);
 
 #endif

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline/compile.h"
+#include "pipeline/compile_nvrtc.h"
 
 /* Cache key of a source compiled for arch. */
 void tn_compile_cache_key(const char *source, const tn_template *t,

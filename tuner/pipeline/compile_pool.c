@@ -17,7 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pipeline/compile.h"
+#include "pipeline/compile_cache.h"
+#include "pipeline/compile_nvrtc.h"
 
 enum { MSG_HELLO = 1, MSG_SETUP = 2, MSG_JOB = 3, MSG_RESULT = 4 };
 
@@ -152,7 +153,7 @@ void tn_pool_init(tn_pool *p, const char *exe, int n, const tn_template *t,
 {
   memset(p, 0, sizeof(*p));
   tn_strlcpy(p->exe, exe, sizeof(p->exe));
-  p->n = n > 0 ? n : 1;
+  p->n = n < 1 ? 1 : n > TN_POOL_MAX ? TN_POOL_MAX : n;
   p->t = t;
   p->arch = arch;
   tn_strlcpy(p->cache_dir, cache_dir, sizeof(p->cache_dir));
@@ -380,8 +381,8 @@ static int read_result(tn_pool_worker *w, tn_pool_result *res, tn_err *err)
 int tn_pool_collect(tn_pool *p, int wake_fd, tn_pool_result *res,
                     tn_err *err)
 {
-  struct pollfd pfd[257];
-  int map[257], n = 0, i, pr, rc;
+  struct pollfd pfd[TN_POOL_MAX + 1];
+  int map[TN_POOL_MAX + 1], n = 0, i, pr, rc;
 
   memset(res, 0, sizeof(*res));
   res->index = -1;
@@ -390,7 +391,7 @@ int tn_pool_collect(tn_pool *p, int wake_fd, tn_pool_result *res,
     pfd[n].events = POLLIN;
     map[n++] = -1;
   }
-  for (i = 0; p->w && i < p->n && n < 257; i++)
+  for (i = 0; p->w && i < p->n; i++)
     if (p->w[i].pid > 0 && p->w[i].index >= 0) {
       pfd[n].fd = p->w[i].from_fd;
       pfd[n].events = POLLIN;

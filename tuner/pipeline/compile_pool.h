@@ -19,6 +19,8 @@
 #include "pipeline/render.h"
 #include "base/util.h"
 
+#define TN_POOL_MAX 256 /* workers at most, whatever --jobs says */
+
 typedef struct {
   pid_t pid;      /* 0: not running */
   int to_fd, from_fd;
