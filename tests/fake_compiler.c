@@ -60,5 +60,5 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: fake_compiler __compile\n");
     return 2;
   }
-  return tn_pool_serve(before);
+  return tn_compile_pool_serve(before);
 }

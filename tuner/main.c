@@ -153,8 +153,8 @@ int main(int argc, char **argv)
   if (argc >= 2 && strcmp(argv[1], "__worker") == 0)
     return tn_worker_main(argc, argv);
   if (argc >= 2 && strcmp(argv[1], "__compile") == 0)
-    return tn_compile_worker_main(argc, argv);
-  tn_pool_serve_self(); /* compile in worker processes of this program */
+    return tn_compile_pool_main(argc, argv);
+  tn_compile_pool_serve_self(); /* compile in workers of this program */
   if (argc >= 2 && strcmp(argv[1], "conflicts") == 0)
     return tn_conflicts_main(argc - 1, argv + 1);
   if (argc >= 2 && strcmp(argv[1], "merge") == 0)

@@ -93,7 +93,7 @@ struct tn_compile_run {
   tn_space *space;
   int use_cache, use_pool, background;
   char cache_dir[4096];
-  tn_pool pool;
+  tn_compile_pool pool;
   slot *s;
   int next, want, cancel, done, fatal, started;
   tn_err err;
@@ -153,8 +153,8 @@ static int begin(tn_compile_run *r, int i, tn_err *err)
     s->cache_hit = 1;
     rc = 1;
   } else if (r->use_pool) {
-    rc = tn_pool_submit(&r->pool, i, c->id, name, source,
-                        r->use_cache ? key : "", err);
+    rc = tn_compile_pool_submit(&r->pool, i, c->id, name, source,
+                                r->use_cache ? key : "", err);
     if (rc == 1)
       rc = tn_errf(err, TN_ETOOL, "no idle compile worker");
   } else {
@@ -178,8 +178,9 @@ static void *feed(void *arg)
   tn_err e = {{0}};
   pthread_mutex_lock(&r->mu);
   while (!r->cancel && !r->fatal) {
-    int busy = r->use_pool ? tn_pool_busy(&r->pool) : 0, i = -1, rc;
-    tn_pool_result res;
+    int busy = r->use_pool ? tn_compile_pool_busy(&r->pool) : 0;
+    int i = -1, rc;
+    tn_compile_pool_result res;
     if (busy < (r->use_pool ? r->pool.n : 1))
       i = pick(r);
     if (i >= 0) {
@@ -198,7 +199,7 @@ static void *feed(void *arg)
     if (busy == 0)
       break; /* nothing left to give, nothing out */
     pthread_mutex_unlock(&r->mu);
-    rc = tn_pool_collect(&r->pool, r->wake[0], &res, &e);
+    rc = tn_compile_pool_collect(&r->pool, r->wake[0], &res, &e);
     pthread_mutex_lock(&r->mu);
     if (rc == 1) {
       char drain[16];
@@ -224,7 +225,7 @@ static void *feed(void *arg)
   pthread_mutex_unlock(&r->mu);
   /* here: the workers die with the thread that started them */
   if (r->use_pool)
-    tn_pool_close(&r->pool);
+    tn_compile_pool_close(&r->pool);
   pthread_mutex_lock(&r->mu);
   r->done = 1;
   pthread_cond_broadcast(&r->cv);
@@ -270,11 +271,12 @@ int tn_compile_start(const tn_job *job, const tn_template *t,
       r->s[i].state = S_QUEUED;
       todo++;
     }
-  r->use_pool = tn_pool_exe(exe, sizeof(exe)) == 0;
+  r->use_pool = tn_compile_pool_exe(exe, sizeof(exe)) == 0;
   if (r->use_pool)
-    tn_pool_init(&r->pool, exe, opts->jobs > 0 ? opts->jobs
-                                               : tn_pool_cores(),
-                 t, arch, r->use_cache ? r->cache_dir : "");
+    tn_compile_pool_init(&r->pool, exe,
+                         opts->jobs > 0 ? opts->jobs
+                                        : tn_compile_pool_cores(),
+                         t, arch, r->use_cache ? r->cache_dir : "");
   /* in the background the bench bar has the terminal */
   tn_progress_start(&r->bar, "compile", todo, opts->quiet || background);
   pthread_mutex_init(&r->mu, NULL);

@@ -50,12 +50,12 @@ typedef struct {
 
 static int serves_self;
 
-void tn_pool_serve_self(void)
+void tn_compile_pool_serve_self(void)
 {
   serves_self = 1;
 }
 
-int tn_pool_exe(char *out, size_t n)
+int tn_compile_pool_exe(char *out, size_t n)
 {
   const char *other = getenv("TUNER_COMPILER");
   ssize_t len;
@@ -73,7 +73,7 @@ int tn_pool_exe(char *out, size_t n)
   return 0;
 }
 
-int tn_pool_cores(void)
+int tn_compile_pool_cores(void)
 {
   cpu_set_t set;
   long n;
@@ -148,12 +148,13 @@ static int read_text(int fd, size_t len, char **out)
 
 /* ---- the parent's side ---- */
 
-void tn_pool_init(tn_pool *p, const char *exe, int n, const tn_template *t,
-                  const tn_arch *arch, const char *cache_dir)
+void tn_compile_pool_init(tn_compile_pool *p, const char *exe, int n,
+                          const tn_template *t,
+                          const tn_arch *arch, const char *cache_dir)
 {
   memset(p, 0, sizeof(*p));
   tn_strlcpy(p->exe, exe, sizeof(p->exe));
-  p->n = n < 1 ? 1 : n > TN_POOL_MAX ? TN_POOL_MAX : n;
+  p->n = n < 1 ? 1 : n > TN_COMPILE_POOL_MAX ? TN_COMPILE_POOL_MAX : n;
   p->t = t;
   p->arch = arch;
   tn_strlcpy(p->cache_dir, cache_dir, sizeof(p->cache_dir));
@@ -172,7 +173,7 @@ static void describe_exit(int status, char *buf, size_t n)
 }
 
 /* Reaps a worker that closed its pipe (or kills it); why: how it ended. */
-static void reap(tn_pool_worker *w, int kill_it, char *why, size_t n)
+static void reap(tn_compile_pool_worker *w, int kill_it, char *why, size_t n)
 {
   int status = 0, i;
   if (w->pid <= 0)
@@ -196,7 +197,7 @@ static void reap(tn_pool_worker *w, int kill_it, char *why, size_t n)
   w->index = -1;
 }
 
-static int send_setup(tn_pool *p, int fd)
+static int send_setup(tn_compile_pool *p, int fd)
 {
   const void *part[1 + 2 * TN_MAX_HEADERS + 1];
   size_t len[1 + 2 * TN_MAX_HEADERS + 1];
@@ -241,7 +242,8 @@ static int send_setup(tn_pool *p, int fd)
   return i ? -1 : 0;
 }
 
-static int start_worker(tn_pool *p, tn_pool_worker *w, tn_err *err)
+static int start_worker(tn_compile_pool *p, tn_compile_pool_worker *w,
+                        tn_err *err)
 {
   int to[2], from[2];
   struct pollfd pfd;
@@ -294,7 +296,7 @@ static int start_worker(tn_pool *p, tn_pool_worker *w, tn_err *err)
                  why);
 }
 
-int tn_pool_busy(const tn_pool *p)
+int tn_compile_pool_busy(const tn_compile_pool *p)
 {
   int i, n = 0;
   for (i = 0; p->w && i < p->n; i++)
@@ -302,10 +304,11 @@ int tn_pool_busy(const tn_pool *p)
   return n;
 }
 
-int tn_pool_submit(tn_pool *p, int index, int id, const char *name,
-                   const char *source, const char *key, tn_err *err)
+int tn_compile_pool_submit(tn_compile_pool *p, int index, int id,
+                           const char *name,
+                           const char *source, const char *key, tn_err *err)
 {
-  tn_pool_worker *w = NULL;
+  tn_compile_pool_worker *w = NULL;
   msg_job j;
   const void *part[4];
   size_t len[4];
@@ -351,7 +354,8 @@ int tn_pool_submit(tn_pool *p, int index, int id, const char *name,
 
 /* Reads one worker's answer; 0, TN_ETOOL (NVRTC failed) or -1 (the
  * worker is gone). */
-static int read_result(tn_pool_worker *w, tn_pool_result *res, tn_err *err)
+static int read_result(tn_compile_pool_worker *w, tn_compile_pool_result *res,
+                       tn_err *err)
 {
   msg_header h;
   msg_result r;
@@ -378,11 +382,12 @@ static int read_result(tn_pool_worker *w, tn_pool_result *res, tn_err *err)
   return 0;
 }
 
-int tn_pool_collect(tn_pool *p, int wake_fd, tn_pool_result *res,
-                    tn_err *err)
+int tn_compile_pool_collect(tn_compile_pool *p, int wake_fd,
+                            tn_compile_pool_result *res,
+                            tn_err *err)
 {
-  struct pollfd pfd[TN_POOL_MAX + 1];
-  int map[TN_POOL_MAX + 1], n = 0, i, pr, rc;
+  struct pollfd pfd[TN_COMPILE_POOL_MAX + 1];
+  int map[TN_COMPILE_POOL_MAX + 1], n = 0, i, pr, rc;
 
   memset(res, 0, sizeof(*res));
   res->index = -1;
@@ -405,7 +410,7 @@ int tn_pool_collect(tn_pool *p, int wake_fd, tn_pool_result *res,
   if (pr < 0)
     return tn_errf(err, TN_ETOOL, "poll: %s", strerror(errno));
   for (i = 0; i < n; i++) {
-    tn_pool_worker *w;
+    tn_compile_pool_worker *w;
     if (pfd[i].revents == 0)
       continue;
     if (map[i] < 0)
@@ -428,11 +433,11 @@ int tn_pool_collect(tn_pool *p, int wake_fd, tn_pool_result *res,
   return 1;
 }
 
-void tn_pool_close(tn_pool *p)
+void tn_compile_pool_close(tn_compile_pool *p)
 {
   int i;
   for (i = 0; p->w && i < p->n; i++) {
-    tn_pool_worker *w = &p->w[i];
+    tn_compile_pool_worker *w = &p->w[i];
     if (w->pid <= 0)
       continue;
     if (w->index >= 0) {
@@ -489,7 +494,7 @@ static int serve_one(const tn_template *t, const tn_arch *arch,
   return rc == -2 ? -1 : 0;
 }
 
-int tn_pool_serve(void (*before)(int id))
+int tn_compile_pool_serve(void (*before)(int id))
 {
   msg_header h;
   msg_setup s;
@@ -545,9 +550,9 @@ done:
   return rc;
 }
 
-int tn_compile_worker_main(int argc, char **argv)
+int tn_compile_pool_main(int argc, char **argv)
 {
   (void)argc;
   (void)argv;
-  return tn_pool_serve(NULL);
+  return tn_compile_pool_serve(NULL);
 }

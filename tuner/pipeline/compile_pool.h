@@ -19,23 +19,23 @@
 #include "pipeline/render.h"
 #include "base/util.h"
 
-#define TN_POOL_MAX 256 /* workers at most, whatever --jobs says */
+#define TN_COMPILE_POOL_MAX 256 /* workers at most, whatever --jobs says */
 
 typedef struct {
   pid_t pid;      /* 0: not running */
   int to_fd, from_fd;
   int index;      /* the request it is compiling, -1: idle */
-} tn_pool_worker;
+} tn_compile_pool_worker;
 
 typedef struct {
   char exe[4096];
   int n;          /* workers at most */
-  tn_pool_worker *w;
+  tn_compile_pool_worker *w;
   int starts;     /* workers started, restarts included */
   const tn_template *t;
   const tn_arch *arch;
   char cache_dir[4096];
-} tn_pool;
+} tn_compile_pool;
 
 typedef struct {
   int index;      /* the request's */
@@ -44,49 +44,52 @@ typedef struct {
   void *cubin;    /* malloc'd or NULL */
   size_t cubin_len;
   char why[256];  /* rc 2: how the worker died */
-} tn_pool_result;
+} tn_compile_pool_result;
 
 /* main.c: this program serves "__compile", so the pool may start it. */
-void tn_pool_serve_self(void);
+void tn_compile_pool_serve_self(void);
 
 /* The program to start as a compile worker: $TUNER_COMPILER ("none": no
  * workers), else this program if it serves "__compile".  Returns 0 with
  * out set, or -1: compile in this process. */
-int tn_pool_exe(char *out, size_t n);
+int tn_compile_pool_exe(char *out, size_t n);
 
 /* Workers for a machine: the cores this process may run on. */
-int tn_pool_cores(void);
+int tn_compile_pool_cores(void);
 
 /* Prepares a pool of at most n workers of exe; starts none.  cache_dir
  * empty: the workers store nothing. */
-void tn_pool_init(tn_pool *p, const char *exe, int n, const tn_template *t,
-                  const tn_arch *arch, const char *cache_dir);
+void tn_compile_pool_init(tn_compile_pool *p, const char *exe, int n,
+                          const tn_template *t,
+                          const tn_arch *arch, const char *cache_dir);
 
 /* Gives source (named name, for candidate id; key: its cache key) to an
  * idle worker, starting one if needed.  Returns 0, 1 if every worker is
  * busy, or TN_ETOOL if a worker cannot be started (the program does not
  * answer as a compile worker). */
-int tn_pool_submit(tn_pool *p, int index, int id, const char *name,
-                   const char *source, const char *key, tn_err *err);
+int tn_compile_pool_submit(tn_compile_pool *p, int index, int id,
+                           const char *name,
+                           const char *source, const char *key, tn_err *err);
 
 /* Number of workers compiling now. */
-int tn_pool_busy(const tn_pool *p);
+int tn_compile_pool_busy(const tn_compile_pool *p);
 
 /* Waits for one answer, or for wake_fd (>= 0) to become readable.
  * Returns 0 with res filled, 1 if woken (nothing collected), or TN_ETOOL
  * if a worker reported that NVRTC itself failed (err set; res->index is
  * the request). */
-int tn_pool_collect(tn_pool *p, int wake_fd, tn_pool_result *res,
-                    tn_err *err);
+int tn_compile_pool_collect(tn_compile_pool *p, int wake_fd,
+                            tn_compile_pool_result *res,
+                            tn_err *err);
 
 /* Stops every worker: idle ones finish storing and leave, busy ones are
  * killed. */
-void tn_pool_close(tn_pool *p);
+void tn_compile_pool_close(tn_compile_pool *p);
 
 /* "tuner __compile": the worker's loop on fds 3 and 4.  before, if not
  * NULL, runs before each compile with the candidate's id (tests use it
  * to crash or hold a worker).  Returns the exit status. */
-int tn_pool_serve(void (*before)(int id));
-int tn_compile_worker_main(int argc, char **argv);
+int tn_compile_pool_serve(void (*before)(int id));
+int tn_compile_pool_main(int argc, char **argv);
 
 #endif
