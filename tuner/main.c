@@ -10,6 +10,7 @@
  *   tuner report [options] RESULTS... -o FILE     one HTML page of runs or a
  *                                                 fleet (docs/report.md)
  *   tuner __worker N                              (internal) GPU worker
+ *   tuner __compile                               (internal) NVRTC worker
  */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
@@ -27,6 +28,7 @@
 #include "pipeline/tune.h"
 #include "base/util.h"
 #include "gpu/worker.h"
+#include "pipeline/compile_pool.h"
 
 static void usage(FILE *out)
 {
@@ -161,6 +163,9 @@ int main(int argc, char **argv)
 
   if (argc >= 2 && strcmp(argv[1], "__worker") == 0)
     return tn_worker_main(argc, argv);
+  if (argc >= 2 && strcmp(argv[1], "__compile") == 0)
+    return tn_compile_pool_main(argc, argv);
+  tn_compile_pool_serve_self(); /* compile in workers of this program */
   if (argc >= 2 && strcmp(argv[1], "conflicts") == 0)
     return tn_conflicts_main(argc - 1, argv + 1);
   if (argc >= 2 && strcmp(argv[1], "merge") == 0)

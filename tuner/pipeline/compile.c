@@ -1,39 +1,18 @@
-/* compile.c -- NVRTC, in parallel, with an on-disk cache. */
-#define _POSIX_C_SOURCE 200809L
+/* compile.c -- NVRTC, in parallel (worker processes fed by a thread),
+ * with an on-disk cache. */
+#define _GNU_SOURCE
 #include "pipeline/compile.h"
 
 #include <elf.h>
-#include <nvrtc.h>
-#include <omp.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/progress.h"
-
-#define MAX_OPTS 8
-
-/* Options for arch; the same list feeds the cache key. */
-static int build_options(const tn_arch *arch, char opts[MAX_OPTS][64])
-{
-  int n = 0;
-  snprintf(opts[n++], 64, "-arch=%s", arch->name);
-  snprintf(opts[n++], 64, "-std=c++17");
-  /* ptxas -v puts registers, spills and shared memory into the log */
-  snprintf(opts[n++], 64, "--ptxas-options=-v");
-  snprintf(opts[n++], 64, "-lineinfo");
-  return n;
-}
-
-void tn_compile_nvrtc_version(char *out, size_t n)
-{
-  int major = 0, minor = 0;
-  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
-    snprintf(out, n, "unknown");
-  else
-    snprintf(out, n, "%d.%d", major, minor);
-}
+#include "pipeline/compile_pool.h"
 
 void tn_compile_default_cache(char *out, size_t n)
 {
@@ -49,125 +28,6 @@ void tn_compile_default_cache(char *out, size_t n)
   }
   d = getenv("HOME");
   snprintf(out, n, "%s/.cache/tuner", d && *d ? d : "/tmp");
-}
-
-/* The integer just before marker in line (ptxas writes "N bytes smem",
- * "N bytes stack frame, N bytes spill stores, ..."), or -1. */
-static int number_before(const char *line, const char *marker)
-{
-  const char *m = strstr(line, marker), *q;
-  if (m == NULL)
-    return -1;
-  q = m;
-  while (q > line && q[-1] == ' ')
-    q--;
-  while (q > line && q[-1] >= '0' && q[-1] <= '9')
-    q--;
-  return (q[0] >= '0' && q[0] <= '9') ? atoi(q) : -1;
-}
-
-int tn_compile_parse_resources(const char *log, tn_candidate *c)
-{
-  const char *p;
-  int found = 0;
-  c->regs = c->spill_stores = c->spill_loads = c->stack_bytes = 0;
-  if (log == NULL)
-    return -1;
-  for (p = log; p && *p;) {
-    const char *eol = strchr(p, '\n');
-    size_t len = eol ? (size_t)(eol - p) : strlen(p);
-    char line[512];
-    const char *u;
-    int v;
-    if (len >= sizeof(line))
-      len = sizeof(line) - 1;
-    memcpy(line, p, len);
-    line[len] = '\0';
-    u = strstr(line, "Used ");
-    if (u != NULL && sscanf(u, "Used %d registers", &v) == 1) {
-      c->regs = v;
-      found = 1;
-      v = number_before(line, "bytes smem");
-      if (v >= 0)
-        c->smem_bytes = v;
-    }
-    v = number_before(line, "bytes stack frame");
-    if (v >= 0)
-      c->stack_bytes = v;
-    v = number_before(line, "bytes spill stores");
-    if (v >= 0)
-      c->spill_stores = v;
-    v = number_before(line, "bytes spill loads");
-    if (v >= 0)
-      c->spill_loads = v;
-    p = eol ? eol + 1 : NULL;
-  }
-  return found ? 0 : -1;
-}
-
-/* Copies a compiled program's CUBIN out.  Returns 0 or TN_ETOOL. */
-static int take_cubin(nvrtcProgram prog, void **cubin, size_t *cubin_len,
-                      tn_err *err)
-{
-  size_t len = 0;
-  nvrtcResult r = nvrtcGetCUBINSize(prog, &len);
-  if (r != NVRTC_SUCCESS)
-    return tn_errf(err, TN_ETOOL, "nvrtcGetCUBINSize: %s",
-                   nvrtcGetErrorString(r));
-  *cubin = malloc(len);
-  if (*cubin == NULL)
-    return tn_errf(err, TN_ETOOL, "out of memory for a %zu-byte CUBIN", len);
-  r = nvrtcGetCUBIN(prog, *cubin);
-  if (r != NVRTC_SUCCESS) {
-    free(*cubin);
-    *cubin = NULL;
-    return tn_errf(err, TN_ETOOL, "nvrtcGetCUBIN: %s", nvrtcGetErrorString(r));
-  }
-  *cubin_len = len;
-  return 0;
-}
-
-int tn_compile_source(const char *source, const char *name,
-                      const tn_template *t, const tn_arch *arch,
-                      void **cubin, size_t *cubin_len, char **log,
-                      tn_err *err)
-{
-  char opts[MAX_OPTS][64];
-  const char *optp[MAX_OPTS];
-  nvrtcProgram prog;
-  nvrtcResult r;
-  size_t len = 0;
-  int i, n = build_options(arch, opts), rc = 0;
-
-  *cubin = NULL;
-  *cubin_len = 0;
-  *log = NULL;
-  for (i = 0; i < n; i++)
-    optp[i] = opts[i];
-  r = nvrtcCreateProgram(&prog, source, name, t ? t->n_headers : 0,
-                         t ? (const char *const *)t->header_texts : NULL,
-                         t ? (const char *const *)t->header_names : NULL);
-  if (r != NVRTC_SUCCESS)
-    return tn_errf(err, TN_ETOOL, "nvrtcCreateProgram: %s",
-                   nvrtcGetErrorString(r));
-  r = nvrtcCompileProgram(prog, n, optp);
-  if (nvrtcGetProgramLogSize(prog, &len) == NVRTC_SUCCESS && len > 1) {
-    *log = malloc(len);
-    if (*log && nvrtcGetProgramLog(prog, *log) != NVRTC_SUCCESS) {
-      free(*log);
-      *log = NULL;
-    }
-  }
-  if (r == NVRTC_ERROR_COMPILATION) {
-    rc = 1;
-  } else if (r != NVRTC_SUCCESS) {
-    rc = tn_errf(err, TN_ETOOL, "nvrtcCompileProgram: %s",
-                 nvrtcGetErrorString(r));
-  } else {
-    rc = take_cubin(prog, cubin, cubin_len, err);
-  }
-  nvrtcDestroyProgram(&prog);
-  return rc;
 }
 
 /* 1 if the CUBIN's ELF symbol table has a function named name, 0 if it
@@ -208,293 +68,315 @@ static int cubin_has_function(const void *cubin, size_t len,
   return 0;
 }
 
-/* Every compiled candidate (fresh or from the cache) has the family's
- * kernel: a template without it is the user's to fix, found before any GPU
- * work.  Returns 0 or TN_EINPUT naming the template and the kernel. */
-static int check_entry(const tn_job *job, const tn_space *space, tn_err *err)
+/* ---- compiling a space: a thread that feeds the workers ---- */
+
+enum { S_NONE, S_QUEUED, S_BUSY, S_DONE, S_APPLIED };
+
+typedef struct {
+  int state;
+  tn_status status;
+  int cache_hit;
+  char *log;
+  void *cubin;
+  size_t cubin_len;
+  double c0, compile_s;
+  char why[256]; /* how a worker died compiling it */
+} slot;
+
+/* The feeder owns the slots' results until they are DONE; the caller's
+ * thread moves them into the space (tn_compile_wait), so only it writes
+ * the candidates. */
+struct tn_compile_run {
+  const tn_job *job;
+  const tn_template *t;
+  const tn_arch *arch;
+  tn_space *space;
+  int use_cache, use_pool, background;
+  char cache_dir[4096];
+  tn_compile_pool pool;
+  slot *s;
+  int next, want, cancel, done, fatal, started;
+  tn_err err;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  pthread_t thread;
+  int wake[2];
+  tn_progress bar;
+  double t0, t_end;
+};
+
+/* The next request: the one the caller waits for, else in order. */
+static int pick(tn_compile_run *r)
 {
-  const char *kernel = job->family->kernel;
-  int i;
-  for (i = 0; i < space->n; i++) {
-    const tn_candidate *c = &space->c[i];
-    if (c->status != TN_ST_COMPILED ||
-        cubin_has_function(c->cubin, c->cubin_len, kernel) != 0)
-      continue;
-    return tn_errf(err, TN_EINPUT,
-                   "%s: defines no kernel %s: the %s family launches "
-                   "extern \"C\" __global__ void %s(...) (candidate %d "
-                   "compiled without it)",
-                   job->template_path, kernel, job->family->name, kernel,
-                   c->id);
-  }
-  return 0;
+  if (r->want >= 0 && r->s[r->want].state == S_QUEUED)
+    return r->want;
+  while (r->next < r->space->n && r->s[r->next].state != S_QUEUED)
+    r->next++;
+  return r->next < r->space->n ? r->next : -1;
 }
 
-/* Cache key of a source compiled for arch. */
-static void cache_key(const char *source, const tn_template *t,
-                      const tn_arch *arch, char key[33])
+/* With the lock held: slot i is compiled. */
+static void mark_done(tn_compile_run *r, int i)
 {
-  char opts[MAX_OPTS][64], ver[32], optline[MAX_OPTS * 64] = "";
-  const void *parts[4 + 2 * TN_MAX_HEADERS];
-  size_t lens[4 + 2 * TN_MAX_HEADERS];
-  int i, n = build_options(arch, opts), np = 0;
-
-  for (i = 0; i < n; i++) {
-    strcat(optline, opts[i]);
-    strcat(optline, " ");
-  }
-  tn_compile_nvrtc_version(ver, sizeof(ver));
-  parts[np] = source;
-  lens[np++] = strlen(source);
-  parts[np] = optline;
-  lens[np++] = strlen(optline);
-  parts[np] = ver;
-  lens[np++] = strlen(ver);
-  for (i = 0; i < t->n_headers; i++) {
-    parts[np] = t->header_names[i];
-    lens[np++] = strlen(t->header_names[i]);
-    parts[np] = t->header_texts[i];
-    lens[np++] = strlen(t->header_texts[i]);
-  }
-  tn_hash_hex(parts, lens, np, key);
+  slot *s = &r->s[i];
+  s->state = S_DONE;
+  s->compile_s = tn_now() - s->c0;
+  r->t_end = tn_now();
+  tn_progress_step(&r->bar, NULL);
+  pthread_cond_broadcast(&r->cv);
 }
 
-/* A cache entry is one file, <key>.tnc: the line
- *   "tuner-cache 1 ok|fail LOG_BYTES CUBIN_BYTES HASH\n"
- * then the log and the CUBIN; HASH is tn_hash_hex of the key, the log and
- * the CUBIN, so a torn or foreign entry never passes for a good one. */
-#define CACHE_MAGIC "tuner-cache 1 "
-
-static void entry_hash(const char *key, const char *log, size_t log_len,
-                       const void *cubin, size_t cubin_len, char hash[33])
+/* Renders candidate i and serves it from the cache, compiles it here, or
+ * hands it to a worker.  Returns 1 if it is done, 0 if a worker has it,
+ * or TN_ETOOL. */
+static int begin(tn_compile_run *r, int i, tn_err *err)
 {
-  const void *parts[3];
-  size_t lens[3];
-  parts[0] = key;
-  lens[0] = strlen(key);
-  parts[1] = log;
-  lens[1] = log_len;
-  parts[2] = cubin;
-  lens[2] = cubin_len;
-  tn_hash_hex(parts, lens, 3, hash);
-}
+  const tn_candidate *c = &r->space->c[i];
+  slot *s = &r->s[i];
+  char *source = NULL, key[33], name[64];
+  tn_candidate got;
+  int rc;
 
-/* Checks an entry's bytes against key (the file's name without ".tnc").
- * Fills the parts' offsets; 0, or -1 with why. */
-static int entry_parse(const char *data, size_t len, const char *key,
-                       int *ok, size_t *log_off, size_t *log_len,
-                       size_t *cubin_off, size_t *cubin_len, char *why,
-                       size_t n)
-{
-  char st[8], hash[40], want[33];
-  unsigned long long ll, cl;
-  const char *nl = memchr(data, '\n', len < 200 ? len : 200);
-  int used = 0;
-
-  if (nl == NULL || strncmp(data, CACHE_MAGIC, strlen(CACHE_MAGIC)) != 0) {
-    snprintf(why, n, "no \"%s\" header line", CACHE_MAGIC "...");
-    return -1;
+  s->c0 = tn_now();
+  snprintf(name, sizeof(name), "%s_%d.cu", r->job->family->name, c->id);
+  rc = tn_render(r->job->family, &c->params, &r->job->problems[0], r->t,
+                 &source, err);
+  if (rc != 0)
+    return TN_ETOOL;
+  tn_compile_cache_key(source, r->t, r->arch, key);
+  memset(&got, 0, sizeof(got));
+  if (r->use_cache && tn_compile_cache_get(r->cache_dir, key, &got)) {
+    s->status = got.status;
+    s->log = got.log;
+    s->cubin = got.cubin;
+    s->cubin_len = got.cubin_len;
+    s->cache_hit = 1;
+    rc = 1;
+  } else if (r->use_pool) {
+    rc = tn_compile_pool_submit(&r->pool, i, c->id, name, source,
+                                r->use_cache ? key : "", err);
+    if (rc == 1)
+      rc = tn_errf(err, TN_ETOOL, "no idle compile worker");
+  } else {
+    rc = tn_compile_source(source, name, r->t, r->arch, &s->cubin,
+                           &s->cubin_len, &s->log, err);
+    if (rc >= 0) {
+      s->status = rc == 0 ? TN_ST_COMPILED : TN_ST_COMPILE_ERROR;
+      if (r->use_cache)
+        tn_compile_cache_put(r->cache_dir, key, rc != 0, s->log, s->cubin,
+                             s->cubin_len);
+      rc = 1;
+    }
   }
-  if (sscanf(data + strlen(CACHE_MAGIC), "%7s %llu %llu %39s%n", st, &ll,
-             &cl, hash, &used) != 4 ||
-      data + strlen(CACHE_MAGIC) + used != nl ||
-      (strcmp(st, "ok") != 0 && strcmp(st, "fail") != 0) ||
-      strlen(hash) != 32) {
-    snprintf(why, n, "a bad header line");
-    return -1;
-  }
-  *log_off = (size_t)(nl + 1 - data);
-  if (ll > len - *log_off || cl != len - *log_off - ll) {
-    snprintf(why, n, "%zu bytes, the header says %llu", len,
-             (unsigned long long)*log_off + ll + cl);
-    return -1;
-  }
-  *ok = strcmp(st, "ok") == 0;
-  if (*ok && cl == 0) {
-    snprintf(why, n, "no CUBIN in an \"ok\" entry");
-    return -1;
-  }
-  *log_len = (size_t)ll;
-  *cubin_off = *log_off + *log_len;
-  *cubin_len = (size_t)cl;
-  entry_hash(key, data + *log_off, *log_len, data + *cubin_off, *cubin_len,
-             want);
-  if (strcmp(want, hash) != 0) {
-    snprintf(why, n, "checksum %s, the bytes hash to %s", hash, want);
-    return -1;
-  }
-  return 0;
-}
-
-int tn_compile_cache_check(const char *path, char *why, size_t n)
-{
-  char key[64];
-  const char *base = strrchr(path, '/');
-  size_t len = 0, lo, ll, co, cl, bl;
-  char *data = NULL;
-  tn_err e = {{0}};
-  int ok, rc;
-
-  base = base ? base + 1 : path;
-  bl = strlen(base);
-  if (bl < 5 || bl - 4 >= sizeof(key) || strcmp(base + bl - 4, ".tnc")) {
-    snprintf(why, n, "not a cache entry's name (<key>.tnc)");
-    return -1;
-  }
-  memcpy(key, base, bl - 4);
-  key[bl - 4] = '\0';
-  if (tn_read_file(path, &data, &len, &e) != 0) {
-    snprintf(why, n, "%s", e.msg);
-    return -1;
-  }
-  rc = entry_parse(data, len, key, &ok, &lo, &ll, &co, &cl, why, n);
-  free(data);
+  free(source);
   return rc;
 }
 
-/* Looks the key up: 1 if found (cubin or recorded failure), else 0.  A
- * bad entry (torn, truncated, foreign) is a miss, with a note. */
-static int cache_get(const char *dir, const char *key, tn_candidate *c)
+static void *feed(void *arg)
 {
-  char path[4200], why[160];
-  tn_err ignore = {{0}};
-  size_t len = 0, lo, ll, co, cl;
-  char *data = NULL;
-  int ok;
-
-  snprintf(path, sizeof(path), "%s/%s.tnc", dir, key);
-  if (tn_read_file(path, &data, &len, &ignore) != 0)
-    return 0;
-  if (entry_parse(data, len, key, &ok, &lo, &ll, &co, &cl, why,
-                  sizeof(why)) != 0) {
-    fprintf(stderr, "tuner: note: compile cache entry %s is bad (%s): "
-                    "compiling again\n",
-            path, why);
-    free(data);
-    return 0;
-  }
-  c->log = NULL;
-  if (ll > 0) {
-    c->log = malloc(ll + 1);
-    if (c->log == NULL) {
-      free(data);
-      return 0;
+  tn_compile_run *r = arg;
+  tn_err e = {{0}};
+  pthread_mutex_lock(&r->mu);
+  while (!r->cancel && !r->fatal) {
+    int busy = r->use_pool ? tn_compile_pool_busy(&r->pool) : 0;
+    int i = -1, rc;
+    tn_compile_pool_result res;
+    if (busy < (r->use_pool ? r->pool.n : 1))
+      i = pick(r);
+    if (i >= 0) {
+      r->s[i].state = S_BUSY;
+      pthread_mutex_unlock(&r->mu);
+      rc = begin(r, i, &e);
+      pthread_mutex_lock(&r->mu);
+      if (rc < 0) {
+        r->fatal = rc;
+        r->err = e;
+      } else if (rc == 1) {
+        mark_done(r, i);
+      }
+      continue;
     }
-    memcpy(c->log, data + lo, ll);
-    c->log[ll] = '\0';
+    if (busy == 0)
+      break; /* nothing left to give, nothing out */
+    pthread_mutex_unlock(&r->mu);
+    rc = tn_compile_pool_collect(&r->pool, r->wake[0], &res, &e);
+    pthread_mutex_lock(&r->mu);
+    if (rc == 1) {
+      char drain[16];
+      while (read(r->wake[0], drain, sizeof(drain)) > 0)
+        ;
+      continue;
+    }
+    if (rc < 0) {
+      r->fatal = rc;
+      r->err = e;
+      continue;
+    }
+    r->s[res.index].log = res.log;
+    r->s[res.index].cubin = res.cubin;
+    r->s[res.index].cubin_len = res.cubin_len;
+    r->s[res.index].status =
+        res.rc == 0 ? TN_ST_COMPILED : TN_ST_COMPILE_ERROR;
+    if (res.rc == 2)
+      snprintf(r->s[res.index].why, sizeof(r->s[res.index].why),
+               "%.200s while compiling it", res.why);
+    mark_done(r, res.index);
   }
-  if (!ok) {
-    free(data);
-    c->status = TN_ST_COMPILE_ERROR;
-    return 1;
-  }
-  memmove(data, data + co, cl);
-  c->cubin = data;
-  c->cubin_len = cl;
-  c->status = TN_ST_COMPILED;
-  return 1;
+  pthread_mutex_unlock(&r->mu);
+  /* here: the workers die with the thread that started them */
+  if (r->use_pool)
+    tn_compile_pool_close(&r->pool);
+  pthread_mutex_lock(&r->mu);
+  r->done = 1;
+  pthread_cond_broadcast(&r->cv);
+  pthread_mutex_unlock(&r->mu);
+  return NULL;
 }
 
-/* Stores a result; a cache that cannot be written only costs speed. */
-static void cache_put(const char *dir, const char *key, const tn_candidate *c)
-{
-  char path[4200], head[128], hash[33];
-  tn_err ignore = {{0}};
-  const char *log = c->log ? c->log : "";
-  int fail = c->status == TN_ST_COMPILE_ERROR;
-  size_t ll = strlen(log), cl = fail ? 0 : c->cubin_len, hl;
-  char *buf;
-
-  entry_hash(key, log, ll, fail ? "" : c->cubin, cl, hash);
-  snprintf(head, sizeof(head), CACHE_MAGIC "%s %zu %zu %s\n",
-           fail ? "fail" : "ok", ll, cl, hash);
-  hl = strlen(head);
-  buf = malloc(hl + ll + cl);
-  if (buf == NULL)
-    return;
-  memcpy(buf, head, hl);
-  memcpy(buf + hl, log, ll);
-  if (cl > 0)
-    memcpy(buf + hl + ll, c->cubin, cl);
-  snprintf(path, sizeof(path), "%s/%s.tnc", dir, key);
-  tn_write_file_atomic(path, buf, hl + ll + cl, &ignore);
-  free(buf);
-}
-
-int tn_compile_space(const tn_job *job, const tn_template *t,
+int tn_compile_start(const tn_job *job, const tn_template *t,
                      const tn_arch *arch, tn_space *space,
-                     const tn_compile_opts *opts, tn_compile_stats *stats,
-                     tn_err *err)
+                     const tn_compile_opts *opts, int background,
+                     tn_compile_run **out, tn_err *err)
 {
-  tn_progress bar;
-  int i, todo = tn_space_count(space, TN_ST_PENDING), fatal = 0;
-  int use_cache = opts->cache_dir[0] != '\0';
-  double t0 = tn_now();
+  tn_compile_run *r = calloc(1, sizeof(*r));
+  char exe[4096];
+  int i, todo = 0;
 
-  memset(stats, 0, sizeof(*stats));
-  if (use_cache && tn_mkdirs(opts->cache_dir, err) != 0) {
+  *out = NULL;
+  if (r == NULL)
+    return tn_errf(err, TN_ETOOL, "out of memory");
+  r->s = calloc((size_t)(space->n > 0 ? space->n : 1), sizeof(slot));
+  if (r->s == NULL || pipe2(r->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+    free(r->s);
+    free(r);
+    return tn_errf(err, TN_ETOOL, "out of memory");
+  }
+  r->t0 = tn_now();
+  r->job = job;
+  r->t = t;
+  r->arch = arch;
+  r->space = space;
+  r->want = -1;
+  r->background = background;
+  r->use_cache = opts->cache_dir[0] != '\0';
+  tn_strlcpy(r->cache_dir, opts->cache_dir, sizeof(r->cache_dir));
+  if (r->use_cache && tn_mkdirs(r->cache_dir, err) != 0) {
     /* a cache we cannot create is not worth stopping for */
     fprintf(stderr, "tuner: warning: no compile cache: %s\n", err->msg);
     err->msg[0] = '\0';
-    use_cache = 0;
+    r->use_cache = 0;
   }
-  if (opts->jobs > 0)
-    omp_set_num_threads(opts->jobs);
-  stats->threads = omp_get_max_threads();
-  tn_progress_start(&bar, "compile", todo, opts->quiet);
-
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : fatal)
-  for (i = 0; i < space->n; i++) {
-    tn_candidate *c = &space->c[i];
-    tn_err local = {{0}};
-    char *source = NULL, key[33], name[64];
-    double c0;
-    int rc;
-
-    if (c->status != TN_ST_PENDING || fatal)
-      continue;
-    c0 = tn_now();
-    snprintf(name, sizeof(name), "%s_%d.cu", job->family->name, c->id);
-    if (tn_render(job->family, &c->params, &job->problems[0], t, &source,
-                  &local) != 0) {
-      fatal++;
-#pragma omp critical(tn_compile_err)
-      tn_errf(err, TN_ETOOL, "%s", local.msg);
-      continue;
+  for (i = 0; i < space->n; i++)
+    if (space->c[i].status == TN_ST_PENDING) {
+      r->s[i].state = S_QUEUED;
+      todo++;
     }
-    cache_key(source, t, arch, key);
-    if (use_cache && cache_get(opts->cache_dir, key, c)) {
-      c->cache_hit = 1;
-    } else {
-      rc = tn_compile_source(source, name, t, arch, &c->cubin, &c->cubin_len,
-                             &c->log, &local);
-      if (rc < 0) {
-        fatal++;
-#pragma omp critical(tn_compile_err)
-        tn_errf(err, TN_ETOOL, "%s", local.msg);
-        free(source);
-        continue;
-      }
-      c->status = rc == 0 ? TN_ST_COMPILED : TN_ST_COMPILE_ERROR;
-      if (use_cache)
-        cache_put(opts->cache_dir, key, c);
-    }
-    free(source);
-    if (c->status == TN_ST_COMPILE_ERROR) {
-      snprintf(c->reason, sizeof(c->reason), "NVRTC: %.900s",
-               c->log ? c->log : "compile error without a log");
-    } else {
-      tn_compile_parse_resources(c->log, c);
-    }
-    c->compile_s = tn_now() - c0;
-    tn_progress_step(&bar, name);
+  r->use_pool = tn_compile_pool_exe(exe, sizeof(exe)) == 0;
+  if (r->use_pool)
+    tn_compile_pool_init(&r->pool, exe,
+                         opts->jobs > 0 ? opts->jobs
+                                        : tn_compile_pool_cores(),
+                         t, arch, r->use_cache ? r->cache_dir : "");
+  /* in the background the bench bar has the terminal */
+  tn_progress_start(&r->bar, "compile", todo, opts->quiet || background);
+  pthread_mutex_init(&r->mu, NULL);
+  pthread_cond_init(&r->cv, NULL);
+  if (pthread_create(&r->thread, NULL, feed, r) != 0) {
+    close(r->wake[0]);
+    close(r->wake[1]);
+    free(r->s);
+    free(r);
+    return tn_errf(err, TN_ETOOL, "pthread_create failed");
   }
-  tn_progress_end(&bar);
+  r->started = 1;
+  *out = r;
+  return 0;
+}
 
-  for (i = 0; i < space->n; i++) {
-    const tn_candidate *c = &space->c[i];
-    if (c->status != TN_ST_COMPILED && c->status != TN_ST_COMPILE_ERROR)
-      continue;
+/* Moves slot i into its candidate.  Returns 0 or TN_EINPUT: a CUBIN
+ * without the family's kernel. */
+static int apply(tn_compile_run *r, int i, tn_err *err)
+{
+  tn_candidate *c = &r->space->c[i];
+  slot *s = &r->s[i];
+  const char *kernel = r->job->family->kernel;
+
+  c->status = s->status;
+  c->log = s->log;
+  c->cubin = s->cubin;
+  c->cubin_len = s->cubin_len;
+  c->cache_hit = s->cache_hit;
+  c->compile_s = s->compile_s;
+  s->log = NULL;
+  s->cubin = NULL;
+  s->state = S_APPLIED;
+  if (s->why[0])
+    snprintf(c->reason, sizeof(c->reason), "%s", s->why);
+  else if (c->status == TN_ST_COMPILE_ERROR)
+    snprintf(c->reason, sizeof(c->reason), "NVRTC: %.900s",
+             c->log ? c->log : "compile error without a log");
+  else
+    tn_compile_parse_resources(c->log, c);
+  if (c->status != TN_ST_COMPILED ||
+      cubin_has_function(c->cubin, c->cubin_len, kernel) != 0)
+    return 0;
+  return tn_errf(err, TN_EINPUT,
+                 "%s: defines no kernel %s: the %s family launches "
+                 "extern \"C\" __global__ void %s(...) (candidate %d "
+                 "compiled without it)",
+                 r->job->template_path, kernel, r->job->family->name, kernel,
+                 c->id);
+}
+
+int tn_compile_wait(tn_compile_run *r, int index, tn_err *err)
+{
+  int rc = 0;
+  if (r == NULL || index < 0 || index >= r->space->n)
+    return 0;
+  pthread_mutex_lock(&r->mu);
+  if (r->s[index].state != S_NONE && r->s[index].state != S_APPLIED) {
+    r->want = index;
+    while (r->s[index].state != S_DONE && !r->fatal && !r->done)
+      pthread_cond_wait(&r->cv, &r->mu);
+    if (r->s[index].state == S_DONE)
+      rc = apply(r, index, err);
+    else if (r->fatal) {
+      rc = r->fatal;
+      *err = r->err;
+    }
+  }
+  pthread_mutex_unlock(&r->mu);
+  return rc;
+}
+
+void tn_compile_finish(tn_compile_run *r, int cancel, tn_compile_stats *stats)
+{
+  tn_err ignore = {{0}};
+  int i;
+
+  memset(stats, 0, sizeof(*stats));
+  if (r == NULL)
+    return;
+  pthread_mutex_lock(&r->mu);
+  if (cancel) {
+    r->cancel = 1;
+    if (write(r->wake[1], "x", 1) < 0) {
+      /* the pipe is full: the feeder is awake already */
+    }
+  }
+  while (!r->done)
+    pthread_cond_wait(&r->cv, &r->mu);
+  pthread_mutex_unlock(&r->mu);
+  pthread_join(r->thread, NULL);
+  tn_progress_end(&r->bar);
+  for (i = 0; i < r->space->n; i++) {
+    const tn_candidate *c = &r->space->c[i];
+    if (r->s[i].state == S_DONE)
+      apply(r, i, &ignore);
+    free(r->s[i].log);
+    free(r->s[i].cubin);
+    if (r->s[i].state != S_APPLIED)
+      continue; /* not pending, or cancelled */
     if (c->cache_hit)
       stats->cached++;
     else {
@@ -503,6 +385,29 @@ int tn_compile_space(const tn_job *job, const tn_template *t,
     }
     stats->failed += c->status == TN_ST_COMPILE_ERROR;
   }
-  stats->wall_s = tn_now() - t0;
-  return fatal ? TN_ETOOL : check_entry(job, space, err);
+  stats->threads = r->use_pool ? r->pool.n : 1;
+  stats->wall_s = (r->t_end > 0 ? r->t_end : tn_now()) - r->t0;
+  close(r->wake[0]);
+  close(r->wake[1]);
+  pthread_mutex_destroy(&r->mu);
+  pthread_cond_destroy(&r->cv);
+  free(r->s);
+  free(r);
+}
+
+int tn_compile_space(const tn_job *job, const tn_template *t,
+                     const tn_arch *arch, tn_space *space,
+                     const tn_compile_opts *opts, tn_compile_stats *stats,
+                     tn_err *err)
+{
+  tn_compile_run *r;
+  int i, rc = tn_compile_start(job, t, arch, space, opts, 0, &r, err);
+  if (rc != 0) {
+    memset(stats, 0, sizeof(*stats));
+    return rc;
+  }
+  for (i = 0; i < space->n && rc == 0; i++)
+    rc = tn_compile_wait(r, i, err);
+  tn_compile_finish(r, rc != 0, stats);
+  return rc;
 }

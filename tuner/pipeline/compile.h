@@ -1,11 +1,12 @@
 /* compile.h -- NVRTC, in parallel, with an on-disk cache.
  *
  * Each pending candidate is rendered and compiled to a CUBIN for one
- * architecture.  The cache key is a hash of the source, the headers, the
- * options and NVRTC's version, so a second run of the same space compiles
- * nothing.  Each entry carries a checksum; one that does not verify is
- * compiled again.  A candidate that fails to compile keeps its log and the run
- * goes on. */
+ * architecture, in worker processes (compile_pool.h: NVRTC serializes
+ * inside one process), fed by a thread of the caller's, so that the
+ * caller can use the first candidates while the rest compile.  A second
+ * run of the same space compiles nothing (compile_cache.h); an entry that
+ * does not verify is compiled again.  A candidate that fails to compile,
+ * or whose worker dies, keeps its log or the reason and the run goes on. */
 #ifndef TN_COMPILE_H
 #define TN_COMPILE_H
 
@@ -14,10 +15,13 @@
 #include "pipeline/render.h"
 #include "pipeline/space.h"
 #include "base/util.h"
+#include "pipeline/compile_cache.h"
+#include "pipeline/compile_nvrtc.h"
+
 
 typedef struct {
   char cache_dir[4096]; /* empty: no cache */
-  int jobs;             /* OpenMP threads; 0: all cores */
+  int jobs;             /* compile workers; 0: one per core */
   int quiet;            /* no progress bar */
 } tn_compile_opts;
 
@@ -25,20 +29,14 @@ typedef struct {
   int compiled;    /* NVRTC ran */
   int cached;      /* served from the cache */
   int failed;      /* compile errors (fresh or cached) */
-  int threads;     /* OpenMP threads used */
-  double wall_s;   /* the whole stage */
+  int threads;     /* compile workers (1: in this process) */
+  double wall_s;   /* from the start to the last candidate compiled */
   double cpu_s;    /* sum of the NVRTC calls' times */
 } tn_compile_stats;
 
 /* Default cache folder: $TUNER_CACHE_DIR, $XDG_CACHE_HOME/tuner or
  * ~/.cache/tuner. */
 void tn_compile_default_cache(char *out, size_t n);
-
-/* Checks one cache entry (<dir>/<key>.tnc: a header line with the sizes
- * and a checksum, the log, the CUBIN).  Returns 0 if it verifies, or -1
- * with why; tn_compile_space treats a bad entry as a miss and rewrites
- * it. */
-int tn_compile_cache_check(const char *path, char *why, size_t n);
 
 /* Compiles every TN_ST_PENDING candidate of space; sets it to
  * TN_ST_COMPILED or TN_ST_COMPILE_ERROR.  Returns 0, TN_ETOOL if NVRTC
@@ -51,19 +49,31 @@ int tn_compile_space(const tn_job *job, const tn_template *t,
                      const tn_compile_opts *opts, tn_compile_stats *stats,
                      tn_err *err);
 
-/* Compiles one source (with the template's headers) for arch.
- * Returns 0 on success, 1 on a compile error (log set), TN_ETOOL if NVRTC
- * failed otherwise.  *cubin and *log are malloc'd. */
-int tn_compile_source(const char *source, const char *name,
-                      const tn_template *t, const tn_arch *arch,
-                      void **cubin, size_t *cubin_len, char **log,
-                      tn_err *err);
+/* A space being compiled in the background. */
+typedef struct tn_compile_run tn_compile_run;
 
-/* Reads registers, stack, spills and shared memory from a ptxas -v log.
- * Returns 0 if it found the "Used N registers" line. */
-int tn_compile_parse_resources(const char *log, tn_candidate *c);
+/* Starts compiling every TN_ST_PENDING candidate of space: a thread
+ * feeds opts->jobs workers (TUNER_COMPILER=none, or a program that does
+ * not serve "__compile": one at a time in that thread), in the order of
+ * the candidates, except that the one tn_compile_wait waits for goes
+ * next.  The candidates stay untouched until waited for; background: no
+ * progress bar.  Returns 0 with *out, or TN_ETOOL. */
+int tn_compile_start(const tn_job *job, const tn_template *t,
+                     const tn_arch *arch, tn_space *space,
+                     const tn_compile_opts *opts, int background,
+                     tn_compile_run **out, tn_err *err);
 
-/* NVRTC's version as "13.0". */
-void tn_compile_nvrtc_version(char *out, size_t n);
+/* Waits until candidate index is compiled and sets it to TN_ST_COMPILED
+ * or TN_ST_COMPILE_ERROR (with its log, resources, reason) as
+ * tn_compile_space does; returns at once for a candidate that was not
+ * pending.  Returns 0, TN_ETOOL (NVRTC unusable) or TN_EINPUT (its CUBIN
+ * lacks the family's kernel, as tn_compile_space says). */
+int tn_compile_wait(tn_compile_run *r, int index, tn_err *err);
+
+/* Ends r: without cancel, waits for every candidate; with it, stops
+ * (a candidate not compiled yet stays TN_ST_PENDING).  Applies what was
+ * compiled, fills stats, frees r (NULL: stats zeroed). */
+void tn_compile_finish(tn_compile_run *r, int cancel,
+                       tn_compile_stats *stats);
 
 #endif

@@ -90,7 +90,7 @@ int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err)
   const tn_job *job = run->job;
   const tn_tune_opts *opts = run->opts;
   tn_compile_opts copts;
-  int rc;
+  int rc, i;
 
   rc = tn_space_build(job, run->arch, &run->space, err);
   if (rc != 0)
@@ -113,16 +113,52 @@ int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err)
     tn_strlcpy(copts.cache_dir, opts->cache_dir, sizeof(copts.cache_dir));
   copts.jobs = opts->jobs;
   copts.quiet = opts->quiet;
-  rc = tn_compile_space(job, tpl, run->arch, &run->space, &copts,
-                        &run->compile, err);
+  if (!run->compile_in_background) {
+    rc = tn_compile_space(job, tpl, run->arch, &run->space, &copts,
+                          &run->compile, err);
+    if (rc)
+      return rc;
+    tn_space_check_registers(&run->space, run->arch);
+    return 0;
+  }
+  rc = tn_compile_start(job, tpl, run->arch, &run->space, &copts, 1,
+                        &run->compiling, err);
+  for (i = 0; rc == 0 && i < run->space.n; i++) {
+    rc = tn_run_wait(run, i, err);
+    if (run->space.c[i].status == TN_ST_COMPILED)
+      break;
+  }
   if (rc)
-    return rc;
+    tn_run_finish_compile(run, 1);
+  return rc;
+}
+
+int tn_run_wait(tn_run *run, int i, tn_err *err)
+{
+  tn_space one;
+  int rc;
+  if (run->compiling == NULL || i < 0 || i >= run->space.n)
+    return 0;
+  rc = tn_compile_wait(run->compiling, i, err);
+  one.n = 1;
+  one.c = &run->space.c[i];
+  tn_space_check_registers(&one, run->arch);
+  return rc;
+}
+
+void tn_run_finish_compile(tn_run *run, int cancel)
+{
+  if (run->compiling == NULL)
+    return;
+  tn_compile_finish(run->compiling, cancel, &run->compile);
+  run->compiling = NULL;
+  /* the candidates no wait saw */
   tn_space_check_registers(&run->space, run->arch);
-  return 0;
 }
 
 void tn_run_free(tn_run *run)
 {
+  tn_run_finish_compile(run, 1);
   tn_space_free(&run->space);
   tn_selection_free(&run->sel);
 }

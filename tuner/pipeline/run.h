@@ -30,7 +30,7 @@ typedef struct {
   int dry_run;
   int no_prune;
   int quiet;
-  int jobs;            /* compile threads, 0: all */
+  int jobs;            /* compile workers, 0: one per core */
   int use_cache;
   char cache_dir[4096];
   const char *output_dir;  /* overrides the config's */
@@ -52,6 +52,8 @@ typedef struct {
   tn_baseline_result baselines[TN_MAX_BASELINES];
   tn_selection sel;
   tn_compile_stats compile;
+  int compile_in_background; /* set before tn_run_prepare: see there */
+  tn_compile_run *compiling; /* while compiling in the background */
   double wall_s, bench_s;
   /* where the time went (results' run.cost): the workers' steps summed
    * over jobs, the workers' starts, and the jobs' round trips */
@@ -86,9 +88,22 @@ void tn_run_output_dir(const tn_run *run, char *out, size_t n);
 /* The space for run->arch (limits, then the model's pruning unless
  * --no-prune), the paths, and every survivor compiled with NVRTC (its
  * registers checked against the architecture).  With --resume, the
- * journal must exist before anything is compiled.  Returns 0, TN_EINPUT
- * or TN_ETOOL with err. */
+ * journal must exist before anything is compiled.  With
+ * run->compile_in_background, only the first survivor that compiles is
+ * waited for (a template without the kernel is found before any GPU
+ * work); the rest compile while the caller measures, each waited for with
+ * tn_run_wait.  Returns 0, TN_EINPUT or TN_ETOOL with err. */
 int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err);
+
+/* Waits until candidate i is compiled (at once if it is not compiling),
+ * then checks its registers against the architecture.  Returns 0,
+ * TN_EINPUT or TN_ETOOL as tn_compile_wait. */
+int tn_run_wait(tn_run *run, int i, tn_err *err);
+
+/* Ends compiling in the background and fills run->compile: without
+ * cancel every candidate is compiled; with it, what is not compiled yet
+ * stays pending.  Nothing if nothing compiles. */
+void tn_run_finish_compile(tn_run *run, int cancel);
 
 void tn_run_free(tn_run *run);
 

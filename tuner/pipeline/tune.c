@@ -262,6 +262,9 @@ static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
   for (i = 0; i < run->space.n; i++) {
     /* likely winners first (select.h), so the leader is known early */
     tn_candidate *c = &run->space.c[order[i]];
+    rc = tn_run_wait(run, order[i], err); /* compiled in the background */
+    if (rc)
+      break;
     if (c->status != TN_ST_COMPILED)
       continue;
     if (tn_interrupted()) {
@@ -358,6 +361,7 @@ static int measure(tn_run *run, tn_worker *worker, int write_header,
     run->resumed = rc;
   }
   rc = bench_all(run, worker, err);
+  tn_run_finish_compile(run, rc != 0);
   run->worker_starts = worker->starts;
   run->worker_start_s = worker->start_s;
   if (rc == TN_EINTR)
@@ -421,6 +425,8 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
   rc = tn_precheck_device(run, err);
   if (rc != 0)
     goto cleanup;
+  /* a measured run benchmarks the first candidates while the rest compile */
+  run->compile_in_background = !opts->dry_run && !opts->resume_path;
   rc = prepare(run, &tpl, err);
   if (rc != 0)
     goto cleanup;

@@ -1,0 +1,205 @@
+/* compile_cache.c -- the on-disk compile cache: keys, entries, lookups and
+ * stores. */
+#define _POSIX_C_SOURCE 200809L
+#include "pipeline/compile_cache.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline/compile_nvrtc.h"
+
+/* Cache key of a source compiled for arch. */
+void tn_compile_cache_key(const char *source, const tn_template *t,
+                      const tn_arch *arch, char key[33])
+{
+  char opts[TN_COMPILE_MAX_OPTS][64], ver[32];
+  char optline[TN_COMPILE_MAX_OPTS * 64] = "";
+  const void *parts[4 + 2 * TN_MAX_HEADERS];
+  size_t lens[4 + 2 * TN_MAX_HEADERS];
+  int i, n = tn_compile_options(arch, opts), np = 0;
+
+  for (i = 0; i < n; i++) {
+    strcat(optline, opts[i]);
+    strcat(optline, " ");
+  }
+  tn_compile_nvrtc_version(ver, sizeof(ver));
+  parts[np] = source;
+  lens[np++] = strlen(source);
+  parts[np] = optline;
+  lens[np++] = strlen(optline);
+  parts[np] = ver;
+  lens[np++] = strlen(ver);
+  for (i = 0; i < t->n_headers; i++) {
+    parts[np] = t->header_names[i];
+    lens[np++] = strlen(t->header_names[i]);
+    parts[np] = t->header_texts[i];
+    lens[np++] = strlen(t->header_texts[i]);
+  }
+  tn_hash_hex(parts, lens, np, key);
+}
+
+/* A cache entry is one file, <key>.tnc: the line
+ *   "tuner-cache 1 ok|fail LOG_BYTES CUBIN_BYTES HASH\n"
+ * then the log and the CUBIN; HASH is tn_hash_hex of the key, the log and
+ * the CUBIN, so a torn or foreign entry never passes for a good one. */
+#define CACHE_MAGIC "tuner-cache 1 "
+
+static void entry_hash(const char *key, const char *log, size_t log_len,
+                       const void *cubin, size_t cubin_len, char hash[33])
+{
+  const void *parts[3];
+  size_t lens[3];
+  parts[0] = key;
+  lens[0] = strlen(key);
+  parts[1] = log;
+  lens[1] = log_len;
+  parts[2] = cubin;
+  lens[2] = cubin_len;
+  tn_hash_hex(parts, lens, 3, hash);
+}
+
+/* Checks an entry's bytes against key (the file's name without ".tnc").
+ * Fills the parts' offsets; 0, or -1 with why. */
+static int entry_parse(const char *data, size_t len, const char *key,
+                       int *ok, size_t *log_off, size_t *log_len,
+                       size_t *cubin_off, size_t *cubin_len, char *why,
+                       size_t n)
+{
+  char st[8], hash[40], want[33];
+  unsigned long long ll, cl;
+  const char *nl = memchr(data, '\n', len < 200 ? len : 200);
+  int used = 0;
+
+  if (nl == NULL || strncmp(data, CACHE_MAGIC, strlen(CACHE_MAGIC)) != 0) {
+    snprintf(why, n, "no \"%s\" header line", CACHE_MAGIC "...");
+    return -1;
+  }
+  if (sscanf(data + strlen(CACHE_MAGIC), "%7s %llu %llu %39s%n", st, &ll,
+             &cl, hash, &used) != 4 ||
+      data + strlen(CACHE_MAGIC) + used != nl ||
+      (strcmp(st, "ok") != 0 && strcmp(st, "fail") != 0) ||
+      strlen(hash) != 32) {
+    snprintf(why, n, "a bad header line");
+    return -1;
+  }
+  *log_off = (size_t)(nl + 1 - data);
+  if (ll > len - *log_off || cl != len - *log_off - ll) {
+    snprintf(why, n, "%zu bytes, the header says %llu", len,
+             (unsigned long long)*log_off + ll + cl);
+    return -1;
+  }
+  *ok = strcmp(st, "ok") == 0;
+  if (*ok && cl == 0) {
+    snprintf(why, n, "no CUBIN in an \"ok\" entry");
+    return -1;
+  }
+  *log_len = (size_t)ll;
+  *cubin_off = *log_off + *log_len;
+  *cubin_len = (size_t)cl;
+  entry_hash(key, data + *log_off, *log_len, data + *cubin_off, *cubin_len,
+             want);
+  if (strcmp(want, hash) != 0) {
+    snprintf(why, n, "checksum %s, the bytes hash to %s", hash, want);
+    return -1;
+  }
+  return 0;
+}
+
+int tn_compile_cache_check(const char *path, char *why, size_t n)
+{
+  char key[64];
+  const char *base = strrchr(path, '/');
+  size_t len = 0, lo, ll, co, cl, bl;
+  char *data = NULL;
+  tn_err e = {{0}};
+  int ok, rc;
+
+  base = base ? base + 1 : path;
+  bl = strlen(base);
+  if (bl < 5 || bl - 4 >= sizeof(key) || strcmp(base + bl - 4, ".tnc")) {
+    snprintf(why, n, "not a cache entry's name (<key>.tnc)");
+    return -1;
+  }
+  memcpy(key, base, bl - 4);
+  key[bl - 4] = '\0';
+  if (tn_read_file(path, &data, &len, &e) != 0) {
+    snprintf(why, n, "%s", e.msg);
+    return -1;
+  }
+  rc = entry_parse(data, len, key, &ok, &lo, &ll, &co, &cl, why, n);
+  free(data);
+  return rc;
+}
+
+/* Looks the key up: 1 if found (cubin or recorded failure), else 0.  A
+ * bad entry (torn, truncated, foreign) is a miss, with a note. */
+int tn_compile_cache_get(const char *dir, const char *key, tn_candidate *c)
+{
+  char path[4200], why[160];
+  tn_err ignore = {{0}};
+  size_t len = 0, lo, ll, co, cl;
+  char *data = NULL;
+  int ok;
+
+  snprintf(path, sizeof(path), "%s/%s.tnc", dir, key);
+  if (tn_read_file(path, &data, &len, &ignore) != 0)
+    return 0;
+  if (entry_parse(data, len, key, &ok, &lo, &ll, &co, &cl, why,
+                  sizeof(why)) != 0) {
+    fprintf(stderr, "tuner: note: compile cache entry %s is bad (%s): "
+                    "compiling again\n",
+            path, why);
+    free(data);
+    return 0;
+  }
+  c->log = NULL;
+  if (ll > 0) {
+    c->log = malloc(ll + 1);
+    if (c->log == NULL) {
+      free(data);
+      return 0;
+    }
+    memcpy(c->log, data + lo, ll);
+    c->log[ll] = '\0';
+  }
+  if (!ok) {
+    free(data);
+    c->status = TN_ST_COMPILE_ERROR;
+    return 1;
+  }
+  memmove(data, data + co, cl);
+  c->cubin = data;
+  c->cubin_len = cl;
+  c->status = TN_ST_COMPILED;
+  return 1;
+}
+
+void tn_compile_cache_put(const char *dir, const char *key, int failed,
+                          const char *log, const void *cubin,
+                          size_t cubin_len)
+{
+  char path[4200], head[128], hash[33];
+  tn_err ignore = {{0}};
+  size_t ll, cl = failed ? 0 : cubin_len, hl;
+  char *buf;
+
+  if (log == NULL)
+    log = "";
+  ll = strlen(log);
+  entry_hash(key, log, ll, failed ? "" : cubin, cl, hash);
+  snprintf(head, sizeof(head), CACHE_MAGIC "%s %zu %zu %s\n",
+           failed ? "fail" : "ok", ll, cl, hash);
+  hl = strlen(head);
+  buf = malloc(hl + ll + cl);
+  if (buf == NULL)
+    return;
+  memcpy(buf, head, hl);
+  memcpy(buf + hl, log, ll);
+  if (cl > 0)
+    memcpy(buf + hl + ll, cubin, cl);
+  snprintf(path, sizeof(path), "%s/%s.tnc", dir, key);
+  tn_write_file_atomic(path, buf, hl + ll + cl, &ignore);
+  free(buf);
+}
+

@@ -1,0 +1,36 @@
+/* compile_cache.h -- the on-disk compile cache: keys, entries, lookups and
+ * stores.
+ *
+ * The key is a hash of the source, the headers, the options and NVRTC's
+ * version.  An entry is one file, <dir>/<key>.tnc: a header line with the
+ * sizes and a checksum, the log, the CUBIN; it is written atomically, so
+ * many processes (the compile workers, other runs) may share a folder. */
+#ifndef TN_COMPILE_CACHE_H
+#define TN_COMPILE_CACHE_H
+
+#include <stddef.h>
+
+#include "base/arch.h"
+#include "pipeline/render.h"
+#include "pipeline/space.h"
+
+/* The key of source compiled for arch with t's headers (32 hex digits). */
+void tn_compile_cache_key(const char *source, const tn_template *t,
+                          const tn_arch *arch, char key[33]);
+
+/* Checks one cache entry.  Returns 0 if it verifies, or -1 with why; a
+ * lookup treats a bad entry as a miss and the store rewrites it. */
+int tn_compile_cache_check(const char *path, char *why, size_t n);
+
+/* Looks key up: 1 if found (c's status, log and CUBIN set: compiled, or
+ * a recorded compile error), else 0.  A bad entry is a miss, with a
+ * note on stderr. */
+int tn_compile_cache_get(const char *dir, const char *key, tn_candidate *c);
+
+/* Stores a result (failed: a compile error, no CUBIN); a cache that
+ * cannot be written only costs speed. */
+void tn_compile_cache_put(const char *dir, const char *key, int failed,
+                          const char *log, const void *cubin,
+                          size_t cubin_len);
+
+#endif

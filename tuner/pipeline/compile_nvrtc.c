@@ -1,0 +1,150 @@
+/* compile_nvrtc.c -- NVRTC itself: the options, one source to a CUBIN,
+ * the resources ptxas reports. */
+#define _POSIX_C_SOURCE 200809L
+#include "pipeline/compile_nvrtc.h"
+
+#include <nvrtc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Options for arch; the same list feeds the cache key. */
+int tn_compile_options(const tn_arch *arch,
+                       char opts[TN_COMPILE_MAX_OPTS][64])
+{
+  int n = 0;
+  snprintf(opts[n++], 64, "-arch=%s", arch->name);
+  snprintf(opts[n++], 64, "-std=c++17");
+  /* ptxas -v puts registers, spills and shared memory into the log */
+  snprintf(opts[n++], 64, "--ptxas-options=-v");
+  snprintf(opts[n++], 64, "-lineinfo");
+  return n;
+}
+
+void tn_compile_nvrtc_version(char *out, size_t n)
+{
+  int major = 0, minor = 0;
+  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+    snprintf(out, n, "unknown");
+  else
+    snprintf(out, n, "%d.%d", major, minor);
+}
+
+/* The integer just before marker in line (ptxas writes "N bytes smem",
+ * "N bytes stack frame, N bytes spill stores, ..."), or -1. */
+static int number_before(const char *line, const char *marker)
+{
+  const char *m = strstr(line, marker), *q;
+  if (m == NULL)
+    return -1;
+  q = m;
+  while (q > line && q[-1] == ' ')
+    q--;
+  while (q > line && q[-1] >= '0' && q[-1] <= '9')
+    q--;
+  return (q[0] >= '0' && q[0] <= '9') ? atoi(q) : -1;
+}
+
+int tn_compile_parse_resources(const char *log, tn_candidate *c)
+{
+  const char *p;
+  int found = 0;
+  c->regs = c->spill_stores = c->spill_loads = c->stack_bytes = 0;
+  if (log == NULL)
+    return -1;
+  for (p = log; p && *p;) {
+    const char *eol = strchr(p, '\n');
+    size_t len = eol ? (size_t)(eol - p) : strlen(p);
+    char line[512];
+    const char *u;
+    int v;
+    if (len >= sizeof(line))
+      len = sizeof(line) - 1;
+    memcpy(line, p, len);
+    line[len] = '\0';
+    u = strstr(line, "Used ");
+    if (u != NULL && sscanf(u, "Used %d registers", &v) == 1) {
+      c->regs = v;
+      found = 1;
+      v = number_before(line, "bytes smem");
+      if (v >= 0)
+        c->smem_bytes = v;
+    }
+    v = number_before(line, "bytes stack frame");
+    if (v >= 0)
+      c->stack_bytes = v;
+    v = number_before(line, "bytes spill stores");
+    if (v >= 0)
+      c->spill_stores = v;
+    v = number_before(line, "bytes spill loads");
+    if (v >= 0)
+      c->spill_loads = v;
+    p = eol ? eol + 1 : NULL;
+  }
+  return found ? 0 : -1;
+}
+
+/* Copies a compiled program's CUBIN out.  Returns 0 or TN_ETOOL. */
+static int take_cubin(nvrtcProgram prog, void **cubin, size_t *cubin_len,
+                      tn_err *err)
+{
+  size_t len = 0;
+  nvrtcResult r = nvrtcGetCUBINSize(prog, &len);
+  if (r != NVRTC_SUCCESS)
+    return tn_errf(err, TN_ETOOL, "nvrtcGetCUBINSize: %s",
+                   nvrtcGetErrorString(r));
+  *cubin = malloc(len);
+  if (*cubin == NULL)
+    return tn_errf(err, TN_ETOOL, "out of memory for a %zu-byte CUBIN", len);
+  r = nvrtcGetCUBIN(prog, *cubin);
+  if (r != NVRTC_SUCCESS) {
+    free(*cubin);
+    *cubin = NULL;
+    return tn_errf(err, TN_ETOOL, "nvrtcGetCUBIN: %s", nvrtcGetErrorString(r));
+  }
+  *cubin_len = len;
+  return 0;
+}
+
+int tn_compile_source(const char *source, const char *name,
+                      const tn_template *t, const tn_arch *arch,
+                      void **cubin, size_t *cubin_len, char **log,
+                      tn_err *err)
+{
+  char opts[TN_COMPILE_MAX_OPTS][64];
+  const char *optp[TN_COMPILE_MAX_OPTS];
+  nvrtcProgram prog;
+  nvrtcResult r;
+  size_t len = 0;
+  int i, n = tn_compile_options(arch, opts), rc = 0;
+
+  *cubin = NULL;
+  *cubin_len = 0;
+  *log = NULL;
+  for (i = 0; i < n; i++)
+    optp[i] = opts[i];
+  r = nvrtcCreateProgram(&prog, source, name, t ? t->n_headers : 0,
+                         t ? (const char *const *)t->header_texts : NULL,
+                         t ? (const char *const *)t->header_names : NULL);
+  if (r != NVRTC_SUCCESS)
+    return tn_errf(err, TN_ETOOL, "nvrtcCreateProgram: %s",
+                   nvrtcGetErrorString(r));
+  r = nvrtcCompileProgram(prog, n, optp);
+  if (nvrtcGetProgramLogSize(prog, &len) == NVRTC_SUCCESS && len > 1) {
+    *log = malloc(len);
+    if (*log && nvrtcGetProgramLog(prog, *log) != NVRTC_SUCCESS) {
+      free(*log);
+      *log = NULL;
+    }
+  }
+  if (r == NVRTC_ERROR_COMPILATION) {
+    rc = 1;
+  } else if (r != NVRTC_SUCCESS) {
+    rc = tn_errf(err, TN_ETOOL, "nvrtcCompileProgram: %s",
+                 nvrtcGetErrorString(r));
+  } else {
+    rc = take_cubin(prog, cubin, cubin_len, err);
+  }
+  nvrtcDestroyProgram(&prog);
+  return rc;
+}
