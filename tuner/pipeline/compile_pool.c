@@ -246,11 +246,8 @@ static int start_worker(tn_compile_pool *p, tn_compile_pool_worker *w,
                         tn_err *err)
 {
   int to[2], from[2];
-  struct pollfd pfd;
-  msg_header h;
   char why[256];
   pid_t pid;
-  int pr;
 
   if (pipe2(to, O_CLOEXEC) != 0)
     return tn_errf(err, TN_ETOOL, "pipe: %s", strerror(errno));
@@ -282,14 +279,9 @@ static int start_worker(tn_compile_pool *p, tn_compile_pool_worker *w,
   w->to_fd = to[1];
   w->from_fd = from[0];
   w->index = -1;
+  w->hello = 0; /* read before its first answer: starting is not waited for */
   p->starts++;
-  pfd.fd = w->from_fd;
-  pfd.events = POLLIN;
-  do
-    pr = poll(&pfd, 1, 60000);
-  while (pr < 0 && errno == EINTR);
-  if (pr == 1 && read_all(w->from_fd, &h, sizeof(h)) == 0 &&
-      h.type == MSG_HELLO && h.len == 0 && send_setup(p, w->to_fd) == 0)
+  if (send_setup(p, w->to_fd) == 0)
     return 0;
   reap(w, 1, why, sizeof(why));
   return tn_errf(err, TN_ETOOL, "%s __compile did not start: %s", p->exe,
@@ -352,14 +344,20 @@ int tn_compile_pool_submit(tn_compile_pool *p, int index, int id,
   return 0;
 }
 
-/* Reads one worker's answer; 0, TN_ETOOL (NVRTC failed) or -1 (the
- * worker is gone). */
+/* Reads one worker's answer; 0, TN_ETOOL (NVRTC failed), -1 (the
+ * worker is gone) or -2 (it never started). */
 static int read_result(tn_compile_pool_worker *w, tn_compile_pool_result *res,
                        tn_err *err)
 {
   msg_header h;
   msg_result r;
   char *msg = NULL;
+  if (!w->hello) {
+    if (read_all(w->from_fd, &h, sizeof(h)) != 0 || h.type != MSG_HELLO ||
+        h.len != 0)
+      return -2;
+    w->hello = 1;
+  }
   if (read_all(w->from_fd, &h, sizeof(h)) != 0 || h.type != MSG_RESULT ||
       h.len < sizeof(r) || read_all(w->from_fd, &r, sizeof(r)) != 0 ||
       h.len - sizeof(r) != (size_t)r.log_len + r.cubin_len + r.err_len ||
@@ -420,6 +418,12 @@ int tn_compile_pool_collect(tn_compile_pool *p, int wake_fd,
     rc = read_result(w, res, err);
     if (rc >= 0 || rc == TN_ETOOL)
       return rc == TN_ETOOL ? rc : 0;
+    if (rc == -2) {
+      char why[256];
+      reap(w, 1, why, sizeof(why));
+      return tn_errf(err, TN_ETOOL, "%s __compile did not start: %s",
+                     p->exe, why);
+    }
     /* the worker died: it costs this one candidate */
     free(res->log);
     free(res->cubin);

@@ -25,6 +25,7 @@ typedef struct {
   pid_t pid;      /* 0: not running */
   int to_fd, from_fd;
   int index;      /* the request it is compiling, -1: idle */
+  int hello;      /* it said it started */
 } tn_compile_pool_worker;
 
 typedef struct {
@@ -65,8 +66,7 @@ void tn_compile_pool_init(tn_compile_pool *p, const char *exe, int n,
 
 /* Gives source (named name, for candidate id; key: its cache key) to an
  * idle worker, starting one if needed.  Returns 0, 1 if every worker is
- * busy, or TN_ETOOL if a worker cannot be started (the program does not
- * answer as a compile worker). */
+ * busy, or TN_ETOOL if a worker cannot be started. */
 int tn_compile_pool_submit(tn_compile_pool *p, int index, int id,
                            const char *name,
                            const char *source, const char *key, tn_err *err);
@@ -77,7 +77,8 @@ int tn_compile_pool_busy(const tn_compile_pool *p);
 /* Waits for one answer, or for wake_fd (>= 0) to become readable.
  * Returns 0 with res filled, 1 if woken (nothing collected), or TN_ETOOL
  * if a worker reported that NVRTC itself failed (err set; res->index is
- * the request). */
+ * the request), or a worker never started: the program does not serve
+ * "__compile". */
 int tn_compile_pool_collect(tn_compile_pool *p, int wake_fd,
                             tn_compile_pool_result *res,
                             tn_err *err);
