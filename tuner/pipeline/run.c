@@ -121,6 +121,7 @@ int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err)
     tn_space_check_registers(&run->space, run->arch);
     return 0;
   }
+  run->compile_start_s = tn_now();
   rc = tn_compile_start(job, tpl, run->arch, &run->space, &copts, 1,
                         &run->compiling, err);
   for (i = 0; rc == 0 && i < run->space.n; i++) {
@@ -136,10 +137,12 @@ int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err)
 int tn_run_wait(tn_run *run, int i, tn_err *err)
 {
   tn_space one;
+  double t0 = tn_now();
   int rc;
   if (run->compiling == NULL || i < 0 || i >= run->space.n)
     return 0;
   rc = tn_compile_wait(run->compiling, i, err);
+  run->compile_wait_s += tn_now() - t0;
   one.n = 1;
   one.c = &run->space.c[i];
   tn_space_check_registers(&one, run->arch);

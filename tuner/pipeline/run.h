@@ -54,6 +54,8 @@ typedef struct {
   tn_compile_stats compile;
   int compile_in_background; /* set before tn_run_prepare: see there */
   tn_compile_run *compiling; /* while compiling in the background */
+  double compile_start_s;    /* when compiling started (tn_now) */
+  double compile_wait_s;     /* of it, the time the run waited for it */
   double wall_s, bench_s;
   /* where the time went (results' run.cost): the workers' steps summed
    * over jobs, the workers' starts, and the jobs' round trips */
