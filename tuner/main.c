@@ -64,7 +64,8 @@ static void usage(FILE *out)
 "                        output.dir, else results/)\n"
 "      --resume FILE     continue the interrupted run whose results JSON is\n"
 "                        FILE, without measuring again what it finished\n"
-"  -j, --jobs N          compile with N threads (default: all cores)\n"
+"  -j, --jobs N          compile in N worker processes (default: one per\n"
+"                        core)\n"
 "      --cache-dir DIR   compile cache (default $TUNER_CACHE_DIR,\n"
 "                        $XDG_CACHE_HOME/tuner or ~/.cache/tuner)\n"
 "      --no-cache        compile everything afresh, store nothing\n"
@@ -321,7 +322,7 @@ int main(int argc, char **argv)
     }
     fprintf(stderr,
             "tuner: %d candidates, %d pruned by the model, %d compiled "
-            "(%d from the cache, %d failed) in %.2f s on %d threads; "
+            "(%d from the cache, %d failed) in %.2f s on %d workers; "
             "benchmark %.2f s; total %.2f s\n",
             run->space.n, run->pruned_by_model,
             run->compile.compiled + run->compile.cached, run->compile.cached,
