@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/proc.h"
+
 enum { MSG_HELLO = 1, MSG_JOB = 2, MSG_RESULT = 3, MSG_ERROR = 4 };
 
 #define WORKER_IN 3
@@ -27,19 +29,15 @@ typedef struct {
   unsigned len;
 } msg_header;
 
+/* The pipes' whole writes and reads (base/proc.h). */
 static int write_all(int fd, const void *data, size_t len)
 {
-  const char *p = data;
-  while (len > 0) {
-    ssize_t w = write(fd, p, len);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    p += w;
-    len -= (size_t)w;
-  }
-  return 0;
+  return tn_proc_write_all(fd, data, len);
+}
+
+static int read_all(int fd, void *data, size_t len, double deadline)
+{
+  return tn_proc_read_all(fd, data, len, deadline);
 }
 
 static int send_msg(int fd, unsigned type, const void *a, size_t alen,
@@ -52,74 +50,17 @@ static int send_msg(int fd, unsigned type, const void *a, size_t alen,
   return 0;
 }
 
-/* Reads len bytes, waiting until deadline (monotonic seconds, <= 0: no
- * limit).  Returns 0, -1 on EOF or error, -2 on timeout, -3 if
- * interrupted by a signal the caller must look at. */
-static int read_all(int fd, void *data, size_t len, double deadline)
-{
-  char *p = data;
-  while (len > 0) {
-    ssize_t r;
-    if (deadline > 0) {
-      struct pollfd pfd = {fd, POLLIN, 0};
-      double left = deadline - tn_now();
-      int pr;
-      if (left <= 0)
-        return -2;
-      pr = poll(&pfd, 1, (int)(left * 1000) + 1);
-      if (pr < 0 && errno == EINTR)
-        return -3;
-      if (pr == 0)
-        continue;
-      if (pr < 0)
-        return -1;
-    }
-    r = read(fd, p, len);
-    if (r < 0 && errno == EINTR) {
-      if (deadline > 0)
-        return -3;
-      continue;
-    }
-    if (r <= 0)
-      return -1;
-    p += r;
-    len -= (size_t)r;
-  }
-  return 0;
-}
-
 /* ---- the supervisor's side ---- */
-
-static void describe_exit(int status, char *buf, size_t n)
-{
-  if (WIFSIGNALED(status))
-    snprintf(buf, n, "the worker died of signal %d (%s)", WTERMSIG(status),
-             strsignal(WTERMSIG(status)));
-  else if (WIFEXITED(status))
-    snprintf(buf, n, "the worker exited with status %d",
-             WEXITSTATUS(status));
-  else
-    snprintf(buf, n, "the worker stopped");
-}
 
 /* Reaps the worker after it closed its pipe or was killed. */
 static void reap(tn_worker *w, int kill_it, char *why, size_t n)
 {
-  int status = 0, i;
+  int status;
   if (w->pid <= 0)
     return;
-  if (kill_it)
-    kill(w->pid, SIGKILL);
-  for (i = 0; i < 200; i++) { /* give it 2 s to exit on its own */
-    pid_t r = waitpid(w->pid, &status, WNOHANG);
-    if (r == w->pid || (r < 0 && errno != EINTR))
-      break;
-    if (i == 100)
-      kill(w->pid, SIGKILL);
-    usleep(10000);
-  }
+  status = tn_proc_reap(w->pid, kill_it);
   if (why)
-    describe_exit(status, why, n);
+    tn_proc_describe_exit(status, "worker", why, n);
   close(w->to_fd);
   close(w->from_fd);
   w->pid = 0;

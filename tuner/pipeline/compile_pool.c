@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/proc.h"
 #include "pipeline/compile_cache.h"
 #include "pipeline/compile_nvrtc.h"
 
@@ -83,34 +84,11 @@ int tn_compile_pool_cores(void)
   return n > 0 ? (int)n : 1;
 }
 
-static int write_all(int fd, const void *data, size_t len)
-{
-  const char *p = data;
-  while (len > 0) {
-    ssize_t w = write(fd, p, len);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    p += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
+/* A whole read without a deadline (the workers' answers are waited for
+ * with poll, in tn_compile_pool_collect). */
 static int read_all(int fd, void *data, size_t len)
 {
-  char *p = data;
-  while (len > 0) {
-    ssize_t r = read(fd, p, len);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      return -1;
-    p += r;
-    len -= (size_t)r;
-  }
-  return 0;
+  return tn_proc_read_all(fd, data, len, 0);
 }
 
 /* A header and up to four pieces, in one message. */
@@ -125,10 +103,10 @@ static int send_msg(int fd, unsigned type, const void *const *part,
   if (total > MAX_PAYLOAD)
     return -1;
   h.len = (unsigned)total;
-  if (write_all(fd, &h, sizeof(h)) != 0)
+  if (tn_proc_write_all(fd, &h, sizeof(h)) != 0)
     return -1;
   for (i = 0; i < n; i++)
-    if (len[i] && write_all(fd, part[i], len[i]) != 0)
+    if (len[i] && tn_proc_write_all(fd, part[i], len[i]) != 0)
       return -1;
   return 0;
 }
@@ -160,36 +138,15 @@ void tn_compile_pool_init(tn_compile_pool *p, const char *exe, int n,
   tn_strlcpy(p->cache_dir, cache_dir, sizeof(p->cache_dir));
 }
 
-static void describe_exit(int status, char *buf, size_t n)
-{
-  if (WIFSIGNALED(status))
-    snprintf(buf, n, "the compile worker died of signal %d (%s)",
-             WTERMSIG(status), strsignal(WTERMSIG(status)));
-  else if (WIFEXITED(status))
-    snprintf(buf, n, "the compile worker exited with status %d",
-             WEXITSTATUS(status));
-  else
-    snprintf(buf, n, "the compile worker stopped");
-}
-
 /* Reaps a worker that closed its pipe (or kills it); why: how it ended. */
 static void reap(tn_compile_pool_worker *w, int kill_it, char *why, size_t n)
 {
-  int status = 0, i;
+  int status;
   if (w->pid <= 0)
     return;
-  if (kill_it)
-    kill(w->pid, SIGKILL);
-  for (i = 0; i < 2000; i++) { /* 2 s to leave on its own, then killed */
-    pid_t r = waitpid(w->pid, &status, WNOHANG);
-    if (r == w->pid || (r < 0 && errno != EINTR))
-      break;
-    if (i == 1000)
-      kill(w->pid, SIGKILL);
-    usleep(1000);
-  }
+  status = tn_proc_reap(w->pid, kill_it);
   if (why)
-    describe_exit(status, why, n);
+    tn_proc_describe_exit(status, "compile worker", why, n);
   close(w->to_fd);
   close(w->from_fd);
   w->pid = 0;
@@ -237,7 +194,7 @@ static int send_setup(tn_compile_pool *p, int fd)
   }
   h.type = MSG_SETUP;
   h.len = (unsigned)total;
-  i = write_all(fd, &h, sizeof(h)) || write_all(fd, buf, total);
+  i = tn_proc_write_all(fd, &h, sizeof(h)) || tn_proc_write_all(fd, buf, total);
   free(buf);
   return i ? -1 : 0;
 }
