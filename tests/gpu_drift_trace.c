@@ -89,6 +89,7 @@ static long long run_one(gpu *g, const tn_family *f, const tn_params *p,
   long long bad = -1;
   int nb, i;
 
+  memset(descs, 0, sizeof(descs)); /* what family.h's buffers() expects */
   memset(bufs, 0, sizeof(bufs));
   memset(zero, 0, sizeof(zero));
   memset(&plan, 0, sizeof(plan));

@@ -1,7 +1,8 @@
 /* test_families.c -- every registered family fills the interface within
  * the tables' limits: the sizes of its parameter, option, dimension,
  * buffer and baseline tables, its units, its defaults in their own
- * ranges, and the macros of its default point fitting tn_defines.  The
+ * ranges, its buffers' element types, and the macros of its default
+ * point fitting tn_defines.  The
  * limits are fixed arrays elsewhere (tn_params, tn_problem, tn_defines),
  * so a family past one would overflow them or lose macros silently. */
 #define _POSIX_C_SOURCE 200809L
@@ -51,6 +52,7 @@ static void check_family(const tn_family *f)
       CHECK(od->def == 0 || od->def == 1);
   }
 
+
   /* the default point on a problem of 1024 in every dimension */
   memset(&p, 0, sizeof(p));
   for (k = 0; k < f->n_params; k++)
@@ -67,8 +69,14 @@ static void check_family(const tn_family *f)
   tn_render_macros(f, &p, &prob, &d);
   CHECK(!d.overflow);
   CHECK(d.n > f->n_params - 1);
+  memset(bufs, 0, sizeof(bufs)); /* as the bench does */
   nb = f->buffers(&prob, bufs);
   CHECK(nb >= 1 && nb <= TN_MAX_BUFFERS);
+  /* element types the generator writes, whole numbers of them */
+  for (k = 0; k < nb && k < TN_MAX_BUFFERS; k++) {
+    int eb = tn_elem_bytes(bufs[k].elem);
+    CHECK(eb > 0 && bufs[k].bytes % (size_t)eb == 0);
+  }
   f->launch(&p, &prob, &l);
   CHECK(l.threads >= 1 && l.threads <= 1024);
   CHECK(f->work(&prob) > 0);

@@ -47,7 +47,8 @@ typedef struct {
 void tn_args_add(tn_args *a, const void *value, size_t size);
 
 typedef enum {
-  TN_BUF_IN,   /* filled with fresh uniform random values in [-1, 1) */
+  TN_BUF_IN,   /* filled with fresh random values in [-1, 1), exact in
+                  the buffer's element type (tn_random_elem) */
   TN_BUF_OUT,  /* poisoned (NaN) before each check, read back */
   TN_BUF_INOUT /* random like an input, read back like an output; the
                   values it started with are kept for verify() */
@@ -55,8 +56,9 @@ typedef enum {
 
 typedef struct {
   const char *name;
-  size_t bytes;
+  size_t bytes;        /* a whole number of elements */
   tn_buffer_role role;
+  tn_elem_type elem;   /* what the generator writes and the poison is */
 } tn_buffer_desc;
 #define TN_MAX_BUFFERS 8
 
@@ -76,8 +78,9 @@ struct tn_verify_env {
   tn_devptr dev[TN_MAX_BUFFERS];
   tn_devptr dev_init[TN_MAX_BUFFERS]; /* INOUT buffers' starting values */
   /* seed of each IN and INOUT buffer: element i started as
-   * tn_random_value(seed[b], i).  For verify_device, host[] and
-   * host_init[] are NULL: a host check computes the values it needs. */
+   * tn_random_elem(seed[b], i, descs[b].elem).  For verify_device,
+   * host[] and host_init[] are NULL: a host check computes the values it
+   * needs. */
   unsigned long long seed[TN_MAX_BUFFERS];
   /* Runs kernel `name` of the reference module. Returns 0 or -1. */
   int (*launch)(tn_verify_env *env, const char *name, const unsigned grid[3],
@@ -130,6 +133,8 @@ typedef struct tn_family {
                tn_access_sink *sink);
 
   /* Worker side. */
+  /* Describes prob's buffers into out (zeroed by the caller, so a field
+   * left alone is 0: elem fp32); returns how many. */
   int (*buffers)(const tn_problem *prob, tn_buffer_desc *out);
   void (*args)(const tn_problem *prob, const tn_devptr *bufs, tn_args *out);
   const char *reference_source; /* NULL or CUDA source of reference kernels */
@@ -152,17 +157,52 @@ typedef struct tn_family {
                   size_t n);
 } tn_family;
 
-/* Element i of a buffer filled from seed: uniform in [-1, 1) from a
- * counter (splitmix64), 24 bits of mantissa, so every value is exact in
- * fp32.  The worker's generator kernel computes the same values. */
-static inline float tn_random_value(unsigned long long seed,
-                                    unsigned long long i)
+/* The 24 random bits of element i of a buffer filled from seed: a
+ * counter through splitmix64, the top 24 bits kept. */
+static inline unsigned long long tn_random_bits(unsigned long long seed,
+                                               unsigned long long i)
 {
   unsigned long long z = seed + i * 0x9e3779b97f4a7c15ULL;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   z ^= z >> 31;
-  return (float)((double)(z >> 40) * (1.0 / 8388608.0) - 1.0);
+  return z >> 40;
+}
+
+/* Element i of an fp32 buffer filled from seed: uniform in [-1, 1) on a
+ * grid of 2^-23, 24 bits of mantissa, so every value is exact in fp32.
+ * The worker's generator kernel (gpu/inputs.c) computes the same values. */
+static inline float tn_random_value(unsigned long long seed,
+                                    unsigned long long i)
+{
+  return (float)((double)tn_random_bits(seed, i) * (1.0 / 8388608.0) - 1.0);
+}
+
+/* Element i of a buffer of type t filled from seed, exactly as the
+ * generator writes it, so that a host check can recompute any input:
+ *   F32   tn_random_value(seed, i);
+ *   BF16  that float with its bit pattern masked by 0xffff0000 (rounded
+ *         toward zero to bf16's 8 bits of mantissa, so exact in bf16);
+ *   F16   ((u >> 13) - 1024) / 1024 with u = tn_random_bits(seed, i):
+ *         the multiples of 2^-10 in [-1, 1), uniform, exact in fp16
+ *         (masking fp32's values as for bf16 would not do: fp16's
+ *         exponent ends at 2^-24, and values near 0 go below it).
+ * Other values of t are read as F32. */
+static inline double tn_random_elem(unsigned long long seed,
+                                    unsigned long long i, tn_elem_type t)
+{
+  if (t == TN_ELEM_BF16) {
+    union {
+      float f;
+      unsigned u;
+    } v;
+    v.f = tn_random_value(seed, i);
+    v.u &= 0xffff0000u;
+    return v.f;
+  }
+  if (t == TN_ELEM_F16)
+    return ((long long)(tn_random_bits(seed, i) >> 13) - 1024) / 1024.0;
+  return tn_random_value(seed, i);
 }
 
 /* The seed of buffer b of a job whose inputs come from seed. */

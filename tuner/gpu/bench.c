@@ -10,9 +10,9 @@
 #include "base/arch.h"
 #include "pipeline/compile.h"
 #include "gpu/driver.h"
+#include "gpu/inputs.h"
 #include "gpu/race.h"
 
-#define MAX_SETS 8
 #define MAX_SCRATCH 16
 
 struct tn_bench {
@@ -24,39 +24,23 @@ struct tn_bench {
   /* buffers of the current problem */
   const tn_family *family;
   tn_problem problem;
-  int n_buf;
-  tn_buffer_desc desc[TN_MAX_BUFFERS];
-  void *host[TN_MAX_BUFFERS];      /* pinned */
-  void *host_init[TN_MAX_BUFFERS]; /* pinned, INOUT only */
-  CUdeviceptr dev_buf[MAX_SETS][TN_MAX_BUFFERS];
-  CUdeviceptr dev_init[TN_MAX_BUFFERS];
-  int sets;
+  tn_buffers bufs;
   /* the family's reference kernels */
   const tn_family *ref_family;
   CUmodule ref_module;
   /* the input generator, compiled once per worker */
-  CUmodule gen_module;
-  CUfunction gen_fn;
+  tn_inputs gen;
   /* memory verify() asked for */
   CUdeviceptr scratch[MAX_SCRATCH];
   int n_scratch;
-  /* why the last failing call failed */
-  CUresult last;
-  char what[256];
+  /* the first failing call of the job */
+  tn_cuda_status st;
 };
 
 /* Records the first failing call; returns 1 if r is an error. */
 static int failed(tn_bench *b, CUresult r, const char *call)
 {
-  char msg[200];
-  if (r == CUDA_SUCCESS)
-    return 0;
-  if (b->last == CUDA_SUCCESS) {
-    b->last = r;
-    snprintf(b->what, sizeof(b->what), "%s: %s", call,
-             tn_cuda_strerror(&b->cu, r, msg, sizeof(msg)));
-  }
-  return 1;
+  return tn_cuda_failed(&b->cu, &b->st, r, call);
 }
 
 #define CU(call) failed(b, b->cu.call, #call)
@@ -81,43 +65,27 @@ void tn_timing_from_samples(double *ms, int n, tn_timing *t)
   t->q3_ms = ms[(3 * (n - 1)) / 4];
 }
 
-/* The generator: element i of x is tn_random_value(seed, i) (family.h). */
-static const char gen_source[] =
-    "extern \"C\" __global__ void tn_fill_random(float *x,\n"
-    "    unsigned long long n, unsigned long long seed)\n"
-    "{\n"
-    "  unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x\n"
-    "                         + threadIdx.x;\n"
-    "  for (; i < n; i += (unsigned long long)gridDim.x * blockDim.x) {\n"
-    "    unsigned long long z = seed + i * 0x9e3779b97f4a7c15ULL;\n"
-    "    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;\n"
-    "    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;\n"
-    "    z ^= z >> 31;\n"
-    "    x[i] = (float)((double)(z >> 40) * (1.0 / 8388608.0) - 1.0);\n"
-    "  }\n"
-    "}\n";
-
 static void free_buffers(tn_bench *b)
 {
   int i, s;
-  for (s = 0; s < MAX_SETS; s++)
+  for (s = 0; s < TN_MAX_SETS; s++)
     for (i = 0; i < TN_MAX_BUFFERS; i++)
-      if (b->dev_buf[s][i])
-        b->cu.cuMemFree(b->dev_buf[s][i]);
+      if (b->bufs.dev[s][i])
+        b->cu.cuMemFree(b->bufs.dev[s][i]);
   for (i = 0; i < TN_MAX_BUFFERS; i++) {
-    if (b->host[i])
-      b->cu.cuMemFreeHost(b->host[i]);
-    if (b->host_init[i])
-      b->cu.cuMemFreeHost(b->host_init[i]);
-    if (b->dev_init[i])
-      b->cu.cuMemFree(b->dev_init[i]);
+    if (b->bufs.host[i])
+      b->cu.cuMemFreeHost(b->bufs.host[i]);
+    if (b->bufs.host_init[i])
+      b->cu.cuMemFreeHost(b->bufs.host_init[i]);
+    if (b->bufs.dev_init[i])
+      b->cu.cuMemFree(b->bufs.dev_init[i]);
   }
-  memset(b->dev_buf, 0, sizeof(b->dev_buf));
-  memset(b->host, 0, sizeof(b->host));
-  memset(b->host_init, 0, sizeof(b->host_init));
-  memset(b->dev_init, 0, sizeof(b->dev_init));
+  memset(b->bufs.dev, 0, sizeof(b->bufs.dev));
+  memset(b->bufs.host, 0, sizeof(b->bufs.host));
+  memset(b->bufs.host_init, 0, sizeof(b->bufs.host_init));
+  memset(b->bufs.dev_init, 0, sizeof(b->bufs.dev_init));
   b->family = NULL;
-  b->n_buf = 0;
+  b->bufs.n = 0;
 }
 
 /* Allocates the buffers of job's problem unless they are already there. */
@@ -130,130 +98,35 @@ static int ensure_buffers(tn_bench *b, const tn_family *f,
   if (b->family == f && memcmp(&b->problem, prob, sizeof(*prob)) == 0)
     return 0;
   free_buffers(b);
-  b->n_buf = f->buffers(prob, b->desc);
-  for (i = 0; i < b->n_buf; i++)
-    total += b->desc[i].bytes;
+  /* zeroed first: a field a family leaves alone is 0 (elem: fp32), not
+   * what the last problem's family put there */
+  memset(b->bufs.desc, 0, sizeof(b->bufs.desc));
+  b->bufs.n = f->buffers(prob, b->bufs.desc);
+  for (i = 0; i < b->bufs.n; i++)
+    total += b->bufs.desc[i].bytes;
   /* Enough copies that the timed launches stream through more than twice
    * the L2, so the cache cannot hold one launch's data for the next. */
-  b->sets = 1;
+  b->bufs.sets = 1;
   if (total > 0 && (long long)total < 2 * b->info.l2_bytes)
-    b->sets = (int)((2 * b->info.l2_bytes + (long long)total - 1) /
+    b->bufs.sets = (int)((2 * b->info.l2_bytes + (long long)total - 1) /
                     (long long)total);
-  if (b->sets > MAX_SETS)
-    b->sets = MAX_SETS;
-  for (i = 0; i < b->n_buf; i++) {
-    size_t bytes = b->desc[i].bytes;
+  if (b->bufs.sets > TN_MAX_SETS)
+    b->bufs.sets = TN_MAX_SETS;
+  for (i = 0; i < b->bufs.n; i++) {
+    size_t bytes = b->bufs.desc[i].bytes;
     int on_host = f->verify_device == NULL; /* the host checks */
-    if (on_host && CU(cuMemAllocHost(&b->host[i], bytes)))
+    if (on_host && CU(cuMemAllocHost(&b->bufs.host[i], bytes)))
       return -1;
-    if (b->desc[i].role == TN_BUF_INOUT &&
-        ((on_host && CU(cuMemAllocHost(&b->host_init[i], bytes))) ||
-         CU(cuMemAlloc(&b->dev_init[i], bytes))))
+    if (b->bufs.desc[i].role == TN_BUF_INOUT &&
+        ((on_host && CU(cuMemAllocHost(&b->bufs.host_init[i], bytes))) ||
+         CU(cuMemAlloc(&b->bufs.dev_init[i], bytes))))
       return -1;
-    for (s = 0; s < b->sets; s++)
-      if (CU(cuMemAlloc(&b->dev_buf[s][i], bytes)))
+    for (s = 0; s < b->bufs.sets; s++)
+      if (CU(cuMemAlloc(&b->bufs.dev[s][i], bytes)))
         return -1;
   }
   b->family = f;
   b->problem = *prob;
-  return 0;
-}
-
-/* Compiles the input generator for this device, once per worker. */
-static int ensure_generator(tn_bench *b, char *why, size_t n)
-{
-  const tn_arch *arch;
-  tn_err err = {{0}};
-  void *cubin;
-  size_t len;
-  char *log = NULL;
-  int rc;
-
-  if (b->gen_fn)
-    return 0;
-  arch = tn_arch_from_cc(b->info.cc_major, b->info.cc_minor);
-  if (arch == NULL)
-    arch = tn_arch_nearest_older(b->info.cc_major, b->info.cc_minor);
-  if (arch == NULL) {
-    snprintf(why, n, "no known architecture for compute capability %d.%d",
-             b->info.cc_major, b->info.cc_minor);
-    return -1;
-  }
-  rc = tn_compile_source(gen_source, "generator.cu", NULL, arch, &cubin,
-                         &len, &log, &err);
-  if (rc != 0) {
-    snprintf(why, n, "the input generator does not compile: %.400s",
-             rc > 0 && log ? log : err.msg);
-    free(log);
-    return -1;
-  }
-  free(log);
-  rc = CU(cuModuleLoadData(&b->gen_module, cubin)) ||
-       CU(cuModuleGetFunction(&b->gen_fn, b->gen_module, "tn_fill_random"));
-  free(cubin);
-  return rc ? -1 : 0;
-}
-
-/* Enqueues the generator filling words floats at x from seed. */
-static int generate(tn_bench *b, CUdeviceptr x, size_t words,
-                    unsigned long long seed)
-{
-  unsigned long long nw = words;
-  unsigned blocks = (unsigned)((words + 255) / 256);
-  unsigned cap = (unsigned)(b->info.sm_count > 0 ? b->info.sm_count : 1) * 32;
-  void *args[3];
-  args[0] = &x;
-  args[1] = &nw;
-  args[2] = &seed;
-  if (blocks > cap)
-    blocks = cap;
-  if (blocks == 0)
-    blocks = 1;
-  return CU(cuLaunchKernel(b->gen_fn, blocks, 1, 1, 256, 1, 1, 0, b->stream,
-                           args, NULL))
-             ? -1
-             : 0;
-}
-
-/* Fresh random inputs in every set, made on the GPU (and read back when
- * the family checks on the host); poisoned outputs. */
-static int fill_buffers(tn_bench *b, unsigned long long seed)
-{
-  int i, s;
-  for (i = 0; i < b->n_buf; i++)
-    if (b->desc[i].role == TN_BUF_OUT)
-      for (s = 0; s < b->sets; s++)
-        if (CU(cuMemsetD32(b->dev_buf[s][i], TN_POISON_BITS,
-                           b->desc[i].bytes / 4)))
-          return -1;
-  /* the memsets run on the legacy stream, the rest on ours */
-  if (CU(cuCtxSynchronize()))
-    return -1;
-  for (i = 0; i < b->n_buf; i++) {
-    const tn_buffer_desc *d = &b->desc[i];
-    CUdeviceptr first;
-    if (d->role == TN_BUF_OUT)
-      continue;
-    first = d->role == TN_BUF_INOUT ? b->dev_init[i] : b->dev_buf[0][i];
-    if (generate(b, first, d->bytes / 4, tn_buffer_seed(seed, i)) != 0)
-      return -1;
-    for (s = 0; s < b->sets; s++)
-      if (b->dev_buf[s][i] != first &&
-          CU(cuMemcpyDtoDAsync(b->dev_buf[s][i], first, d->bytes,
-                               b->stream)))
-        return -1;
-  }
-  if (CU(cuStreamSynchronize(b->stream)))
-    return -1;
-  for (i = 0; i < b->n_buf; i++) {
-    const tn_buffer_desc *d = &b->desc[i];
-    if (d->role == TN_BUF_OUT || b->host[i] == NULL)
-      continue;
-    if (CU(cuMemcpyDtoH(b->host[i], b->dev_buf[0][i], d->bytes)))
-      return -1;
-    if (d->role == TN_BUF_INOUT)
-      memcpy(b->host_init[i], b->host[i], d->bytes);
-  }
   return 0;
 }
 
@@ -337,7 +210,7 @@ static int ensure_reference(tn_bench *b, const tn_family *f, char *why,
   rc = CU(cuModuleLoadData(&b->ref_module, cubin));
   free(cubin);
   if (rc) {
-    snprintf(why, n, "%s", b->what);
+    snprintf(why, n, "%s", b->st.what);
     return -1;
   }
   b->ref_family = f;
@@ -352,22 +225,23 @@ static int verify(tn_bench *b, const tn_family *f, const tn_problem *prob,
   tn_verify_env env;
   int i, rc, on_host = f->verify_device == NULL;
 
-  for (i = 0; on_host && i < b->n_buf; i++)
-    if (b->desc[i].role != TN_BUF_IN &&
-        CU(cuMemcpyDtoH(b->host[i], b->dev_buf[0][i], b->desc[i].bytes)))
+  for (i = 0; on_host && i < b->bufs.n; i++)
+    if (b->bufs.desc[i].role != TN_BUF_IN &&
+        CU(cuMemcpyDtoH(b->bufs.host[i], b->bufs.dev[0][i],
+                        b->bufs.desc[i].bytes)))
       return -1;
   if (ensure_reference(b, f, res->reason, sizeof(res->reason)) != 0)
     return -1;
   memset(&env, 0, sizeof(env));
   env.problem = prob;
-  env.n_buffers = b->n_buf;
-  env.descs = b->desc;
-  for (i = 0; i < b->n_buf; i++) {
-    env.host[i] = b->host[i];
-    env.host_init[i] = b->host_init[i];
-    env.dev[i] = b->dev_buf[0][i];
-    env.dev_init[i] = b->dev_init[i];
-    if (b->desc[i].role != TN_BUF_OUT)
+  env.n_buffers = b->bufs.n;
+  env.descs = b->bufs.desc;
+  for (i = 0; i < b->bufs.n; i++) {
+    env.host[i] = b->bufs.host[i];
+    env.host_init[i] = b->bufs.host_init[i];
+    env.dev[i] = b->bufs.dev[0][i];
+    env.dev_init[i] = b->bufs.dev_init[i];
+    if (b->bufs.desc[i].role != TN_BUF_OUT)
       env.seed[i] = tn_buffer_seed(seed, i);
   }
   env.launch = env_launch;
@@ -377,7 +251,7 @@ static int verify(tn_bench *b, const tn_family *f, const tn_problem *prob,
   rc = on_host ? f->verify(&env, res->reason, sizeof(res->reason))
                : f->verify_device(&env, res->reason, sizeof(res->reason));
   free_scratch(b);
-  if (rc < 0 && b->last == CUDA_SUCCESS && res->reason[0] == '\0')
+  if (rc < 0 && b->st.last == CUDA_SUCCESS && res->reason[0] == '\0')
     snprintf(res->reason, sizeof(res->reason), "the reference check failed");
   return rc;
 }
@@ -412,7 +286,7 @@ static int enqueue(tn_bench *b, const runner *r, int s, char *why, size_t n)
     tn_args args;
     const tn_launch *l = &job->launch;
     memset(&args, 0, sizeof(args));
-    r->f->args(&job->problem, b->dev_buf[s], &args);
+    r->f->args(&job->problem, b->bufs.dev[s], &args);
     return CU(cuLaunchKernel(r->fn, l->grid[0], l->grid[1], l->grid[2],
                              l->block[0], l->block[1], l->block[2],
                              (unsigned)l->smem_dynamic, b->stream, args.ptrs,
@@ -429,9 +303,9 @@ static int enqueue(tn_bench *b, const runner *r, int s, char *why, size_t n)
     int i;
     memset(&env, 0, sizeof(env));
     env.problem = &job->problem;
-    env.descs = b->desc;
-    for (i = 0; i < b->n_buf; i++)
-      env.dev[i] = b->dev_buf[s][i];
+    env.descs = b->bufs.desc;
+    for (i = 0; i < b->bufs.n; i++)
+      env.dev[i] = b->bufs.dev[s][i];
     env.stream = b->stream;
     env.copy = env_copy;
     env.impl = b;
@@ -456,7 +330,8 @@ static int time_runs(tn_bench *b, const runner *r, tn_bench_result *res)
     goto cleanup;
   }
   for (i = 0; i < bs->warmup; i++)
-    if (enqueue(b, r, i % b->sets, res->reason, sizeof(res->reason)))
+    if (enqueue(b, r, i % b->bufs.sets, res->reason,
+                sizeof(res->reason)))
       goto cleanup;
   if (CU(cuStreamSynchronize(b->stream)))
     goto cleanup;
@@ -470,7 +345,8 @@ static int time_runs(tn_bench *b, const runner *r, tn_bench_result *res)
         goto cleanup;
     for (i = n; i < n + chunk; i++)
       if (CU(cuEventRecord(ev[2 * i], b->stream)) ||
-          enqueue(b, r, i % b->sets, res->reason, sizeof(res->reason)) ||
+          enqueue(b, r, i % b->bufs.sets, res->reason,
+                  sizeof(res->reason)) ||
           CU(cuEventRecord(ev[2 * i + 1], b->stream)))
         goto cleanup;
     if (CU(cuEventSynchronize(ev[2 * (n + chunk) - 1])))
@@ -507,10 +383,10 @@ cleanup:
 static void finish_failure(tn_bench *b, tn_bench_result *res)
 {
   res->status = TN_ST_FAILED;
-  if (b->last != CUDA_SUCCESS) {
+  if (b->st.last != CUDA_SUCCESS) {
     if (res->reason[0] == '\0')
-      snprintf(res->reason, sizeof(res->reason), "%s", b->what);
-    res->fatal = tn_cuda_error_is_sticky(b->last);
+      snprintf(res->reason, sizeof(res->reason), "%s", b->st.what);
+    res->fatal = tn_cuda_error_is_sticky(b->st.last);
   }
   if (res->reason[0] == '\0')
     snprintf(res->reason, sizeof(res->reason), "failed without a reason");
@@ -526,8 +402,8 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
   double start = tn_now(), t0 = start;
 
   memset(res, 0, sizeof(*res));
-  b->last = CUDA_SUCCESS;
-  b->what[0] = '\0';
+  b->st.last = CUDA_SUCCESS;
+  b->st.what[0] = '\0';
   if (f == NULL) {
     snprintf(res->reason, sizeof(res->reason), "unknown family '%s'",
              job->family);
@@ -538,9 +414,10 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
   r.job = job;
   r.f = f;
   if (ensure_buffers(b, f, &job->problem) != 0 ||
-      ensure_generator(b, res->reason, sizeof(res->reason)) != 0)
+      tn_inputs_load(&b->gen, b->info.cc_major, b->info.cc_minor,
+                     res->reason, sizeof(res->reason)) != 0)
     goto fail;
-  res->sets = b->sets;
+  res->sets = b->bufs.sets;
   res->steps.setup_s = tn_now() - t0;
   t0 = tn_now();
 
@@ -566,7 +443,8 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
     res->steps.load_s = tn_now() - t0;
     /* check first: fresh inputs, poisoned outputs, one launch */
     t0 = tn_now();
-    if (fill_buffers(b, job->seed) != 0)
+    if (tn_inputs_fill(&b->gen, &b->bufs, job->seed, res->reason,
+                       sizeof(res->reason)) != 0)
       goto fail;
     res->steps.inputs_s = tn_now() - t0;
     t0 = tn_now();
@@ -584,13 +462,14 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
       goto done;
     }
   } else {
-    if (fill_buffers(b, job->seed) != 0)
+    if (tn_inputs_fill(&b->gen, &b->bufs, job->seed, res->reason,
+                       sizeof(res->reason)) != 0)
       goto fail;
     res->steps.inputs_s = tn_now() - t0;
     t0 = tn_now();
     rc = enqueue(b, &r, 0, res->reason, sizeof(res->reason));
     if (rc != 0 || CU(cuStreamSynchronize(b->stream))) {
-      if (b->last == CUDA_SUCCESS)
+      if (b->st.last == CUDA_SUCCESS)
         res->unavailable = 1; /* the library is missing, not broken */
       goto fail;
     }
@@ -659,11 +538,15 @@ int tn_bench_open(int ordinal, tn_bench **out, tn_device_info *info,
       CU(cuCtxSetCurrent(b->ctx)) ||
       CU(cuStreamCreate(&b->stream, CU_STREAM_NON_BLOCKING)))
     goto fail;
+  b->gen.cu = &b->cu;
+  b->gen.st = &b->st;
+  b->gen.stream = b->stream;
+  b->gen.sm_count = b->info.sm_count;
   *info = b->info;
   *out = b;
   return 0;
 fail:
-  tn_errf(err, TN_ENODEV, "GPU %d: %s", ordinal, b->what);
+  tn_errf(err, TN_ENODEV, "GPU %d: %s", ordinal, b->st.what);
 fail_quiet:
   tn_cuda_unload(&b->cu);
   free(b);
@@ -677,8 +560,7 @@ void tn_bench_close(tn_bench *b)
   free_buffers(b);
   if (b->ref_module)
     b->cu.cuModuleUnload(b->ref_module);
-  if (b->gen_module)
-    b->cu.cuModuleUnload(b->gen_module);
+  tn_inputs_unload(&b->gen);
   if (b->stream)
     b->cu.cuStreamDestroy(b->stream);
   if (b->ctx)

@@ -1,14 +1,15 @@
 /* bench.h -- verification and timing on the GPU, inside a worker process.
  *
  * One job: load a candidate's CUBIN (or pick a baseline), make fresh random
- * inputs on the GPU (a generator kernel, the same values as
- * tn_random_value), poison the outputs, run once and verify against the
- * family's reference (on the GPU when the family has verify_device, else
- * read back to the host); then warm up and time launches with CUDA events
- * in chunks until bench.repetitions, racing or the median's interval stops
- * them (race.h), and report the median, quartiles, min and max.  When the
- * buffers are smaller than twice the L2 cache, several copies are rotated
- * so that timed launches do not run out of the cache. */
+ * inputs on the GPU and poison the outputs, in each buffer's element type
+ * (gpu/inputs.h: the values of tn_random_elem), run once and verify
+ * against the family's reference (on the GPU when the family has
+ * verify_device, else read back to the host); then warm up and time
+ * launches with CUDA events in chunks until bench.repetitions, racing or
+ * the median's interval stops them (race.h), and report the median,
+ * quartiles, min and max.  When the buffers are smaller than twice the L2
+ * cache, several copies are rotated so that timed launches do not run out
+ * of the cache. */
 #ifndef TN_BENCH_H
 #define TN_BENCH_H
 
@@ -88,9 +89,5 @@ void tn_bench_close(tn_bench *b);
 
 /* Median, quartiles, min and max of n samples (sorted in place). */
 void tn_timing_from_samples(double *ms, int n, tn_timing *t);
-
-/* The value outputs are poisoned with: a quiet NaN with a payload no
- * arithmetic produces. */
-#define TN_POISON_BITS 0x7fc0deadu
 
 #endif

@@ -86,3 +86,17 @@ int tn_cuda_error_is_sticky(CUresult r)
     return 0;
   }
 }
+
+int tn_cuda_failed(const tn_cuda *cu, tn_cuda_status *st, CUresult r,
+                   const char *call)
+{
+  char msg[200];
+  if (r == CUDA_SUCCESS)
+    return 0;
+  if (st->last == CUDA_SUCCESS) {
+    st->last = r;
+    snprintf(st->what, sizeof(st->what), "%s: %s", call,
+             tn_cuda_strerror(cu, r, msg, sizeof(msg)));
+  }
+  return 1;
+}

@@ -41,6 +41,7 @@
   X(cuMemcpyDtoH)                                                            \
   X(cuMemcpyDtoD)                                                            \
   X(cuMemcpyDtoDAsync)                                                       \
+  X(cuMemsetD16)                                                             \
   X(cuMemsetD32)                                                             \
   X(cuStreamCreate)                                                          \
   X(cuStreamDestroy)                                                         \
@@ -69,5 +70,17 @@ const char *tn_cuda_strerror(const tn_cuda *cu, CUresult r, char *buf,
 
 /* Errors after which the context cannot be used again. */
 int tn_cuda_error_is_sticky(CUresult r);
+
+/* The first failing call of a sequence (one job), which is the one a
+ * job's failure reports: later ones are mostly its consequences. */
+typedef struct {
+  CUresult last;  /* CUDA_SUCCESS until a call fails */
+  char what[256]; /* "call: CUDA_ERROR_...: description" */
+} tn_cuda_status;
+
+/* Records r from call in st unless st already holds an error.  Returns 1
+ * if r is an error, else 0. */
+int tn_cuda_failed(const tn_cuda *cu, tn_cuda_status *st, CUresult r,
+                   const char *call);
 
 #endif

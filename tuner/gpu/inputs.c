@@ -1,0 +1,191 @@
+/* inputs.c -- fresh random inputs and poisoned outputs, in each buffer's
+ * element type, inside the worker. */
+#define _POSIX_C_SOURCE 200809L
+#include "gpu/inputs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arch.h"
+#include "pipeline/compile.h"
+
+/* The source numbers the types as the enum does. */
+_Static_assert(TN_ELEM_F32 == 0 && TN_ELEM_BF16 == 1 && TN_ELEM_F16 == 2,
+               "tn_fill_random's type argument follows tn_elem_type");
+
+/* Element i of x is tn_random_elem(seed, i, type) (family.h): the same
+ * splitmix64 bits; fp32 and bf16 from the fp32 value, fp16 from the top
+ * 11 of the 24 bits.  (float)(k - 1024) / 1024 is exact, so the
+ * conversion's rounding never applies. */
+const char tn_inputs_generator_source[] =
+    "extern \"C\" __global__ void tn_fill_random(void *x,\n"
+    "    unsigned long long n, unsigned long long seed, int type)\n"
+    "{\n"
+    "  unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x\n"
+    "                         + threadIdx.x;\n"
+    "  for (; i < n; i += (unsigned long long)gridDim.x * blockDim.x) {\n"
+    "    unsigned long long z = seed + i * 0x9e3779b97f4a7c15ULL;\n"
+    "    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;\n"
+    "    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;\n"
+    "    z ^= z >> 31;\n"
+    "    z >>= 40;\n"
+    "    if (type == 2) {\n"
+    "      float v = (float)((long long)(z >> 13) - 1024) * (1.0f / 1024);\n"
+    "      unsigned short h;\n"
+    "      asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(v));\n"
+    "      ((unsigned short *)x)[i] = h;\n"
+    "    } else {\n"
+    "      union { float f; unsigned u; } v;\n"
+    "      v.f = (float)((double)z * (1.0 / 8388608.0) - 1.0);\n"
+    "      if (type == 1)\n"
+    "        ((unsigned short *)x)[i] = (unsigned short)(v.u >> 16);\n"
+    "      else\n"
+    "        ((float *)x)[i] = v.f;\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+#define CU(call) tn_cuda_failed(in->cu, in->st, in->cu->call, #call)
+
+int tn_inputs_load(tn_inputs *in, int cc_major, int cc_minor, char *why,
+                   size_t n)
+{
+  const tn_arch *arch;
+  tn_err err = {{0}};
+  void *cubin;
+  size_t len;
+  char *log = NULL;
+  int rc;
+
+  if (in->fn)
+    return 0;
+  arch = tn_arch_from_cc(cc_major, cc_minor);
+  if (arch == NULL)
+    arch = tn_arch_nearest_older(cc_major, cc_minor);
+  if (arch == NULL) {
+    snprintf(why, n, "no known architecture for compute capability %d.%d",
+             cc_major, cc_minor);
+    return -1;
+  }
+  rc = tn_compile_source(tn_inputs_generator_source, "generator.cu", NULL,
+                         arch, &cubin, &len, &log, &err);
+  if (rc != 0) {
+    snprintf(why, n, "the input generator does not compile: %.400s",
+             rc > 0 && log ? log : err.msg);
+    free(log);
+    return -1;
+  }
+  free(log);
+  rc = CU(cuModuleLoadData(&in->module, cubin)) ||
+       CU(cuModuleGetFunction(&in->fn, in->module, "tn_fill_random"));
+  free(cubin);
+  return rc ? -1 : 0;
+}
+
+void tn_inputs_unload(tn_inputs *in)
+{
+  if (in->module)
+    in->cu->cuModuleUnload(in->module);
+  in->module = NULL;
+  in->fn = NULL;
+}
+
+/* Enqueues the generator filling count elements of type t at x. */
+static int generate(tn_inputs *in, CUdeviceptr x, size_t count,
+                    tn_elem_type t, unsigned long long seed)
+{
+  unsigned long long nc = count;
+  int type = (int)t;
+  unsigned blocks = (unsigned)((count + 255) / 256);
+  unsigned cap = (unsigned)(in->sm_count > 0 ? in->sm_count : 1) * 32;
+  void *args[4];
+  args[0] = &x;
+  args[1] = &nc;
+  args[2] = &seed;
+  args[3] = &type;
+  if (blocks > cap)
+    blocks = cap;
+  if (blocks == 0)
+    blocks = 1;
+  return CU(cuLaunchKernel(in->fn, blocks, 1, 1, 256, 1, 1, 0, in->stream,
+                           args, NULL))
+             ? -1
+             : 0;
+}
+
+/* Every buffer a whole number of elements of a type the generator
+ * writes: else a family's buffers() is wrong, and nothing is filled. */
+static int check_types(const tn_buffers *bufs, char *why, size_t n)
+{
+  int i;
+  for (i = 0; i < bufs->n; i++) {
+    const tn_buffer_desc *d = &bufs->desc[i];
+    int eb = tn_elem_bytes(d->elem);
+    if (eb == 0) {
+      snprintf(why, n, "buffer %s: unknown element type %d", d->name,
+               (int)d->elem);
+      return -1;
+    }
+    if (d->bytes % (size_t)eb != 0) {
+      snprintf(why, n, "buffer %s: %zu bytes is not a whole number of %s "
+                       "elements",
+               d->name, d->bytes, tn_elem_name(d->elem));
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Poisons output buffer i of set s with the NaN of its type. */
+static int poison(tn_inputs *in, const tn_buffers *bufs, int i, int s)
+{
+  const tn_buffer_desc *d = &bufs->desc[i];
+  if (tn_elem_bytes(d->elem) == 2)
+    return CU(cuMemsetD16(bufs->dev[s][i], (unsigned short)TN_POISON_BITS16,
+                          d->bytes / 2));
+  return CU(cuMemsetD32(bufs->dev[s][i], TN_POISON_BITS, d->bytes / 4));
+}
+
+int tn_inputs_fill(tn_inputs *in, tn_buffers *bufs, unsigned long long seed,
+                   char *why, size_t n)
+{
+  int i, s;
+  if (check_types(bufs, why, n) != 0)
+    return -1;
+  for (i = 0; i < bufs->n; i++)
+    if (bufs->desc[i].role == TN_BUF_OUT)
+      for (s = 0; s < bufs->sets; s++)
+        if (poison(in, bufs, i, s))
+          return -1;
+  /* the memsets run on the legacy stream, the rest on ours */
+  if (CU(cuCtxSynchronize()))
+    return -1;
+  for (i = 0; i < bufs->n; i++) {
+    const tn_buffer_desc *d = &bufs->desc[i];
+    CUdeviceptr first;
+    if (d->role == TN_BUF_OUT)
+      continue;
+    first = d->role == TN_BUF_INOUT ? bufs->dev_init[i] : bufs->dev[0][i];
+    if (generate(in, first, d->bytes / (size_t)tn_elem_bytes(d->elem),
+                 d->elem, tn_buffer_seed(seed, i)) != 0)
+      return -1;
+    for (s = 0; s < bufs->sets; s++)
+      if (bufs->dev[s][i] != first &&
+          CU(cuMemcpyDtoDAsync(bufs->dev[s][i], first, d->bytes,
+                               in->stream)))
+        return -1;
+  }
+  if (CU(cuStreamSynchronize(in->stream)))
+    return -1;
+  for (i = 0; i < bufs->n; i++) {
+    const tn_buffer_desc *d = &bufs->desc[i];
+    if (d->role == TN_BUF_OUT || bufs->host[i] == NULL)
+      continue;
+    if (CU(cuMemcpyDtoH(bufs->host[i], bufs->dev[0][i], d->bytes)))
+      return -1;
+    if (d->role == TN_BUF_INOUT)
+      memcpy(bufs->host_init[i], bufs->host[i], d->bytes);
+  }
+  return 0;
+}
