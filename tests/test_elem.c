@@ -4,6 +4,8 @@
  *
  *   test_elem values       every type's values, exact in the type (cpu)
  *   test_elem nvrtc ARCH   the generator's source compiles for ARCH (nvrtc)
+ *   test_elem gemm_ex      the type pairs cuBLAS GemmEx refuses, refused
+ *                          before the library is loaded (cpu)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -13,6 +15,7 @@
 
 #include "base/arch.h"
 #include "family/family.h"
+#include "gpu/cublas.h"
 #include "gpu/inputs.h"
 #include "pipeline/compile.h"
 #include "test_util.h"
@@ -136,12 +139,47 @@ static int run_nvrtc(const char *name)
   TEST_DONE();
 }
 
+/* tn_cublas_gemm_ex(in, out) refuses the pair, and says which.  (The
+ * pairs it takes need cuBLAS and a GPU: the gpu tests of a family using
+ * them.) */
+static void expect_refused(tn_elem_type in, tn_elem_type out)
+{
+  char why[512] = "", want[64];
+  int rc = tn_cublas_gemm_ex(NULL, in, out, 0, 0, 16, 16, 16, 1.0f, 0, 0,
+                             0.0f, 0, why, sizeof(why));
+  CHECK_EQ_INT(rc, -1);
+  snprintf(want, sizeof(want), "inputs %s with output %s", tn_elem_name(in),
+           tn_elem_name(out));
+  if (strstr(why, want) == NULL) {
+    fprintf(stderr, "  %s -> %s: got '%s'\n", tn_elem_name(in),
+            tn_elem_name(out), why);
+    CHECK(0);
+  }
+}
+
+static int run_gemm_ex(void)
+{
+  expect_refused(TN_ELEM_F32, TN_ELEM_BF16);
+  expect_refused(TN_ELEM_F32, TN_ELEM_F16);
+  expect_refused(TN_ELEM_BF16, TN_ELEM_F16);
+  expect_refused(TN_ELEM_F16, TN_ELEM_BF16);
+  expect_refused((tn_elem_type)7, TN_ELEM_F32);
+  expect_refused(TN_ELEM_BF16, (tn_elem_type)7);
+  if (tn_test_failures == 0)
+    fprintf(stderr, "gemm_ex: 6 pairs refused before loading cuBLAS\n");
+  TEST_DONE();
+}
+
 int main(int argc, char **argv)
 {
   if (argc == 2 && strcmp(argv[1], "values") == 0)
     return run_values();
   if (argc == 3 && strcmp(argv[1], "nvrtc") == 0)
     return run_nvrtc(argv[2]);
-  fprintf(stderr, "usage: test_elem values | test_elem nvrtc ARCH\n");
+  if (argc == 2 && strcmp(argv[1], "gemm_ex") == 0)
+    return run_gemm_ex();
+  fprintf(stderr,
+          "usage: test_elem values | test_elem nvrtc ARCH | test_elem "
+          "gemm_ex\n");
   return 2;
 }

@@ -1,4 +1,5 @@
-/* cublas.c -- cuBLAS SGEMM loaded with dlopen, for the gemm baseline.
+/* cublas.c -- cuBLAS SGEMM and GemmEx loaded with dlopen, for the GEMM
+ * baselines.
  *
  * cublas_api.h gives the types and prototypes only; every function is
  * taken with dlsym, so nothing here links against cuBLAS or cudart. */
@@ -17,7 +18,8 @@
   X(cublasDestroy_v2)                                                        \
   X(cublasSetStream_v2)                                                      \
   X(cublasSetMathMode)                                                       \
-  X(cublasSgemm_v2)
+  X(cublasSgemm_v2)                                                          \
+  X(cublasGemmEx)
 
 static struct {
   int tried;       /* loading was attempted; error says how it went */
@@ -120,13 +122,11 @@ fail:
   return -1;
 }
 
-int tn_cublas_sgemm(void *stream, int trans_a, int trans_b, int m, int n,
-                    int k, float alpha, unsigned long long a,
-                    unsigned long long b, float beta, unsigned long long c,
-                    char *why, size_t why_len)
+/* The first call loads; every call then needs the handle on stream.
+ * Returns 0, or -1 with why. */
+static int ready(void *stream, char *why, size_t why_len)
 {
   cublasStatus_t s;
-
   if (!g.tried)
     load();
   if (g.handle == NULL) {
@@ -138,6 +138,18 @@ int tn_cublas_sgemm(void *stream, int trans_a, int trans_b, int m, int n,
     snprintf(why, why_len, "cublasSetStream: %s", status_text(s));
     return -1;
   }
+  return 0;
+}
+
+int tn_cublas_sgemm(void *stream, int trans_a, int trans_b, int m, int n,
+                    int k, float alpha, unsigned long long a,
+                    unsigned long long b, float beta, unsigned long long c,
+                    char *why, size_t why_len)
+{
+  cublasStatus_t s;
+
+  if (ready(stream, why, why_len) != 0)
+    return -1;
   /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T, and a
    * row-major buffer read column-major is its transpose: so B comes first,
    * each operand transposed iff the problem transposes it, and the
@@ -149,6 +161,49 @@ int tn_cublas_sgemm(void *stream, int trans_a, int trans_b, int m, int n,
                        (float *)(uintptr_t)c, n);
   if (s != CUBLAS_STATUS_SUCCESS) {
     snprintf(why, why_len, "cublasSgemm: %s", status_text(s));
+    return -1;
+  }
+  return 0;
+}
+
+int tn_cublas_gemm_ex(void *stream, tn_elem_type in_type,
+                      tn_elem_type out_type, int trans_a, int trans_b, int m,
+                      int n, int k, float alpha, unsigned long long a,
+                      unsigned long long b, float beta, unsigned long long c,
+                      char *why, size_t why_len)
+{
+  cudaDataType in, out;
+  cublasStatus_t s;
+
+  if (in_type == TN_ELEM_F32 && out_type == TN_ELEM_F32)
+    return tn_cublas_sgemm(stream, trans_a, trans_b, m, n, k, alpha, a, b,
+                           beta, c, why, why_len);
+  /* the pairs cublasGemmEx has with fp32 compute for 16-bit inputs; an
+   * fp32 input with a 16-bit output is not among them */
+  if ((in_type != TN_ELEM_BF16 && in_type != TN_ELEM_F16) ||
+      (out_type != TN_ELEM_F32 && out_type != in_type)) {
+    snprintf(why, why_len,
+             "cuBLAS GemmEx: inputs %s with output %s: expected bf16 or f16 "
+             "inputs with an f32 output or one of the inputs' type, or f32 "
+             "with f32",
+             tn_elem_name(in_type), tn_elem_name(out_type));
+    return -1;
+  }
+  in = in_type == TN_ELEM_BF16 ? CUDA_R_16BF : CUDA_R_16F;
+  out = out_type == TN_ELEM_F32 ? CUDA_R_32F : in;
+  if (ready(stream, why, why_len) != 0)
+    return -1;
+  /* B first, as in tn_cublas_sgemm: the row-major product is the
+   * column-major one of the transposes. */
+  s = g.cublasGemmEx(g.handle, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                     trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha,
+                     (const void *)(uintptr_t)b, in, trans_b ? k : n,
+                     (const void *)(uintptr_t)a, in, trans_a ? m : k, &beta,
+                     (void *)(uintptr_t)c, out, n, CUBLAS_COMPUTE_32F,
+                     CUBLAS_GEMM_DEFAULT);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    snprintf(why, why_len, "cublasGemmEx (%s inputs, %s output): %s",
+             tn_elem_name(in_type), tn_elem_name(out_type), status_text(s));
     return -1;
   }
   return 0;
