@@ -1,8 +1,8 @@
 /* test_families.c -- every registered family fills the interface within
  * the tables' limits: the sizes of its parameter, option, dimension,
  * buffer and baseline tables, its units, its defaults in their own
- * ranges, its buffers' element types, and the macros of its default
- * point fitting tn_defines.  The
+ * ranges, its choice options' names, its buffers' element types, and the
+ * macros of its default point fitting tn_defines.  The
  * limits are fixed arrays elsewhere (tn_params, tn_problem, tn_defines),
  * so a family past one would overflow them or lose macros silently. */
 #define _POSIX_C_SOURCE 200809L
@@ -13,6 +13,61 @@
 #include "pipeline/render.h"
 #include "pipeline/run.h"
 #include "test_util.h"
+
+/* A choice has names (its value is one's index, its default too), each
+ * a non-empty string told apart from the others: the config and the JSON
+ * name it by its string.  1 if od is such a table, else 0 with why. */
+static int choices_ok(const tn_option_desc *od)
+{
+  int a, b;
+  if (od->n_choices < 1 || od->choices == NULL) {
+    fprintf(stderr, "  %s: a choice without names\n", od->name);
+    return 0;
+  }
+  if (!(od->def >= 0 && od->def < od->n_choices) ||
+      od->def != (double)(int)od->def) {
+    fprintf(stderr, "  %s: default %g is not an index of its %d names\n",
+            od->name, od->def, od->n_choices);
+    return 0;
+  }
+  for (a = 0; a < od->n_choices; a++) {
+    if (od->choices[a] == NULL || od->choices[a][0] == '\0') {
+      fprintf(stderr, "  %s: name %d is empty\n", od->name, a);
+      return 0;
+    }
+    for (b = 0; b < a; b++)
+      if (strcmp(od->choices[a], od->choices[b]) == 0) {
+        fprintf(stderr, "  %s: '%s' twice\n", od->name, od->choices[a]);
+        return 0;
+      }
+  }
+  return 1;
+}
+
+/* choices_ok itself, on tables no family has: no shipped family has a
+ * choice yet, and a check that never fails checks nothing. */
+static void check_choices_ok(void)
+{
+  static const char *const good[] = {"f32", "bf16", "f16"};
+  static const char *const dup[] = {"bf16", "f16", "bf16"};
+  static const char *const empty[] = {"bf16", ""};
+  tn_option_desc d = {"type", TN_OPT_CHOICE, 1, 0, 0, "", good, 3};
+  fprintf(stderr, "choice tables (the bad ones say why)\n");
+  CHECK(choices_ok(&d));
+  d.def = 3;
+  CHECK(!choices_ok(&d));
+  d.def = 0.5;
+  CHECK(!choices_ok(&d));
+  d.def = 0;
+  d.n_choices = 0;
+  CHECK(!choices_ok(&d));
+  d.choices = dup;
+  d.n_choices = 3;
+  CHECK(!choices_ok(&d));
+  d.choices = empty;
+  d.n_choices = 2;
+  CHECK(!choices_ok(&d));
+}
 
 static void check_family(const tn_family *f)
 {
@@ -48,8 +103,10 @@ static void check_family(const tn_family *f)
     CHECK(tn_param_index(f->params, f->n_params, od->name) < 0);
     if (od->kind == TN_OPT_NUMBER)
       CHECK(od->def >= od->min && od->def <= od->max);
+    else if (od->kind == TN_OPT_CHOICE)
+      CHECK(choices_ok(od));
     else
-      CHECK(od->def == 0 || od->def == 1);
+      CHECK(od->kind == TN_OPT_BOOL && (od->def == 0 || od->def == 1));
   }
 
 
@@ -98,6 +155,7 @@ int main(void)
     n++;
   }
   CHECK(n >= 2);
+  check_choices_ok();
 
   /* tn_defines refuses what does not fit, and says so */
   memset(&d, 0, sizeof(d));

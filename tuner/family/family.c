@@ -120,6 +120,55 @@ int tn_problem_option_index(const tn_family *f, const char *name)
   return -1;
 }
 
+int tn_option_choice_index(const tn_option_desc *d, const char *name)
+{
+  int k;
+  for (k = 0; k < d->n_choices; k++)
+    if (strcmp(d->choices[k], name) == 0)
+      return k;
+  return -1;
+}
+
+const char *tn_option_choice_name(const tn_option_desc *d, double v)
+{
+  int k;
+  if (!(v >= 0 && v < d->n_choices)) /* NaN too; (int) only in range */
+    return NULL;
+  k = (int)v;
+  return k == v ? d->choices[k] : NULL;
+}
+
+void tn_option_choices_text(const tn_option_desc *d, char *out, size_t n)
+{
+  size_t used = 0;
+  int k;
+  out[0] = '\0';
+  for (k = 0; k < d->n_choices && used < n; k++) {
+    int w = snprintf(out + used, n - used, "%s%s", k ? ", " : "",
+                     d->choices[k]);
+    if (w < 0)
+      break;
+    used += (size_t)w;
+  }
+}
+
+int tn_option_choice_parse(const tn_option_desc *d, const char *text,
+                           double *out, char *why, size_t n)
+{
+  int k = text ? tn_option_choice_index(d, text) : -1;
+  char list[256];
+  if (k >= 0) {
+    *out = k;
+    return 0;
+  }
+  tn_option_choices_text(d, list, sizeof(list));
+  if (text == NULL)
+    snprintf(why, n, "expected a string, one of: %s", list);
+  else
+    snprintf(why, n, "'%.64s' is not one of: %s", text, list);
+  return -1;
+}
+
 void tn_problem_defaults(const tn_family *f, tn_problem *prob)
 {
   int i;
@@ -137,6 +186,7 @@ int tn_problem_equal(const tn_family *f, const tn_problem *a,
   for (i = 0; i < a->size.n_dims; i++)
     if (a->size.dims[i] != b->size.dims[i])
       return 0;
+  /* every kind is a number here: a choice is its index */
   for (i = 0; i < f->n_options; i++)
     if (a->opt[i] != b->opt[i])
       return 0;
@@ -149,9 +199,18 @@ void tn_problem_options_json(const tn_family *f, const tn_problem *prob,
   int i;
   for (i = 0; i < f->n_options; i++) {
     const tn_option_desc *d = &f->options[i];
-    json_object_set_new(o, d->name, d->kind == TN_OPT_BOOL
-                                        ? json_boolean(prob->opt[i] != 0)
-                                        : json_real(prob->opt[i]));
+    json_t *v;
+    if (d->kind == TN_OPT_BOOL) {
+      v = json_boolean(prob->opt[i] != 0);
+    } else if (d->kind == TN_OPT_CHOICE) {
+      /* the name, not the index: the file outlives the order of the
+       * family's table */
+      const char *name = tn_option_choice_name(d, prob->opt[i]);
+      v = name ? json_string(name) : json_null();
+    } else {
+      v = json_real(prob->opt[i]);
+    }
+    json_object_set_new(o, d->name, v);
   }
 }
 
@@ -172,6 +231,13 @@ int tn_problem_options_from_json(const tn_family *f, json_t *o,
         return -1;
       }
       prob->opt[i] = json_is_true(v) ? 1.0 : 0.0;
+    } else if (d->kind == TN_OPT_CHOICE) {
+      char what[320];
+      if (tn_option_choice_parse(d, json_string_value(v), &prob->opt[i],
+                                 what, sizeof(what)) != 0) {
+        snprintf(why, n, "%s: %s", d->name, what);
+        return -1;
+      }
     } else {
       double x;
       if (!json_is_number(v)) {

@@ -235,17 +235,31 @@ double tn_family_rate(const tn_family *f, const tn_problem *probs, int n,
 
 /* Index of option name of f, or -1. */
 int tn_problem_option_index(const tn_family *f, const char *name);
+/* Index of name among choice option d's names, or -1. */
+int tn_option_choice_index(const tn_option_desc *d, const char *name);
+/* The name a choice option's value v stands for, or NULL if v is not
+ * one of its indices. */
+const char *tn_option_choice_name(const tn_option_desc *d, double v);
+/* d's names as "a, b, c", for messages. */
+void tn_option_choices_text(const tn_option_desc *d, char *out, size_t n);
+/* The value of choice option d written as text (NULL: the config or the
+ * JSON had no string there), one reading and one message for both.
+ * Returns 0 with the index in *out, or -1 with "'text' is not one of:
+ * a, b" or "expected a string, one of: a, b" in why. */
+int tn_option_choice_parse(const tn_option_desc *d, const char *text,
+                           double *out, char *why, size_t n);
 /* A problem of f with every option at its default and no size. */
 void tn_problem_defaults(const tn_family *f, tn_problem *prob);
 /* 1 if a and b are the same problem of f (size and options). */
 int tn_problem_equal(const tn_family *f, const tn_problem *a,
                      const tn_problem *b);
-/* Adds prob's options to the JSON object o, each as its kind. */
+/* Adds prob's options to the JSON object o, each as its kind (a choice
+ * as its name; null if its value is not one, a bug the reader reports). */
 void tn_problem_options_json(const tn_family *f, const tn_problem *prob,
                              json_t *o);
 /* Reads prob's options from JSON object o: every option must be there,
- * of its kind and in range.  Returns 0, or -1 with the offending key and
- * what was expected in why. */
+ * of its kind and in range (a choice: a string among its names).
+ * Returns 0, or -1 with the offending key and what was expected in why. */
 int tn_problem_options_from_json(const tn_family *f, json_t *o,
                                  tn_problem *prob, char *why, size_t n);
 

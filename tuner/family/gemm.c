@@ -25,11 +25,14 @@
 
 /* The problem's options beside M, N, K (problem = { trans_a = true; }). */
 static const tn_option_desc options[N_OPTIONS] = {
-    {"trans_a", TN_OPT_BOOL, 0, 0, 1, "A is stored K x M (op(A) = A^T)"},
-    {"trans_b", TN_OPT_BOOL, 0, 0, 1, "B is stored N x K (op(B) = B^T)"},
-    {"alpha", TN_OPT_NUMBER, 1.0, -1e30, 1e30, "the scale of op(A) op(B)"},
+    {"trans_a", TN_OPT_BOOL, 0, 0, 1, "A is stored K x M (op(A) = A^T)",
+     NULL, 0},
+    {"trans_b", TN_OPT_BOOL, 0, 0, 1, "B is stored N x K (op(B) = B^T)",
+     NULL, 0},
+    {"alpha", TN_OPT_NUMBER, 1.0, -1e30, 1e30, "the scale of op(A) op(B)",
+     NULL, 0},
     {"beta", TN_OPT_NUMBER, 0.0, -1e30, 1e30,
-     "the scale of C's starting values (0: C is not read)"},
+     "the scale of C's starting values (0: C is not read)", NULL, 0},
 };
 
 static const tn_param_desc params[N_PARAMS] = {

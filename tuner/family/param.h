@@ -60,16 +60,22 @@ typedef struct {
 
 /* A problem option a family declares beside the size (GEMM's trans_a,
  * alpha, ...): its key in the config's problem group and in the results
- * JSON, its kind, default and range.  A boolean is stored as 0 or 1. */
+ * JSON, its kind, default and range.  A boolean is stored as 0 or 1; a
+ * choice (a string in the config and the JSON, one of `choices`) as the
+ * index of its name, so that problems compare and copy as numbers. */
 #define TN_MAX_OPTIONS 8
-typedef enum { TN_OPT_BOOL, TN_OPT_NUMBER } tn_option_kind;
+typedef enum { TN_OPT_BOOL, TN_OPT_NUMBER, TN_OPT_CHOICE } tn_option_kind;
 
 typedef struct {
   const char *name;
   tn_option_kind kind;
-  double def;      /* when the config leaves it out */
+  double def;      /* when the config leaves it out (a choice's index) */
   double min, max; /* range of a number */
   const char *help;
+  /* Last, so that the tables of families without a choice stay as they
+   * are: a choice's names, n_choices of them. */
+  const char *const *choices;
+  int n_choices;
 } tn_option_desc;
 
 /* The element type of a buffer.  Zero is fp32, so a buffer a family

@@ -213,6 +213,12 @@ static int parse_options(ctx *c, const config_setting_t *s,
       int b = 0;
       rc = get_bool(c, m, what, &b);
       base->opt[i] = b;
+    } else if (d->kind == TN_OPT_CHOICE) {
+      char why[512]; /* the string is NULL if the setting is not one */
+      rc = tn_option_choice_parse(d, config_setting_get_string(m),
+                                  &base->opt[i], why, sizeof(why)) != 0
+               ? bad(c, m, "%s: %s", what, why)
+               : 0;
     } else {
       rc = get_number(c, m, what, d->min, d->max, &base->opt[i]);
     }
@@ -514,8 +520,11 @@ static void set_defaults(tn_job *job)
   tn_strlcpy(job->output_dir, "results", sizeof(job->output_dir));
 }
 
-/* Reads the file at path, or text when it is not NULL (named path). */
-static int load(const char *path, const char *text, tn_job *job, tn_err *err)
+/* Reads the file at path, or text when it is not NULL (named path); the
+ * family the config names is given's if given is not NULL, else the
+ * registry's. */
+static int load(const char *path, const char *text, const tn_family *given,
+                tn_job *job, tn_err *err)
 {
   static const char *const keys[] = {"name",        "family", "template",
                                      "problem",     "space",  "constraints",
@@ -572,8 +581,8 @@ static int load(const char *path, const char *text, tn_job *job, tn_err *err)
   rc = get_string(&c, s, "family", family, sizeof(family));
   if (rc)
     goto cleanup;
-  job->family = tn_family_find(family);
-  if (job->family == NULL) {
+  job->family = given ? given : tn_family_find(family);
+  if (job->family == NULL || strcmp(job->family->name, family) != 0) {
     char list[256];
     tn_family_list(list, sizeof(list));
     rc = bad(&c, s, "family: unknown '%s' (known: %s)", family, list);
@@ -653,11 +662,18 @@ cleanup:
 
 int tn_config_load(const char *path, tn_job *job, tn_err *err)
 {
-  return load(path, NULL, job, err);
+  return load(path, NULL, NULL, job, err);
 }
 
 int tn_config_load_string(const char *text, const char *name, tn_job *job,
                           tn_err *err)
 {
-  return load(name, text, job, err);
+  return load(name, text, NULL, job, err);
+}
+
+int tn_config_load_string_family(const char *text, const char *name,
+                                 const tn_family *family, tn_job *job,
+                                 tn_err *err)
+{
+  return load(name, text, family, job, err);
 }

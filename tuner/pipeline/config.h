@@ -53,6 +53,14 @@ int tn_config_load(const char *path, tn_job *job, tn_err *err);
 int tn_config_load_string(const char *text, const char *name, tn_job *job,
                           tn_err *err);
 
+/* The same with family standing in for the registry: the config's
+ * `family` must name it.  For the tests of what no shipped family has yet
+ * (a choice option): they build their family, and the registry keeps to
+ * the real ones. */
+int tn_config_load_string_family(const char *text, const char *name,
+                                 const tn_family *family, tn_job *job,
+                                 tn_err *err);
+
 /* Names a constraint may use besides the parameters. */
 #define TN_CONSTRAINT_NAMES "threads, smem_bytes"
 

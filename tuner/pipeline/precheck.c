@@ -153,9 +153,20 @@ static void problems_text(const tn_job *job, char *out, size_t n)
     for (k = 0; k < p->size.n_dims && used < n; k++)
       used += (size_t)snprintf(out + used, n - used, "%s%lld", k ? "x" : "",
                                p->size.dims[k]);
-    for (k = 0; k < f->n_options && used < n; k++)
-      used += (size_t)snprintf(out + used, n - used, " %s=%g",
-                               f->options[k].name, p->opt[k]);
+    for (k = 0; k < f->n_options && used < n; k++) {
+      const tn_option_desc *d = &f->options[k];
+      const char *name = d->kind == TN_OPT_CHOICE
+                             ? tn_option_choice_name(d, p->opt[k])
+                             : NULL;
+      /* a choice by its name, as the config says it: the identity then
+       * survives a reordering of the family's table */
+      if (name)
+        used += (size_t)snprintf(out + used, n - used, " %s=%s", d->name,
+                                 name);
+      else
+        used += (size_t)snprintf(out + used, n - used, " %s=%g", d->name,
+                                 p->opt[k]);
+    }
   }
 }
 
