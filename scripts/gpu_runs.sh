@@ -29,7 +29,8 @@ for s in "$@"; do
       status=1
     tail -5 "$LOGS/ctest-gpu.log"
     ;;
-  transpose | transpose-noprune | gemm | gemm-noprune | gemm-odd)
+  transpose | transpose-noprune | gemm | gemm-noprune | gemm-odd | \
+  tc-bf16 | tc-bf16-8192 | tc-fp16-odd | tc-layouts)
     step "$s"
     case "$s" in
     transpose) args=(--config configs/transpose.cfg) ;;
@@ -37,7 +38,14 @@ for s in "$@"; do
     gemm) args=(--config configs/gemm.cfg) ;;
     gemm-noprune) args=(--config configs/gemm.cfg --no-prune) ;;
     gemm-odd) args=(--config configs/gemm-odd.cfg) ;;
+    # the tensor-core GEMM (family gemm_tc)
+    tc-bf16) args=(--config configs/gemm-bf16.cfg) ;;
+    tc-bf16-8192) args=(--config configs/gemm-bf16-8192.cfg) ;;
+    tc-fp16-odd) args=(--config configs/gemm-fp16-odd.cfg) ;;
+    tc-layouts) args=(--config configs/gemm-bf16-layouts.cfg --no-prune) ;;
     esac
+    # RESULTS: where the results files go (default: the config's)
+    [ -n "${RESULTS:-}" ] && args+=(--output "$RESULTS")
     cmd=("$tuner" "${args[@]}" --device 0 -q)
     echo "command: ${cmd[*]}" >"$LOGS/$s.log"
     /usr/bin/time -v "${cmd[@]}" >>"$LOGS/$s.log" 2>&1 || status=1

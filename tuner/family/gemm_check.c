@@ -1,13 +1,14 @@
-/* gemm_check.c -- the GEMM family's verification: a fp64 reference on the
- * GPU, itself checked against the host at 256 positions, and the bound of
- * fp32 accumulation in any order (see gemm.c). */
+/* gemm_check.c -- the GEMM families' verification: a fp64 reference on the
+ * GPU, itself checked against the host at 256 positions, and the error
+ * bound of the accumulation the kernels do (family/gemm_ref.h).  The fp32
+ * family (gemm.c) and the tensor-core one (gemm_tc.c) share it. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "family/gemm_shape.h"
+#include "family/gemm_ref.h"
 
 /* The reference: fp64 sums of a * b and |a| * |b| in k order (exact
  * products, so the host can reproduce them), ref and absref per element,
@@ -22,11 +23,25 @@ const char tn_gemm_reference_source[] =
     "#define RW 4\n"
     "#define RB (RT * RW)\n"
     "#define RK 16\n"
+    "/* element i of a buffer of tn_elem_type t */\n"
+    "__device__ __forceinline__ double tn_elem(const void *p, size_t i,\n"
+    "                                          int t)\n"
+    "{\n"
+    "  if (t == 0)\n"
+    "    return ((const float *)p)[i];\n"
+    "  unsigned short h = ((const unsigned short *)p)[i];\n"
+    "  if (t == 1)\n"
+    "    return __uint_as_float((unsigned)h << 16);\n"
+    "  float f;\n"
+    "  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h));\n"
+    "  return f;\n"
+    "}\n"
     "extern \"C\" __global__ void __launch_bounds__(RT * RT)\n"
-    "tn_gemm_ref(const float *A, const float *B, const float *C0,\n"
-    "            const float *C, double *ref, double *stats, int M, int N,\n"
+    "tn_gemm_ref(const void *A, const void *B, const void *C0,\n"
+    "            const void *C, double *ref, double *stats, int M, int N,\n"
     "            int K, int trans_a, int trans_b, double alpha,\n"
-    "            double beta)\n"
+    "            double beta, int in_type, int out_type, double u_acc,\n"
+    "            double u_out)\n"
     "{\n"
     "  __shared__ double sa[RK][RB + 1], sb[RK][RB + 1];\n"
     "  __shared__ double r_bad[RT * RT], r_ratio[RT * RT], r_idx[RT * RT];\n"
@@ -41,11 +56,13 @@ const char tn_gemm_reference_source[] =
     "    for (int e = t; e < RB * RK; e += RT * RT) {\n"
     "      int am = m0 + e / RK, ak = k0 + e % RK;\n"
     "      int bk = k0 + e / RB, bn = n0 + e % RB;\n"
-    "      float a = 0.0f, b = 0.0f;\n"
+    "      double a = 0.0, b = 0.0;\n"
     "      if (am < M && ak < K)\n"
-    "        a = trans_a ? A[(size_t)ak * M + am] : A[(size_t)am * K + ak];\n"
+    "        a = tn_elem(A, trans_a ? (size_t)ak * M + am\n"
+    "                               : (size_t)am * K + ak, in_type);\n"
     "      if (bk < K && bn < N)\n"
-    "        b = trans_b ? B[(size_t)bn * K + bk] : B[(size_t)bk * N + bn];\n"
+    "        b = tn_elem(B, trans_b ? (size_t)bn * K + bk\n"
+    "                               : (size_t)bk * N + bn, in_type);\n"
     "      sa[e % RK][e / RK] = a;\n"
     "      sb[e / RB][e % RB] = b;\n"
     "    }\n"
@@ -73,12 +90,12 @@ const char tn_gemm_reference_source[] =
     "      if (m >= M || n >= N)\n"
     "        continue;\n"
     "      size_t idx = (size_t)m * N + n;\n"
-    "      double c0 = beta != 0.0 ? (double)C0[idx] : 0.0;\n"
+    "      double c0 = beta != 0.0 ? tn_elem(C0, idx, out_type) : 0.0;\n"
     "      double r = alpha * s[i][j] + beta * c0;\n"
-    "      double tol = (K + 2.0) * 5.9604644775390625e-08 *\n"
+    "      double tol = ((K + 2.0) * u_acc + u_out) *\n"
     "                       (fabs(alpha) * u[i][j] + fabs(beta) * fabs(c0))\n"
     "                   + 1e-30;\n"
-    "      double c = (double)C[idx], err = fabs(c - r);\n"
+    "      double c = tn_elem(C, idx, out_type), err = fabs(c - r);\n"
     "      double ratio = err <= tol ? err / tol : inf;\n"
     "      if (!(err <= tol)) {\n"
     "        bad += 1.0;\n"
@@ -126,46 +143,69 @@ const char tn_gemm_reference_source[] =
     "  }\n"
     "}\n";
 
-/* Element i of an input as it started: from the host copy, or (with
+/* A 2-byte element's value: bf16 is fp32's upper half; fp16 decoded
+ * (subnormals included). */
+static double tn_elem_value(uint16_t h, tn_elem_type t)
+{
+  int e = (h >> 10) & 31, f = h & 1023;
+  double v;
+  if (t == TN_ELEM_BF16) {
+    uint32_t u = (uint32_t)h << 16;
+    float x;
+    memcpy(&x, &u, sizeof(x));
+    return x;
+  }
+  if (e == 31)
+    v = f ? NAN : INFINITY;
+  else if (e == 0)
+    v = ldexp((double)f, -24);
+  else
+    v = ldexp((double)(f | 1024), e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+/* Element i of buffer buf as it started: from the host copy, or (with
  * verify_device, no host copies) computed from its seed. */
-static double start_value(const tn_verify_env *env, const float *host,
-                          int buf, long long i)
+static double start_value(const tn_verify_env *env, const void *host,
+                          int buf, tn_elem_type t, long long i)
 {
-  return host ? (double)host[i]
-              : (double)tn_random_value(env->seed[buf],
-                                        (unsigned long long)i);
+  if (host == NULL)
+    return tn_random_elem(env->seed[buf], (unsigned long long)i, t);
+  if (t == TN_ELEM_F32)
+    return (double)((const float *)host)[i];
+  return tn_elem_value(((const uint16_t *)host)[i], t);
 }
 
-static double elem_a(const tn_verify_env *env, long long m, long long k)
+static double elem_a(const tn_verify_env *env, const tn_gemm_check_spec *c,
+                     long long m, long long k)
 {
-  const tn_problem *prob = env->problem;
-  long long M = prob->size.dims[0], K = prob->size.dims[2];
-  return start_value(env, env->host[BUF_A], BUF_A,
-                     GEMM_TRANS_A(prob) ? k * M + m : m * K + k);
+  long long M = env->problem->size.dims[0], K = env->problem->size.dims[2];
+  return start_value(env, env->host[c->buf_a], c->buf_a, c->in,
+                     c->trans_a ? k * M + m : m * K + k);
 }
 
-static double elem_b(const tn_verify_env *env, long long k, long long n)
+static double elem_b(const tn_verify_env *env, const tn_gemm_check_spec *c,
+                     long long k, long long n)
 {
-  const tn_problem *prob = env->problem;
-  long long N = prob->size.dims[1], K = prob->size.dims[2];
-  return start_value(env, env->host[BUF_B], BUF_B,
-                     GEMM_TRANS_B(prob) ? n * K + k : k * N + n);
+  long long N = env->problem->size.dims[1], K = env->problem->size.dims[2];
+  return start_value(env, env->host[c->buf_b], c->buf_b, c->in,
+                     c->trans_b ? n * K + k : k * N + n);
 }
 
 /* Checks the GPU reference against the host at `count` positions (the four
  * corners first, then pseudo-random ones).  Returns 0, or -1 with why. */
-static int check_reference(tn_verify_env *env, tn_devptr ref, int count,
-                           char *why, size_t n)
+static int check_reference(tn_verify_env *env, const tn_gemm_check_spec *c,
+                           tn_devptr ref, int count, char *why, size_t n)
 {
   const tn_problem *prob = env->problem;
-  const float *c0 = env->host_init[BUF_C];
-  int on_host = env->host[BUF_A] != NULL;
+  const void *c0 = env->host_init[c->buf_c];
+  int on_host = env->host[c->buf_a] != NULL;
   long long M = prob->size.dims[0], N = prob->size.dims[1];
   long long K = prob->size.dims[2];
   uint64_t state = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(M * 31 + N * 7 + K);
   int i;
 
-  if (on_host && GEMM_BETA(prob) != 0.0 && c0 == NULL) {
+  if (on_host && c->beta != 0.0 && c0 == NULL) {
     snprintf(why, n, "gemm: the worker kept no starting values of C");
     return -1;
   }
@@ -182,17 +222,17 @@ static int check_reference(tn_verify_env *env, tn_devptr ref, int count,
       nn = (long long)((state >> 33) % (uint64_t)N);
     }
     for (k = 0; k < K; k++) {
-      double x = elem_a(env, m, k), y = elem_b(env, k, nn);
+      double x = elem_a(env, c, m, k), y = elem_b(env, c, k, nn);
       s += x * y;
       u += fabs(x) * fabs(y);
     }
     idx = m * N + nn;
-    r = GEMM_ALPHA(prob) * s;
-    absr = fabs(GEMM_ALPHA(prob)) * u;
-    if (GEMM_BETA(prob) != 0.0) {
-      double cv = start_value(env, c0, BUF_C, idx);
-      r += GEMM_BETA(prob) * cv;
-      absr += fabs(GEMM_BETA(prob)) * fabs(cv);
+    r = c->alpha * s;
+    absr = fabs(c->alpha) * u;
+    if (c->beta != 0.0) {
+      double cv = start_value(env, c0, c->buf_c, c->out, idx);
+      r += c->beta * cv;
+      absr += fabs(c->beta) * fabs(cv);
     }
     if (env->download(env, &dev, ref + (tn_devptr)idx * 8, 8) != 0) {
       snprintf(why, n, "gemm: reading the reference back failed");
@@ -210,15 +250,18 @@ static int check_reference(tn_verify_env *env, tn_devptr ref, int count,
   return 0;
 }
 
-int tn_gemm_verify(tn_verify_env *env, char *why, size_t n)
+int tn_gemm_check(tn_verify_env *env, const tn_gemm_check_spec *c,
+                  char *why, size_t n)
 {
   const tn_problem *prob = env->problem;
   int M = (int)prob->size.dims[0], N = (int)prob->size.dims[1];
   int K = (int)prob->size.dims[2];
-  int ta = GEMM_TRANS_A(prob) ? 1 : 0, tb = GEMM_TRANS_B(prob) ? 1 : 0;
-  double alpha = GEMM_ALPHA(prob), beta = GEMM_BETA(prob);
+  int ta = c->trans_a ? 1 : 0, tb = c->trans_b ? 1 : 0;
+  int in_type = (int)c->in, out_type = (int)c->out;
+  double alpha = c->alpha, beta = c->beta, u_acc = c->u_acc;
+  double u_out = c->u_out;
   unsigned grid[3], block[3] = {16, 16, 1};
-  tn_devptr ref, stats, c0 = beta != 0.0 ? env->dev_init[BUF_C] : 0;
+  tn_devptr ref, stats, c0 = beta != 0.0 ? env->dev_init[c->buf_c] : 0;
   size_t nblocks, i, worst = 0;
   double *st = NULL, bad = 0.0;
   tn_args a;
@@ -238,10 +281,10 @@ int tn_gemm_verify(tn_verify_env *env, char *why, size_t n)
     return -1;
   }
   memset(&a, 0, sizeof(a));
-  tn_args_add(&a, &env->dev[BUF_A], sizeof(tn_devptr));
-  tn_args_add(&a, &env->dev[BUF_B], sizeof(tn_devptr));
+  tn_args_add(&a, &env->dev[c->buf_a], sizeof(tn_devptr));
+  tn_args_add(&a, &env->dev[c->buf_b], sizeof(tn_devptr));
   tn_args_add(&a, &c0, sizeof(c0));
-  tn_args_add(&a, &env->dev[BUF_C], sizeof(tn_devptr));
+  tn_args_add(&a, &env->dev[c->buf_c], sizeof(tn_devptr));
   tn_args_add(&a, &ref, sizeof(ref));
   tn_args_add(&a, &stats, sizeof(stats));
   tn_args_add(&a, &M, sizeof(M));
@@ -251,6 +294,10 @@ int tn_gemm_verify(tn_verify_env *env, char *why, size_t n)
   tn_args_add(&a, &tb, sizeof(tb));
   tn_args_add(&a, &alpha, sizeof(alpha));
   tn_args_add(&a, &beta, sizeof(beta));
+  tn_args_add(&a, &in_type, sizeof(in_type));
+  tn_args_add(&a, &out_type, sizeof(out_type));
+  tn_args_add(&a, &u_acc, sizeof(u_acc));
+  tn_args_add(&a, &u_out, sizeof(u_out));
   if (env->launch(env, "tn_gemm_ref", grid, block, &a) != 0) {
     snprintf(why, n, "gemm: the reference kernel failed to run");
     return -1;
@@ -269,7 +316,7 @@ int tn_gemm_verify(tn_verify_env *env, char *why, size_t n)
     if (st[i * REF_STATS + 1] > st[worst * REF_STATS + 1])
       worst = i;
   }
-  if (check_reference(env, ref, 256, why, n) != 0)
+  if (check_reference(env, c, ref, 256, why, n) != 0)
     goto cleanup;
   if (bad == 0.0) {
     rc = 0;
@@ -277,11 +324,10 @@ int tn_gemm_verify(tn_verify_env *env, char *why, size_t n)
     const double *w = st + worst * REF_STATS;
     long long idx = (long long)w[2];
     snprintf(why, n,
-             "%.0f of %lld elements off by more than (K + 2) * 2^-24 * "
-             "absref; worst C[%lld][%lld] = %.9g, expected %.17g (bound "
-             "%.3g, error %.3g x bound)",
-             bad, (long long)M * N, idx / N, idx % N, w[5], w[3], w[4],
-             w[1]);
+             "%.0f of %lld elements off by more than %s; worst C[%lld][%lld] "
+             "= %.9g, expected %.17g (bound %.3g, error %.3g x bound)",
+             bad, (long long)M * N, c->bound_text, idx / N, idx % N, w[5],
+             w[3], w[4], w[1]);
     rc = 1;
   }
 cleanup:

@@ -6,7 +6,8 @@
  *   gemm.c        the family: parameters, rules, launch, defines, buffers,
  *                 problem options, units, baselines
  *   gemm_plan.c   the shared-memory access plan the model prices
- *   gemm_check.c  the fp64 reference on the GPU and the verification */
+ *   gemm_check.c  the fp64 reference on the GPU and the verification
+ *                 (shared with the tensor-core family: gemm_ref.h) */
 #ifndef TN_GEMM_SHAPE_H
 #define TN_GEMM_SHAPE_H
 
@@ -70,10 +71,8 @@ enum { BUF_A, BUF_B, BUF_C };
 /* The shape of point p on prob (prob's sizes and transposes). */
 void tn_gemm_geometry(const tn_params *p, const tn_problem *prob,
                       geometry *g);
-/* tn_family.plan, .verify and .reference_source of the family. */
+/* tn_family.plan of the family. */
 void tn_gemm_plan(const tn_params *p, const tn_problem *prob,
                   tn_access_sink *sink);
-int tn_gemm_verify(tn_verify_env *env, char *why, size_t n);
-extern const char tn_gemm_reference_source[];
 
 #endif

@@ -1,0 +1,309 @@
+/* test_gemm_tc_plan.c -- the tensor-core GEMM family's rules and access
+ * plan against closed forms worked out by hand from templates/gemm_tc.cu.
+ *
+ * No GPU: prepare(), launch() and the model of the plan only.  The
+ * ldmatrix conflicts are the point of the family's layouts: an 8 x 8
+ * matrix is 8 rows of 16 bytes, one phase; rows whose pitch is a multiple
+ * of 128 bytes all land on the same four banks (8-way), rows of 64 bytes
+ * on two sets (4-way); a 16-byte pad or the 16-byte-chunk xor spreads the
+ * eight rows over all 32 banks.  Exits 0 when every check passes. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/arch.h"
+#include "drift.h"
+#include "family/family.h"
+
+extern const tn_family tn_family_gemm_tc;
+
+static int failures;
+
+#define CHECK(cond, ...)                                                     \
+  do {                                                                       \
+    if (!(cond)) {                                                           \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                            \
+      printf(__VA_ARGS__);                                                   \
+      printf("\n");                                                          \
+      failures++;                                                            \
+    }                                                                        \
+  } while (0)
+
+typedef struct {
+  const char *name;
+  const char *value; /* an integer, or a swizzle name */
+} setting;
+
+/* The 128 x 256 x 32 tile of 2 x 4 warps (64 x 64 warp tiles), 4 stages,
+ * then the settings.  Returns prepare()'s answer (why), -1 if a setting
+ * does not parse. */
+static int point(const setting *set, int n_set, const tn_problem *prob,
+                 tn_params *p, char *why, size_t n)
+{
+  static const setting base[] = {{"bm", "128"},    {"bn", "256"},
+                                 {"bk", "32"},     {"warps_m", "2"},
+                                 {"warps_n", "4"}, {"stages", "4"}};
+  const tn_family *f = &tn_family_gemm_tc;
+  int i, k;
+  memset(p, 0, sizeof(*p));
+  for (k = 0; k < f->n_params; k++)
+    p->v[k].i = f->params[k].def;
+  for (i = 0; i < 6 + n_set; i++) {
+    const setting *s = i < 6 ? &base[i] : &set[i - 6];
+    k = tn_param_index(f->params, f->n_params, s->name);
+    if (k < 0) {
+      snprintf(why, n, "no parameter %s", s->name);
+      return -1;
+    }
+    if (f->params[k].kind == TN_PARAM_SWIZZLE) {
+      if (tn_swizzle_parse(s->value, &p->v[k].sw, why, n) != 0)
+        return -1;
+    } else {
+      long long v = 0;
+      sscanf(s->value, "%lld", &v);
+      p->v[k].i = v;
+    }
+  }
+  return f->prepare(p, prob, why, n);
+}
+
+static tn_problem problem(long long m, long long n, long long k, int ta,
+                          int tb)
+{
+  const tn_family *f = &tn_family_gemm_tc;
+  tn_problem prob;
+  tn_problem_defaults(f, &prob);
+  prob.size.n_dims = 3;
+  prob.size.dims[0] = m;
+  prob.size.dims[1] = n;
+  prob.size.dims[2] = k;
+  prob.opt[tn_problem_option_index(f, "trans_a")] = ta;
+  prob.opt[tn_problem_option_index(f, "trans_b")] = tb;
+  return prob;
+}
+
+static int model(const char *label, const setting *set, int n_set,
+                 const tn_problem *prob, tn_model_cost *cost,
+                 tn_launch *launch)
+{
+  char why[1024];
+  tn_params p;
+  const tn_arch *arch = tn_arch_find("sm_90");
+  if (point(set, n_set, prob, &p, why, sizeof(why)) != 0) {
+    CHECK(0, "%s: rejected: %s", label, why);
+    return -1;
+  }
+  if (tn_family_model(&tn_family_gemm_tc, &p, prob, arch, cost, why,
+                      sizeof(why)) != 0) {
+    CHECK(0, "%s: malformed plan: %s", label, why);
+    return -1;
+  }
+  tn_family_gemm_tc.launch(&p, prob, launch);
+  return 0;
+}
+
+/* The worst conflict degree of the accesses of kind op (and width bytes,
+ * 0: any) in one block of the point, from the block's plan (drift.h), or
+ * -1 if the point is refused or the plan malformed. */
+static int kind_degree(const char *label, const setting *set, int n_set,
+                       const tn_problem *prob, tn_op op, int width)
+{
+  const tn_family *f = &tn_family_gemm_tc;
+  const tn_arch *arch = tn_arch_find("sm_90");
+  char why[1024];
+  tn_params p;
+  tn_problem one;
+  tn_block_plan bp;
+  int i, worst = 0;
+  memset(&bp, 0, sizeof(bp));
+  if (point(set, n_set, prob, &p, why, sizeof(why)) != 0 ||
+      f->one_block(&p, prob, 0, &one, why, sizeof(why)) != 0 ||
+      tn_drift_block_plan(f, &p, &one, &bp, why, sizeof(why)) != 0) {
+    CHECK(0, "%s: %s", label, why);
+    tn_block_plan_free(&bp);
+    return -1;
+  }
+  for (i = 0; i < bp.n; i++) {
+    tn_access_cost c;
+    if ((int)bp.v[i].a.op != (int)op ||
+        (width && bp.v[i].a.width != width))
+      continue;
+    if (tn_model_access(&bp.v[i].a, arch, &c, why, sizeof(why)) != 0) {
+      CHECK(0, "%s: malformed access: %s", label, why);
+      worst = -1;
+      break;
+    }
+    if (c.degree > worst)
+      worst = c.degree;
+  }
+  tn_block_plan_free(&bp);
+  return worst;
+}
+
+/* Per warp and k-tile of 128 x 256 x 32: the copies, 2 chunks of A (128
+ * rows x 4 chunks over 256 threads) and 4 of B (32 x 32), as 16-byte
+ * stores; per 16-deep k-step 4 ldmatrix.x4 of A (64 rows) and 4 of B (64
+ * columns, two 8-column fragments each). */
+static void test_counts(void)
+{
+  tn_problem prob = problem(4096, 4096, 4096, 0, 0);
+  tn_model_cost c;
+  tn_launch l;
+  long long blocks = 32 * 16, ktiles = 4096 / 32, warps = 8;
+  static const setting plain[] = {{"group_m", "8"}};
+
+  if (model("plain", plain, 1, &prob, &c, &l) != 0)
+    return;
+  CHECK(l.threads == 256 && l.grid[0] == 512 && l.grid[1] == 1,
+        "launch: %d threads, grid %u x %u (group_m: one dimension)",
+        l.threads, l.grid[0], l.grid[1]);
+  CHECK(l.smem_dynamic == 4 * (128 * 32 + 32 * 256) * 2 &&
+            l.smem_static == 0,
+        "smem dynamic %d static %d", l.smem_dynamic, l.smem_static);
+  CHECK(c.st_insts == blocks * ktiles * warps * 6, "st_insts %lld",
+        c.st_insts);
+  CHECK(c.ld_insts == blocks * ktiles * warps * 2 * 8, "ld_insts %lld",
+        c.ld_insts);
+  /* B's rows are 512 bytes: every row of an 8 x 8 matrix on the same
+   * four banks */
+  CHECK(c.max_degree == 8, "plain: max degree %d, expected 8", c.max_degree);
+}
+
+/* The degrees of the fragment loads (ldmatrix), with each operand's
+ * layout; the other operand conflict-free (pad 8).  (The copies into a
+ * padded tile are 2-way: a 16-byte pad shifts the second row of a phase
+ * by one chunk; the model prices that too, see test_copies.) */
+static void test_layouts(void)
+{
+  static const struct {
+    const char *label;
+    setting set[2];
+    int degree;
+  } cases[] = {
+      /* As rows of 32 bf16 = 64 bytes: rows r and r + 2 share banks */
+      {"A plain", {{"pad_a", "0"}, {"pad_b", "8"}}, 4},
+      {"A pad 8", {{"pad_a", "8"}, {"pad_b", "8"}}, 1},
+      {"A xor", {{"swizzle_a", "xor"}, {"pad_b", "8"}}, 1},
+      {"A sw64", {{"swizzle_a", "sw64"}, {"pad_b", "8"}}, 1},
+      /* sw32 xors one bit: rows r and r + 4 still share banks */
+      {"A sw32", {{"swizzle_a", "sw32"}, {"pad_b", "8"}}, 2},
+      /* Bs rows of 256 bf16 = 512 bytes */
+      {"B plain", {{"pad_a", "8"}, {"pad_b", "0"}}, 8},
+      {"B pad 8", {{"pad_a", "8"}, {"pad_b", "8"}}, 1},
+      {"B xor", {{"pad_a", "8"}, {"swizzle_b", "xor"}}, 1},
+      /* the 128-byte Hopper swizzle xors the chunk with offset bits 6-8:
+       * two column bits and one row bit of a 256-wide tile, so the eight
+       * rows of a matrix take two bank sets */
+      {"B sw128", {{"pad_a", "8"}, {"swizzle_b", "sw128"}}, 4},
+  };
+  tn_problem prob = problem(4096, 4096, 4096, 0, 0);
+  size_t i;
+  for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    int d = kind_degree(cases[i].label, cases[i].set, 2, &prob,
+                        TN_OP_LDMATRIX, 0);
+    CHECK(d == cases[i].degree, "%s: ldmatrix degree %d, expected %d",
+          cases[i].label, d, cases[i].degree);
+  }
+}
+
+/* Transposed operands: As[k][m] (rows of 128 bf16) and Bs[n][k] (rows of
+ * 32) swap which tile is 8-way and which 4-way; ldmatrix.trans reads the
+ * same rows. */
+static void test_transposed(void)
+{
+  static const setting a_only[] = {{"pad_b", "8"}};
+  static const setting b_only[] = {{"pad_a", "8"}};
+  tn_problem prob = problem(4096, 4096, 4096, 1, 1);
+  int d = kind_degree("trans A plain", a_only, 1, &prob, TN_OP_LDMATRIX, 0);
+  CHECK(d == 8, "As[k][m] plain: ldmatrix degree %d, expected 8", d);
+  d = kind_degree("trans B plain", b_only, 1, &prob, TN_OP_LDMATRIX, 0);
+  CHECK(d == 4, "Bs[n][k] plain: ldmatrix degree %d, expected 4", d);
+}
+
+/* Epilogue 1: the float2 stores of a fragment row (8 rows x 4 lanes per
+ * instruction, half a warp a phase) land 4-way on rows of 64 floats; a pad
+ * of 8 floats moves each row 8 banks on.  The float4 loads read whole
+ * rows: conflict-free either way. */
+static void test_epilogue(void)
+{
+  static const setting e0[] = {{"pad_a", "8"}, {"pad_b", "8"},
+                               {"epilogue", "1"}, {"pad_c", "0"}};
+  static const setting e8[] = {{"pad_a", "8"}, {"pad_b", "8"},
+                               {"epilogue", "1"}, {"pad_c", "8"}};
+  tn_problem prob = problem(4096, 4096, 4096, 0, 0);
+  tn_model_cost c;
+  tn_launch l;
+  long long blocks = 32 * 16, ktiles = 4096 / 32, warps = 8;
+  int s0 = kind_degree("epilogue pad 0", e0, 4, &prob, TN_OP_ST, 8);
+  int s8 = kind_degree("epilogue pad 8", e8, 4, &prob, TN_OP_ST, 8);
+  int l8 = kind_degree("epilogue pad 8", e8, 4, &prob, TN_OP_LD, 16);
+  CHECK(s0 == 4, "staging pad 0: store degree %d, expected 4", s0);
+  CHECK(s8 == 1, "staging pad 8: store degree %d, expected 1", s8);
+  CHECK(l8 == 1, "staging pad 8: load degree %d, expected 1", l8);
+  if (model("epilogue pad 0", e0, 4, &prob, &c, &l) == 0) {
+    /* per warp: 4 slices x (16 float2 stores + 8 float4 loads) */
+    CHECK(c.st_insts == blocks * (ktiles * warps * 6 + warps * 4 * 16),
+          "st_insts %lld", c.st_insts);
+    CHECK(c.ld_insts == blocks * (ktiles * warps * 16 + warps * 4 * 8),
+          "ld_insts %lld", c.ld_insts);
+  }
+}
+
+/* The copies' 16-byte stores: a warp writes 512 bytes, a quarter-warp
+ * phase 128: two 64-byte rows of As, contiguous when plain or swizzled
+ * (the xor permutes chunks within a row); a 16-byte pad moves the second
+ * row one chunk on, onto the first row's first chunk's banks: 2-way. */
+static void test_copies(void)
+{
+  static const setting plain[] = {{"pad_b", "0"}};
+  static const setting pad[] = {{"pad_a", "8"}};
+  static const setting swz[] = {{"swizzle_a", "xor"}};
+  tn_problem prob = problem(4096, 4096, 4096, 0, 0);
+  int d = kind_degree("copies plain", plain, 1, &prob, TN_OP_ST, 16);
+  CHECK(d == 1, "plain copies: degree %d, expected 1", d);
+  d = kind_degree("copies pad", pad, 1, &prob, TN_OP_ST, 16);
+  CHECK(d == 2, "copies into padded As: degree %d, expected 2", d);
+  d = kind_degree("copies xor", swz, 1, &prob, TN_OP_ST, 16);
+  CHECK(d == 1, "copies into swizzled As: degree %d, expected 1", d);
+}
+
+/* The rules: what prepare() refuses, each with its reason. */
+static void test_rules(void)
+{
+  static const struct {
+    setting set[2];
+    const char *needle;
+  } bad[] = {
+      {{{"pad_a", "4"}, {"pad_b", "0"}}, "multiples of 8"},
+      {{{"swizzle_a", "cute(3,2,3)"}, {"pad_b", "0"}}, "M >= 3"},
+      {{{"bm", "16"}, {"pad_b", "0"}}, "16x16"},
+      {{{"pad_c", "8"}, {"epilogue", "0"}}, "pad_c must stay 0"},
+      /* 64-byte rows of As cannot take the 128-byte swizzle */
+      {{{"swizzle_a", "sw128"}, {"pad_b", "0"}}, "128-byte swizzle"},
+  };
+  tn_problem prob = problem(4096, 4096, 4096, 0, 0);
+  size_t i;
+  for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    char why[1024] = "";
+    tn_params p;
+    int rc = point(bad[i].set, 2, &prob, &p, why, sizeof(why));
+    CHECK(rc == 1 && strstr(why, bad[i].needle) != NULL,
+          "case %zu: rc %d, why '%s' (expected '%s')", i, rc, why,
+          bad[i].needle);
+  }
+}
+
+int main(void)
+{
+  test_counts();
+  test_layouts();
+  test_transposed();
+  test_epilogue();
+  test_copies();
+  test_rules();
+  if (failures) {
+    printf("%d failures\n", failures);
+    return 1;
+  }
+  printf("gemm_tc plan: all checks passed\n");
+  return 0;
+}

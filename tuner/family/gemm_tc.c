@@ -1,0 +1,450 @@
+/* gemm_tc.c -- the tensor-core GEMM family: C = alpha * op(A) * op(B) +
+ * beta * C with bf16 or fp16 inputs, fp32 accumulation, and C in fp32 or
+ * the inputs' type, on mma.sync m16n8k16 (sm_80 and later).
+ *
+ * Mirrors templates/gemm_tc.cu: block tile bm x bn x bk of warps_m x
+ * warps_n warps, a ring of `stages` shared buffers filled by cp.async,
+ * fragments read by ldmatrix.x4; the tuned layouts are the pad and the
+ * swizzle of each operand's shared tile (16-byte chunks: "xor" is chunk ^=
+ * row over the rows one 128-byte bank row holds), and of the epilogue's
+ * staging rows.  The access plan is in gemm_tc_plan.c.
+ *
+ * The check is the GEMM families' fp64 reference (gemm_check.c) with the
+ * bound of the tensor cores' fp32 accumulation: their adds truncate
+ * (round toward zero after aligning to the largest term: Fasi, Higham,
+ * Mikaitis and Pranesh, "Numerical behavior of NVIDIA tensor cores",
+ * PeerJ Comput. Sci. 2021), so each step errs by up to 2^-23 of the
+ * magnitudes it sums, not 2^-24; a 16-bit C adds one rounding (2^-8 bf16,
+ * 2^-11 fp16).  The baseline is cublasGemmEx with the same types and an
+ * fp32 compute type (tuner/gpu/cublas.c). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/cublas.h"
+#include "family/gemm_ref.h"
+#include "family/gemm_tc_shape.h"
+
+static const char *const input_types[] = {"bf16", "fp16"};
+static const char *const output_types[] = {"f32", "input"};
+
+static const tn_option_desc options[TC_N_OPTIONS] = {
+    {"trans_a", TN_OPT_BOOL, 0, 0, 1, "A is stored K x M (op(A) = A^T)",
+     NULL, 0},
+    {"trans_b", TN_OPT_BOOL, 0, 0, 1, "B is stored N x K (op(B) = B^T)",
+     NULL, 0},
+    {"alpha", TN_OPT_NUMBER, 1.0, -1e30, 1e30, "the scale of op(A) op(B)",
+     NULL, 0},
+    {"beta", TN_OPT_NUMBER, 0.0, -1e30, 1e30,
+     "the scale of C's starting values (0: C is not read)", NULL, 0},
+    {"input", TN_OPT_CHOICE, 0, 0, 0, "the type of A and B: bf16 or fp16",
+     input_types, 2},
+    {"output", TN_OPT_CHOICE, 0, 0, 0,
+     "the type of C: f32, or input (the type of A and B)", output_types, 2},
+};
+
+static const tn_param_desc params[TC_N_PARAMS] = {
+    {"bm", TN_PARAM_INT, 0, 16, 256, 128,
+     "block tile rows (of C and op(A)), a power of two"},
+    {"bn", TN_PARAM_INT, 0, 16, 256, 128, "block tile columns, a power of two"},
+    {"bk", TN_PARAM_INT, 0, 16, 128, 32,
+     "block tile depth (k), a power of two of at least 16"},
+    {"warps_m", TN_PARAM_INT, 0, 1, 8, 2,
+     "warps along m; the warp tile is bm / warps_m rows (a multiple of 16)"},
+    {"warps_n", TN_PARAM_INT, 0, 1, 8, 2,
+     "warps along n; the warp tile is bn / warps_n columns (a multiple of "
+     "16)"},
+    {"stages", TN_PARAM_INT, 0, 2, 4, 3,
+     "shared buffers of the cp.async ring (2 to 4)"},
+    {"epilogue", TN_PARAM_INT, 0, 0, 1, 0,
+     "0: fragments straight to C; 1: each warp's tile staged through "
+     "shared memory, then whole 16-byte runs of C's rows"},
+    {"group_m", TN_PARAM_INT, 0, 0, 64, 0,
+     "0: tiles in row-major launch order; g: in groups of g tile rows, "
+     "column by column (L2 reuse of A and B)"},
+    {"min_blocks", TN_PARAM_INT, 0, 0, 8, 0,
+     "minimum resident blocks per SM for __launch_bounds__ (0: none)"},
+    {"pad_a", TN_PARAM_INT, 1, 0, 64, 0,
+     "padding elements at the end of each As row (a multiple of 8)"},
+    {"pad_b", TN_PARAM_INT, 1, 0, 64, 0,
+     "padding elements at the end of each Bs row (a multiple of 8)"},
+    {"pad_c", TN_PARAM_INT, 1, 0, 32, 0,
+     "epilogue 1: padding floats at the end of each staging row (a "
+     "multiple of 4)"},
+    {"swizzle_a", TN_PARAM_SWIZZLE, 1, 0, 0, 0,
+     "swizzle of As: none, xor, sw32, sw64, sw128, cute(B,M,S) (M >= 3)"},
+    {"swizzle_b", TN_PARAM_SWIZZLE, 1, 0, 0, 0,
+     "swizzle of Bs: none, xor, sw32, sw64, sw128, cute(B,M,S) (M >= 3)"},
+};
+
+static int is_pow2(long long x)
+{
+  return x > 0 && (x & (x - 1)) == 0;
+}
+
+static int log2i(long long x)
+{
+  int k = 0;
+  while ((1LL << k) < x)
+    k++;
+  return k;
+}
+
+void tn_gemm_tc_geometry(const tn_params *p, const tn_problem *prob,
+                         tc_geometry *g)
+{
+  int i;
+  memset(g, 0, sizeof(*g));
+  g->bm = (int)p->v[TC_BM].i;
+  g->bn = (int)p->v[TC_BN].i;
+  g->bk = (int)p->v[TC_BK].i;
+  g->warps_m = (int)p->v[TC_WARPS_M].i;
+  g->warps_n = (int)p->v[TC_WARPS_N].i;
+  g->wm = g->bm / g->warps_m;
+  g->wn = g->bn / g->warps_n;
+  g->mi = g->wm / 16;
+  g->ni = g->wn / 8;
+  g->threads = 32 * g->warps_m * g->warps_n;
+  g->stages = (int)p->v[TC_STAGES].i;
+  g->epilogue = (int)p->v[TC_EPILOGUE].i;
+  g->pad_c = (int)p->v[TC_PAD_C].i;
+  g->group_m = (int)p->v[TC_GROUP_M].i;
+  g->m = prob->size.dims[0];
+  g->n = prob->size.dims[1];
+  g->k = prob->size.dims[2];
+  for (i = 0; i < 2; i++) {
+    tc_operand *o = &g->op[i];
+    int mn = i ? g->bn : g->bm;
+    o->kcontig = i ? TC_TRANS_B(prob) : !TC_TRANS_A(prob);
+    o->rows = o->kcontig ? mn : g->bk;
+    o->width = o->kcontig ? g->bk : mn;
+    o->pad = (int)p->v[i ? TC_PAD_B : TC_PAD_A].i;
+    o->elems = o->rows * (o->width + o->pad);
+    o->sw = p->v[i ? TC_SWIZZLE_B : TC_SWIZZLE_A].sw;
+  }
+  g->op[0].base = 0;
+  g->op[1].base = g->stages * g->op[0].elems;
+  g->ring_bytes = 2LL * g->stages * (g->op[0].elems + g->op[1].elems);
+  g->staging_bytes = g->epilogue
+                         ? 4LL * g->warps_m * g->warps_n * 16 *
+                               (g->wn + g->pad_c)
+                         : 0;
+  g->smem_bytes = g->ring_bytes > g->staging_bytes ? g->ring_bytes
+                                                   : g->staging_bytes;
+}
+
+/* Resolves an operand's swizzle on its rows x width tile of 2-byte
+ * elements.  Every layout keeps 16-byte chunks whole (cp.async and
+ * ldmatrix rows are 16 bytes): M >= 3.  "xor" is chunk ^= row, over the
+ * chunks of one 128-byte bank row: with C chunks a row, Swizzle<log2
+ * min(C, 8), 3, S> where the xored row bits start above the rows that one
+ * bank row already separates.  Returns 0, or 1 with why. */
+static int resolve_swizzle(tn_swizzle *sw, const char *pname,
+                           const tc_operand *o, char *why, size_t n)
+{
+  char buf[32];
+  int chunks = o->width / 8;
+  if (sw->kind == TN_SWZ_XOR) {
+    sw->b = log2i(chunks < 8 ? chunks : 8);
+    sw->m = 3;
+    sw->s = chunks >= 8 ? log2i(o->width) - 3 : 3;
+    if (sw->b == 0) {
+      snprintf(why, n, "%s xor has nothing to permute: rows of %d elements "
+                       "are one 16-byte chunk", pname, o->width);
+      return 1;
+    }
+  } else if (tn_swizzle_resolve(sw, o->width, 2, why, n) != 0) {
+    return 1;
+  }
+  if (sw->b == 0)
+    return 0;
+  if (sw->m < 3) {
+    snprintf(why, n, "%s %s splits the 16-byte chunks that cp.async and "
+                     "ldmatrix move (needs M >= 3)",
+             pname, tn_swizzle_name(sw, buf, sizeof(buf)));
+    return 1;
+  }
+  if (((long long)o->rows * o->width) % (1LL << (sw->m + sw->b + sw->s)) !=
+          0 ||
+      sw->m + sw->b + sw->s > 24) {
+    snprintf(why, n, "%s %s spans more than the %dx%d tile", pname,
+             tn_swizzle_name(sw, buf, sizeof(buf)), o->rows, o->width);
+    return 1;
+  }
+  return 0;
+}
+
+static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
+{
+  long long bm = p->v[TC_BM].i, bn = p->v[TC_BN].i, bk = p->v[TC_BK].i;
+  long long wm_n = p->v[TC_WARPS_M].i, wn_n = p->v[TC_WARPS_N].i;
+  long long m = prob->size.dims[0], nn = prob->size.dims[1];
+  long long k = prob->size.dims[2], tiles, regs;
+  tc_geometry g;
+  int i;
+
+  if (m > 2147483647LL - 1024 || nn > 2147483647LL - 1024 ||
+      k > 2147483647LL - 1024) {
+    snprintf(why, n, "dimensions beyond 2^31 - 1024 overflow int indices");
+    return 1;
+  }
+  if (!is_pow2(bm) || !is_pow2(bn) || !is_pow2(bk)) {
+    snprintf(why, n, "bm, bn and bk must be powers of two");
+    return 1;
+  }
+  if (bm % wm_n != 0 || bn % wn_n != 0 || (bm / wm_n) % 16 != 0 ||
+      (bn / wn_n) % 16 != 0) {
+    snprintf(why, n, "the warp tile %lldx%lld is not made of 16x16 "
+                     "fragments (bm / warps_m and bn / warps_n must be "
+                     "multiples of 16)", bm / wm_n, bn / wn_n);
+    return 1;
+  }
+  if (32 * wm_n * wn_n > 1024) {
+    snprintf(why, n, "%lld warps per block (over 32)", wm_n * wn_n);
+    return 1;
+  }
+  /* accumulators (4 floats per 16x8), fragments of A (4 per 16 rows) and
+   * B (2 per 8 columns), addresses: past ~200 the 255 registers spill */
+  regs = (bm / wm_n / 16) * (bn / wn_n / 8) * 4 + (bm / wm_n / 16) * 4 +
+         (bn / wn_n / 8) * 2;
+  if (regs > 200) {
+    snprintf(why, n, "a %lldx%lld warp tile holds %lld registers of "
+                     "accumulators and fragments per thread (more than "
+                     "200 of the 255 spill)", bm / wm_n, bn / wn_n, regs);
+    return 1;
+  }
+  if (p->v[TC_MIN_BLOCKS].i > 0 &&
+      32 * wm_n * wn_n * p->v[TC_MIN_BLOCKS].i > 2048) {
+    snprintf(why, n, "min_blocks %lld of %lld threads exceed 2048 threads "
+                     "per SM", p->v[TC_MIN_BLOCKS].i, 32 * wm_n * wn_n);
+    return 1;
+  }
+  if (p->v[TC_PAD_A].i % 8 != 0 || p->v[TC_PAD_B].i % 8 != 0) {
+    snprintf(why, n, "pad_a and pad_b must be multiples of 8 elements: "
+                     "cp.async and ldmatrix move 16-byte rows");
+    return 1;
+  }
+  if (p->v[TC_PAD_C].i % 4 != 0) {
+    snprintf(why, n, "pad_c must be a multiple of 4 floats: the staging "
+                     "rows are read 16 bytes at a time");
+    return 1;
+  }
+  if (p->v[TC_EPILOGUE].i == 0 && p->v[TC_PAD_C].i != 0) {
+    /* the space would hold each direct epilogue once per pad_c */
+    snprintf(why, n, "epilogue 0 stages nothing: pad_c must stay 0");
+    return 1;
+  }
+  tn_gemm_tc_geometry(p, prob, &g);
+  for (i = 0; i < 2; i++)
+    if (resolve_swizzle(&p->v[i ? TC_SWIZZLE_B : TC_SWIZZLE_A].sw,
+                        i ? "swizzle_b" : "swizzle_a", &g.op[i], why,
+                        n) != 0)
+      return 1;
+  tiles = ((m + bm - 1) / bm) * ((nn + bn - 1) / bn);
+  if (p->v[TC_GROUP_M].i > 0 ? tiles > 2147483647LL
+                             : (m + bm - 1) / bm > 65535) {
+    snprintf(why, n, "%lld x %lld needs more blocks of %lld x %lld than a "
+                     "grid holds%s", m, nn, bm, bn,
+             p->v[TC_GROUP_M].i > 0 ? "" : " (65535 rows: use group_m)");
+    return 1;
+  }
+  if (tiles * ((k + bk - 1) / bk) > (1LL << 40)) {
+    snprintf(why, n, "%lld x %lld x %lld is more than 2^40 block-tile "
+                     "steps: too large to model", m, nn, k);
+    return 1;
+  }
+  return 0;
+}
+
+static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
+{
+  tc_geometry g;
+  long long tm, tn;
+  tn_gemm_tc_geometry(p, prob, &g);
+  memset(l, 0, sizeof(*l));
+  tm = (g.m + g.bm - 1) / g.bm;
+  tn = (g.n + g.bn - 1) / g.bn;
+  if (g.group_m > 0) {
+    l->grid[0] = (unsigned)(tm * tn);
+    l->grid[1] = 1;
+  } else {
+    l->grid[0] = (unsigned)tn;
+    l->grid[1] = (unsigned)tm;
+  }
+  l->grid[2] = 1;
+  l->block[0] = (unsigned)g.threads;
+  l->block[1] = l->block[2] = 1;
+  l->threads = g.threads;
+  l->smem_dynamic = (int)g.smem_bytes; /* the template's is extern */
+}
+
+static void defines(const tn_params *p, const tn_problem *prob,
+                    tn_defines *d)
+{
+  tc_geometry g;
+  int i;
+  tn_gemm_tc_geometry(p, prob, &g);
+  tn_defines_add(d, "TN_TRANS_A", "%d", TC_TRANS_A(prob) ? 1 : 0);
+  tn_defines_add(d, "TN_TRANS_B", "%d", TC_TRANS_B(prob) ? 1 : 0);
+  tn_defines_add(d, "TN_IN_F16", "%d", TC_IN_F16(prob) ? 1 : 0);
+  tn_defines_add(d, "TN_OUT_F32", "%d", TC_OUT_F32(prob) ? 1 : 0);
+  tn_defines_add(d, "TN_THREADS", "%d", g.threads);
+  tn_defines_add(d, "TN_SMEM_BYTES", "%lld", g.smem_bytes);
+  for (i = 0; i < 2; i++) {
+    const tc_operand *o = &g.op[i];
+    const char x = i ? 'B' : 'A';
+    char name[32];
+    snprintf(name, sizeof(name), "TN_%c_ROWS", x);
+    tn_defines_add(d, name, "%d", o->rows);
+    snprintf(name, sizeof(name), "TN_%c_WIDTH", x);
+    tn_defines_add(d, name, "%d", o->width);
+    snprintf(name, sizeof(name), "TN_%c_ELEMS", x);
+    tn_defines_add(d, name, "%d", o->elems);
+    snprintf(name, sizeof(name), "TN_%c_BASE", x);
+    tn_defines_add(d, name, "%d", o->base);
+  }
+}
+
+/* One block tile, every stage filled once and one more k-tile (the ring
+ * wraps); ragged: a row, three columns and a k short, so that no leading
+ * dimension is a multiple of 8 and the element-wise copies run. */
+static int one_block(const tn_params *p, const tn_problem *base, int ragged,
+                     tn_problem *out, char *why, size_t n)
+{
+  long long bm = p->v[TC_BM].i, bn = p->v[TC_BN].i, bk = p->v[TC_BK].i;
+  long long k = (p->v[TC_STAGES].i + 1) * bk;
+  (void)why;
+  (void)n;
+  *out = *base;
+  out->size.n_dims = 3;
+  out->size.dims[0] = ragged ? bm - 1 : bm;
+  out->size.dims[1] = ragged ? bn - 3 : bn;
+  out->size.dims[2] = ragged ? k - 1 : k;
+  return 0;
+}
+
+static tn_elem_type in_type(const tn_problem *prob)
+{
+  return TC_IN_F16(prob) ? TN_ELEM_F16 : TN_ELEM_BF16;
+}
+
+static tn_elem_type out_type(const tn_problem *prob)
+{
+  return TC_OUT_F32(prob) ? TN_ELEM_F32 : in_type(prob);
+}
+
+static int buffers(const tn_problem *prob, tn_buffer_desc *out)
+{
+  size_t m = (size_t)prob->size.dims[0], n = (size_t)prob->size.dims[1];
+  size_t k = (size_t)prob->size.dims[2];
+  tn_elem_type ti = in_type(prob), to = out_type(prob);
+  out[TC_BUF_A].name = "A";
+  out[TC_BUF_A].bytes = m * k * (size_t)tn_elem_bytes(ti);
+  out[TC_BUF_A].role = TN_BUF_IN;
+  out[TC_BUF_A].elem = ti;
+  out[TC_BUF_B].name = "B";
+  out[TC_BUF_B].bytes = k * n * (size_t)tn_elem_bytes(ti);
+  out[TC_BUF_B].role = TN_BUF_IN;
+  out[TC_BUF_B].elem = ti;
+  out[TC_BUF_C].name = "C";
+  out[TC_BUF_C].bytes = m * n * (size_t)tn_elem_bytes(to);
+  /* beta == 0 must not read C: poisoned with NaN, a read shows */
+  out[TC_BUF_C].role =
+      prob->opt[TC_OPT_BETA] == 0.0 ? TN_BUF_OUT : TN_BUF_INOUT;
+  out[TC_BUF_C].elem = to;
+  return 3;
+}
+
+static void args(const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
+{
+  int m = (int)prob->size.dims[0], n = (int)prob->size.dims[1];
+  int k = (int)prob->size.dims[2];
+  float alpha = (float)prob->opt[TC_OPT_ALPHA];
+  float beta = (float)prob->opt[TC_OPT_BETA];
+  tn_args_add(a, &bufs[TC_BUF_A], sizeof(bufs[TC_BUF_A]));
+  tn_args_add(a, &bufs[TC_BUF_B], sizeof(bufs[TC_BUF_B]));
+  tn_args_add(a, &bufs[TC_BUF_C], sizeof(bufs[TC_BUF_C]));
+  tn_args_add(a, &m, sizeof(m));
+  tn_args_add(a, &n, sizeof(n));
+  tn_args_add(a, &k, sizeof(k));
+  tn_args_add(a, &alpha, sizeof(alpha));
+  tn_args_add(a, &beta, sizeof(beta));
+}
+
+static int verify(tn_verify_env *env, char *why, size_t n)
+{
+  const tn_problem *prob = env->problem;
+  tn_gemm_check_spec c;
+  memset(&c, 0, sizeof(c));
+  c.in = in_type(prob);
+  c.out = out_type(prob);
+  c.buf_a = TC_BUF_A;
+  c.buf_b = TC_BUF_B;
+  c.buf_c = TC_BUF_C;
+  c.trans_a = TC_TRANS_A(prob);
+  c.trans_b = TC_TRANS_B(prob);
+  c.alpha = prob->opt[TC_OPT_ALPHA];
+  c.beta = prob->opt[TC_OPT_BETA];
+  c.u_acc = ldexp(1.0, -23);
+  c.u_out = c.out == TN_ELEM_F32    ? 0.0
+            : c.out == TN_ELEM_BF16 ? ldexp(1.0, -8)
+                                    : ldexp(1.0, -11);
+  c.bound_text = c.out == TN_ELEM_F32 ? "(K + 2) * 2^-23 * absref"
+                 : c.out == TN_ELEM_BF16
+                     ? "((K + 2) * 2^-23 + 2^-8) * absref"
+                     : "((K + 2) * 2^-23 + 2^-11) * absref";
+  return tn_gemm_check(env, &c, why, n);
+}
+
+static double work(const tn_problem *prob)
+{
+  return 2.0 * (double)prob->size.dims[0] * (double)prob->size.dims[1] *
+         (double)prob->size.dims[2];
+}
+
+static const char *const baselines[] = {"cublas"};
+
+static int baseline(const char *name, tn_baseline_env *env, char *why,
+                    size_t n)
+{
+  const tn_problem *prob = env->problem;
+  if (strcmp(name, "cublas") != 0) {
+    snprintf(why, n, "gemm_tc has no baseline '%s'", name);
+    return -1;
+  }
+  return tn_cublas_gemm_ex(env->stream, in_type(prob), out_type(prob),
+                           TC_TRANS_A(prob), TC_TRANS_B(prob),
+                           (int)prob->size.dims[0], (int)prob->size.dims[1],
+                           (int)prob->size.dims[2],
+                           (float)prob->opt[TC_OPT_ALPHA],
+                           env->dev[TC_BUF_A], env->dev[TC_BUF_B],
+                           (float)prob->opt[TC_OPT_BETA], env->dev[TC_BUF_C],
+                           why, n);
+}
+
+const tn_family tn_family_gemm_tc = {
+    .name = "gemm_tc",
+    .kernel = "gemm_tc",
+    .params = params,
+    .n_params = TC_N_PARAMS,
+    .n_dims = 3,
+    .dim_names = "M, N, K",
+    .options = options,
+    .n_options = TC_N_OPTIONS,
+    .prepare = prepare,
+    .launch = launch,
+    .defines = defines,
+    .one_block = one_block,
+    .plan = tn_gemm_tc_plan,
+    .buffers = buffers,
+    .args = args,
+    .reference_source = tn_gemm_reference_source,
+    .verify = verify,
+    .verify_device = verify, /* reads no host buffer: the seeds */
+    .work = work,
+    .unit = "TFLOP/s",
+    .unit_scale = 1e12,
+    .baselines = baselines,
+    .n_baselines = 1,
+    .baseline = baseline,
+};

@@ -1,0 +1,154 @@
+/* gemm_tc_plan.c -- the tensor-core GEMM family's shared-memory access
+ * plan: lane by lane, every shared-memory instruction of
+ * templates/gemm_tc.cu.  The template never skips one at the matrix edges
+ * (copies past them store zeros), so one block's plan, times the blocks
+ * and k-tiles, is the launch's.
+ *
+ * A cp.async copy is planned as the 16-byte store of its shared side, as
+ * in the fp32 GEMM's plan (gemm_plan.c says why); the element-wise copies
+ * of unaligned matrices are those same 16-byte stores. */
+#include <stdint.h>
+#include <string.h>
+
+#include "family/gemm_tc_shape.h"
+#include "../../templates/smem_layout.h"
+
+static uint32_t byte_addr(const tc_operand *o, int stage, int row, int col)
+{
+  int off = tn_smem_offset(row, col, o->width, o->pad, o->sw.b, o->sw.m,
+                           o->sw.s);
+  return 2u * (uint32_t)(o->base + stage * o->elems + off);
+}
+
+static void access_init(tn_warp_access *a, tn_op op, int width)
+{
+  memset(a, 0, sizeof(*a));
+  a->op = op;
+  a->width = width;
+}
+
+/* Warp w's copies of one operand's k-tile into `stage`: chunk c = tid +
+ * it * threads is row c / (width / 8), 16-byte column c % (width / 8). */
+static void plan_copies(const tc_geometry *g, const tc_operand *o, int w,
+                        int stage, long long times, tn_access_sink *sink)
+{
+  int cpr = o->width / 8, chunks = o->rows * cpr;
+  int iters = (chunks + g->threads - 1) / g->threads, it, lane;
+  for (it = 0; it < iters; it++) {
+    tn_warp_access st;
+    access_init(&st, TN_OP_ST, 16);
+    for (lane = 0; lane < 32; lane++) {
+      int c = w * 32 + lane + it * g->threads;
+      if (c >= chunks)
+        continue;
+      st.addr[lane] = byte_addr(o, stage, (c / cpr) % o->rows, 8 * (c % cpr));
+      st.active |= 1u << lane;
+    }
+    if (st.active)
+      tn_sink_access(sink, &st, times);
+  }
+}
+
+/* The ldmatrix.x4 of warp w for one k-step kk: MI for A (16 x 16 at
+ * (wm0 + 16 i, kk)), NI / 2 for B (16 x 16 at (wn0 + 16 j, kk)).  Lane l
+ * gives the row of matrix l / 8 (the template's a_frag_addr and
+ * b_frag_addr). */
+static void plan_fragments(const tc_geometry *g, int wm0, int wn0, int kk,
+                           int stage, long long times, tn_access_sink *sink)
+{
+  const tc_operand *A = &g->op[0], *B = &g->op[1];
+  int i, lane;
+  for (i = 0; i < g->mi; i++) {
+    tn_warp_access a;
+    access_init(&a, TN_OP_LDMATRIX, 16);
+    a.matrices = 4;
+    a.trans = !A->kcontig;
+    a.active = 0xffffffffu;
+    for (lane = 0; lane < 32; lane++) {
+      int j = lane / 8, r = lane % 8, m = wm0 + 16 * i;
+      a.addr[lane] = A->kcontig
+                         ? byte_addr(A, stage, m + (j & 1) * 8 + r,
+                                     kk + (j >> 1) * 8)
+                         : byte_addr(A, stage, kk + (j >> 1) * 8 + r,
+                                     m + (j & 1) * 8);
+    }
+    tn_sink_access(sink, &a, times);
+  }
+  for (i = 0; i < g->ni / 2; i++) {
+    tn_warp_access b;
+    access_init(&b, TN_OP_LDMATRIX, 16);
+    b.matrices = 4;
+    b.trans = !B->kcontig;
+    b.active = 0xffffffffu;
+    for (lane = 0; lane < 32; lane++) {
+      int j = lane / 8, r = lane % 8, nn = wn0 + 16 * i;
+      b.addr[lane] = B->kcontig
+                         ? byte_addr(B, stage, nn + (j >> 1) * 8 + r,
+                                     kk + (j & 1) * 8)
+                         : byte_addr(B, stage, kk + (j & 1) * 8 + r,
+                                     nn + (j >> 1) * 8);
+    }
+    tn_sink_access(sink, &b, times);
+  }
+}
+
+/* Epilogue 1, warp w: per 16-row slice i, the float2 stores of its
+ * fragments (lane g = lane / 4 at rows g and g + 8, columns 8 j + 2 t),
+ * then the float4 loads of the slice's rows, 32 runs at a time. */
+static void plan_epilogue(const tc_geometry *g, int w, long long times,
+                          tn_access_sink *sink)
+{
+  int sp = g->wn + g->pad_c, i, j, h, q, lane;
+  uint32_t base = 4u * (uint32_t)(w * 16 * sp);
+  for (i = 0; i < g->mi; i++) {
+    for (j = 0; j < g->ni; j++)
+      for (h = 0; h < 2; h++) {
+        tn_warp_access st;
+        access_init(&st, TN_OP_ST, 8);
+        st.active = 0xffffffffu;
+        for (lane = 0; lane < 32; lane++)
+          st.addr[lane] = base + 4u * (uint32_t)((lane / 4 + 8 * h) * sp +
+                                                 8 * j + 2 * (lane % 4));
+        tn_sink_access(sink, &st, times);
+      }
+    for (q = 0; q < 16 * (g->wn / 4); q += 32) {
+      tn_warp_access ld;
+      access_init(&ld, TN_OP_LD, 16);
+      ld.active = 0xffffffffu;
+      for (lane = 0; lane < 32; lane++) {
+        int e = q + lane, r = e / (g->wn / 4), c = 4 * (e % (g->wn / 4));
+        ld.addr[lane] = base + 4u * (uint32_t)(r * sp + c);
+      }
+      tn_sink_access(sink, &ld, times);
+    }
+  }
+}
+
+void tn_gemm_tc_plan(const tn_params *p, const tn_problem *prob,
+                     tn_access_sink *sink)
+{
+  tc_geometry g;
+  long long blocks, ktiles;
+  int s, w, kk;
+
+  tn_gemm_tc_geometry(p, prob, &g);
+  blocks = ((g.m + g.bm - 1) / g.bm) * ((g.n + g.bn - 1) / g.bn);
+  ktiles = (g.k + g.bk - 1) / g.bk;
+  /* tile t is copied into and read from stage t % stages */
+  for (s = 0; s < g.stages; s++) {
+    long long per_stage = ktiles / g.stages + (s < ktiles % g.stages);
+    long long times = blocks * per_stage;
+    if (per_stage == 0)
+      continue;
+    for (w = 0; w < g.threads / 32; w++) {
+      int wm0 = (w / g.warps_n) * g.wm, wn0 = (w % g.warps_n) * g.wn;
+      plan_copies(&g, &g.op[0], w, s, times, sink);
+      plan_copies(&g, &g.op[1], w, s, times, sink);
+      for (kk = 0; kk < g.bk; kk += 16)
+        plan_fragments(&g, wm0, wn0, kk, s, times, sink);
+    }
+  }
+  if (g.epilogue)
+    for (w = 0; w < g.threads / 32; w++)
+      plan_epilogue(&g, w, blocks, sink);
+}
