@@ -137,6 +137,15 @@ static void check_family(const tn_family *f)
   f->launch(&p, &prob, &l);
   CHECK(l.threads >= 1 && l.threads <= 1024);
   CHECK(f->work(&prob) > 0);
+  /* every kernel argument fits (a dropped one would make cuLaunchKernel
+   * read past the array) */
+  {
+    tn_devptr ptrs[TN_MAX_BUFFERS] = {0};
+    tn_args a;
+    memset(&a, 0, sizeof(a));
+    f->args(&prob, ptrs, &a);
+    CHECK(!a.overflow && a.n >= 1);
+  }
 }
 
 int main(void)
@@ -165,5 +174,18 @@ int main(void)
   for (n = 0; n <= TN_MAX_DEFINES; n++)
     tn_defines_add(&d, "TN_X", "%d", n);
   CHECK(d.n == TN_MAX_DEFINES && d.overflow);
+  /* so does tn_args */
+  {
+    tn_args a;
+    double x = 1.0;
+    char big[17] = {0};
+    memset(&a, 0, sizeof(a));
+    for (n = 0; n <= TN_MAX_ARGS; n++)
+      tn_args_add(&a, &x, sizeof(x));
+    CHECK(a.n == TN_MAX_ARGS && a.overflow);
+    memset(&a, 0, sizeof(a));
+    tn_args_add(&a, big, sizeof(big));
+    CHECK(a.n == 0 && a.overflow);
+  }
   TEST_DONE();
 }

@@ -66,8 +66,10 @@ void tn_defines_add(tn_defines *d, const char *name, const char *fmt, ...)
 
 void tn_args_add(tn_args *a, const void *value, size_t size)
 {
-  if (a->n >= TN_MAX_ARGS || size > sizeof(a->storage[0]))
+  if (a->n >= TN_MAX_ARGS || size > sizeof(a->storage[0])) {
+    a->overflow = 1;
     return;
+  }
   memcpy(a->storage[a->n], value, size);
   a->ptrs[a->n] = a->storage[a->n];
   a->n++;

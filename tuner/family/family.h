@@ -37,10 +37,14 @@ typedef struct {
 void tn_defines_add(tn_defines *d, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Kernel arguments, packed for cuLaunchKernel. */
-#define TN_MAX_ARGS 16
+/* Kernel arguments, packed for cuLaunchKernel.  An argument that does not
+ * fit (more than TN_MAX_ARGS, or over 16 bytes) is not added and sets
+ * overflow: the launch is then refused, since cuLaunchKernel would read
+ * as many pointers as the kernel has parameters, past the array. */
+#define TN_MAX_ARGS 32
 typedef struct {
   int n;
+  int overflow;
   void *ptrs[TN_MAX_ARGS];
   unsigned char storage[TN_MAX_ARGS][16];
 } tn_args;

@@ -137,7 +137,7 @@ static int env_launch(tn_verify_env *env, const char *name,
 {
   tn_bench *b = env->impl;
   CUfunction fn;
-  if (b->ref_module == NULL)
+  if (b->ref_module == NULL || args->overflow)
     return -1;
   if (CU(cuModuleGetFunction(&fn, b->ref_module, name)) ||
       CU(cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1],
@@ -287,6 +287,11 @@ static int enqueue(tn_bench *b, const runner *r, int s, char *why, size_t n)
     const tn_launch *l = &job->launch;
     memset(&args, 0, sizeof(args));
     r->f->args(&job->problem, b->bufs.dev[s], &args);
+    if (args.overflow) {
+      snprintf(why, n, "family %s has more kernel arguments than %d (or "
+                       "one over 16 bytes)", r->f->name, TN_MAX_ARGS);
+      return -1;
+    }
     return CU(cuLaunchKernel(r->fn, l->grid[0], l->grid[1], l->grid[2],
                              l->block[0], l->block[1], l->block[2],
                              (unsigned)l->smem_dynamic, b->stream, args.ptrs,
