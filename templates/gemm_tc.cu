@@ -17,6 +17,7 @@
  *
  * Rendered by tuner/family/gemm_tc.c, which defines before this text:
  *   TN_BM, TN_BN, TN_BK       block tile (BK a multiple of 16)
+ *   TN_WARP_M, TN_WARP_N      the warp tile (a multiple of 16 each)
  *   TN_WARPS_M, TN_WARPS_N    warps of the block along m and n
  *   TN_STAGES                 shared buffers of the ring (2 to 4)
  *   TN_EPILOGUE               0: fragments straight to C; 1: each warp's
@@ -52,13 +53,15 @@
 #define BM TN_BM
 #define BN TN_BN
 #define BK TN_BK
-#define WM (BM / TN_WARPS_M)
-#define WN (BN / TN_WARPS_N)
+#define WM TN_WARP_M
+#define WN TN_WARP_N
 #define MI (WM / 16)
 #define NI (WN / 8)
 #define THREADS TN_THREADS
 
-static_assert(THREADS == 32 * TN_WARPS_M * TN_WARPS_N, "threads");
+static_assert(THREADS == 32 * TN_WARPS_M * TN_WARPS_N &&
+                  BM == WM * TN_WARPS_M && BN == WN * TN_WARPS_N,
+              "threads, warps and warp tiles");
 static_assert(WM % 16 == 0 && WN % 16 == 0 && BK % 16 == 0,
               "warp tiles of 16 x 16 fragments, k-tiles of 16");
 static_assert(TN_STAGES >= 2 && TN_STAGES <= 4, "a ring of 2 to 4 stages");
@@ -438,12 +441,57 @@ __device__ __forceinline__ void store_pair(out_t *C, int N, int row, int col,
   }
 }
 
+/* The lanes' ldmatrix row offsets (bytes, stage 0) of one operand's
+ * fragment blocks f (16 rows of A or 16 columns of B from the warp's w0)
+ * at depth kk.  One index moves the rows a lane names by whole rows of
+ * the tile (f when the tile's rows run along m or n, kk when along k),
+ * which adds a constant when the swizzle moves nothing across 16 rows
+ * (ROW_LINEAR); along the other the swizzle permutes chunks, so one offset
+ * is kept per value of it: registers for NKEEP offsets, not NF x NK. */
+template <int X> struct frag_offsets {
+  typedef operand<X> O;
+  static constexpr int NF = X ? NI / 2 : MI;
+  static constexpr int NK = BK / 16;
+  static constexpr bool ROW_LINEAR = (16 * O::WIDTH) % O::SWSPAN == 0;
+  static constexpr int NKEEP = !ROW_LINEAR ? NF * NK : O::KCONTIG ? NK : NF;
+  static constexpr unsigned ROW16 = 2u * 16u * (O::WIDTH + O::PAD);
+  unsigned off[NKEEP];
+
+  static __device__ __forceinline__ unsigned full(int w0, int f, int kk,
+                                                  int lane)
+  {
+    return X ? b_frag_addr(w0 + 16 * f, kk, lane)
+             : a_frag_addr(w0 + 16 * f, kk, lane);
+  }
+
+  __device__ __forceinline__ void init(int w0, int lane)
+  {
+#pragma unroll
+    for (int q = 0; q < NKEEP; q++)
+      off[q] = !ROW_LINEAR ? full(w0, q / NK, 16 * (q % NK), lane)
+               : O::KCONTIG ? full(w0, 0, 16 * q, lane)
+                            : full(w0, q, 0, lane);
+  }
+
+  __device__ __forceinline__ unsigned at(int f, int kk) const
+  {
+    if constexpr (!ROW_LINEAR)
+      return off[f * NK + kk / 16];
+    else if constexpr (O::KCONTIG)
+      return off[kk / 16] + (unsigned)f * ROW16;
+    else
+      return off[f] + (unsigned)(kk / 16) * ROW16;
+  }
+};
+
 /* The ldmatrix.x4 of one k-step: MI of A (16 rows each), NI / 2 of B
  * (16 columns each), from stage `stage` at depth kk of the tile. */
 __device__ __forceinline__ void load_fragments(const elem_t *smem,
                                                unsigned sbase, int stage,
-                                               int kk, int wm0, int wn0,
-                                               int lane, unsigned (&af)[MI][4],
+                                               int kk,
+                                               const frag_offsets<0> &fa,
+                                               const frag_offsets<1> &fb,
+                                               unsigned (&af)[MI][4],
                                                unsigned (&bf)[NI / 2][4])
 {
   const unsigned a_st = sbase + 2u * stage * op_a::ELEMS;
@@ -451,17 +499,13 @@ __device__ __forceinline__ void load_fragments(const elem_t *smem,
   (void)smem;
 #pragma unroll
   for (int i = 0; i < MI; i++) {
-    TN_TRACE_LDMATRIX(smem + stage * op_a::ELEMS +
-                          a_frag_addr(wm0 + 16 * i, kk, lane) / 2,
-                      true);
-    load_a_frag(af[i], a_st + a_frag_addr(wm0 + 16 * i, kk, lane));
+    TN_TRACE_LDMATRIX(smem + stage * op_a::ELEMS + fa.at(i, kk) / 2, true);
+    load_a_frag(af[i], a_st + fa.at(i, kk));
   }
 #pragma unroll
   for (int j = 0; j < NI / 2; j++) {
-    TN_TRACE_LDMATRIX(smem + stage * op_b::ELEMS +
-                          b_frag_addr(wn0 + 16 * j, kk, lane) / 2,
-                      true);
-    load_b_frag(bf[j], b_st + b_frag_addr(wn0 + 16 * j, kk, lane));
+    TN_TRACE_LDMATRIX(smem + stage * op_b::ELEMS + fb.at(j, kk) / 2, true);
+    load_b_frag(bf[j], b_st + fb.at(j, kk));
   }
 }
 
@@ -501,7 +545,11 @@ __device__ __forceinline__ void mainloop(elem_t *smem, unsigned sbase,
   constexpr int KK = BK / 16;
   unsigned af[2][MI][4], bf[2][NI / 2][4];
   int read_stage = 0, write_stage = TN_STAGES - 1;
-  load_fragments(smem, sbase, 0, 0, wm0, wn0, lane, af[0], bf[0]);
+  frag_offsets<0> fa;
+  frag_offsets<1> fb;
+  fa.init(wm0, lane);
+  fb.init(wn0, lane);
+  load_fragments(smem, sbase, 0, 0, fa, fb, af[0], bf[0]);
   for (int kt = 0; kt < ktiles; kt++) {
 #pragma unroll
     for (int kk = 0; kk < KK; kk++) {
@@ -512,8 +560,8 @@ __device__ __forceinline__ void mainloop(elem_t *smem, unsigned sbase,
       }
       /* the next k-step's fragments (none past the last tile) */
       if (kk < KK - 1 || kt + 1 < ktiles)
-        load_fragments(smem, sbase, read_stage, 16 * ((kk + 1) % KK), wm0,
-                       wn0, lane, af[(kk + 1) % 2], bf[(kk + 1) % 2]);
+        load_fragments(smem, sbase, read_stage, 16 * ((kk + 1) % KK), fa, fb,
+                       af[(kk + 1) % 2], bf[(kk + 1) % 2]);
       if (kk == 0) {
         const int next = kt + TN_STAGES - 1;
         if (next < ktiles) {

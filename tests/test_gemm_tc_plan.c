@@ -33,15 +33,15 @@ typedef struct {
   const char *value; /* an integer, or a swizzle name */
 } setting;
 
-/* The 128 x 256 x 32 tile of 2 x 4 warps (64 x 64 warp tiles), 4 stages,
+/* The 128 x 256 x 32 tile of 64 x 64 warp tiles (2 x 4 warps), 4 stages,
  * then the settings.  Returns prepare()'s answer (why), -1 if a setting
  * does not parse. */
 static int point(const setting *set, int n_set, const tn_problem *prob,
                  tn_params *p, char *why, size_t n)
 {
   static const setting base[] = {{"bm", "128"},    {"bn", "256"},
-                                 {"bk", "32"},     {"warps_m", "2"},
-                                 {"warps_n", "4"}, {"stages", "4"}};
+                                 {"bk", "32"},     {"warp_m", "64"},
+                                 {"warp_n", "64"}, {"stages", "4"}};
   const tn_family *f = &tn_family_gemm_tc;
   int i, k;
   memset(p, 0, sizeof(*p));

@@ -2,8 +2,8 @@
  * beta * C with bf16 or fp16 inputs, fp32 accumulation, and C in fp32 or
  * the inputs' type, on mma.sync m16n8k16 (sm_80 and later).
  *
- * Mirrors templates/gemm_tc.cu: block tile bm x bn x bk of warps_m x
- * warps_n warps, a ring of `stages` shared buffers filled by cp.async,
+ * Mirrors templates/gemm_tc.cu: block tile bm x bn x bk of warp tiles
+ * warp_m x warp_n (bm / warp_m x bn / warp_n warps), a ring of `stages` shared buffers filled by cp.async,
  * fragments read by ldmatrix.x4; the tuned layouts are the pad and the
  * swizzle of each operand's shared tile (16-byte chunks: "xor" is chunk ^=
  * row over the rows one 128-byte bank row holds), and of the epilogue's
@@ -49,11 +49,12 @@ static const tn_param_desc params[TC_N_PARAMS] = {
     {"bn", TN_PARAM_INT, 0, 16, 256, 128, "block tile columns, a power of two"},
     {"bk", TN_PARAM_INT, 0, 16, 128, 32,
      "block tile depth (k), a power of two of at least 16"},
-    {"warps_m", TN_PARAM_INT, 0, 1, 8, 2,
-     "warps along m; the warp tile is bm / warps_m rows (a multiple of 16)"},
-    {"warps_n", TN_PARAM_INT, 0, 1, 8, 2,
-     "warps along n; the warp tile is bn / warps_n columns (a multiple of "
-     "16)"},
+    {"warp_m", TN_PARAM_INT, 0, 16, 256, 64,
+     "warp tile rows, a multiple of 16 dividing bm (bm / warp_m warps along "
+     "m)"},
+    {"warp_n", TN_PARAM_INT, 0, 16, 256, 64,
+     "warp tile columns, a multiple of 16 dividing bn (bn / warp_n warps "
+     "along n)"},
     {"stages", TN_PARAM_INT, 0, 2, 4, 3,
      "shared buffers of the cp.async ring (2 to 4)"},
     {"epilogue", TN_PARAM_INT, 0, 0, 1, 0,
@@ -98,10 +99,10 @@ void tn_gemm_tc_geometry(const tn_params *p, const tn_problem *prob,
   g->bm = (int)p->v[TC_BM].i;
   g->bn = (int)p->v[TC_BN].i;
   g->bk = (int)p->v[TC_BK].i;
-  g->warps_m = (int)p->v[TC_WARPS_M].i;
-  g->warps_n = (int)p->v[TC_WARPS_N].i;
-  g->wm = g->bm / g->warps_m;
-  g->wn = g->bn / g->warps_n;
+  g->wm = (int)p->v[TC_WARP_M].i;
+  g->wn = (int)p->v[TC_WARP_N].i;
+  g->warps_m = g->bm / g->wm;
+  g->warps_n = g->bn / g->wn;
   g->mi = g->wm / 16;
   g->ni = g->wn / 8;
   g->threads = 32 * g->warps_m * g->warps_n;
@@ -177,7 +178,7 @@ static int resolve_swizzle(tn_swizzle *sw, const char *pname,
 static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
 {
   long long bm = p->v[TC_BM].i, bn = p->v[TC_BN].i, bk = p->v[TC_BK].i;
-  long long wm_n = p->v[TC_WARPS_M].i, wn_n = p->v[TC_WARPS_N].i;
+  long long wm = p->v[TC_WARP_M].i, wn = p->v[TC_WARP_N].i, wm_n, wn_n;
   long long m = prob->size.dims[0], nn = prob->size.dims[1];
   long long k = prob->size.dims[2], tiles, regs;
   tc_geometry g;
@@ -192,13 +193,14 @@ static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
     snprintf(why, n, "bm, bn and bk must be powers of two");
     return 1;
   }
-  if (bm % wm_n != 0 || bn % wn_n != 0 || (bm / wm_n) % 16 != 0 ||
-      (bn / wn_n) % 16 != 0) {
+  if (wm % 16 != 0 || wn % 16 != 0 || bm % wm != 0 || bn % wn != 0) {
     snprintf(why, n, "the warp tile %lldx%lld is not made of 16x16 "
-                     "fragments (bm / warps_m and bn / warps_n must be "
-                     "multiples of 16)", bm / wm_n, bn / wn_n);
+                     "fragments dividing the block tile %lldx%lld", wm, wn,
+             bm, bn);
     return 1;
   }
+  wm_n = bm / wm;
+  wn_n = bn / wn;
   if (32 * wm_n * wn_n > 1024) {
     snprintf(why, n, "%lld warps per block (over 32)", wm_n * wn_n);
     return 1;
@@ -288,6 +290,8 @@ static void defines(const tn_params *p, const tn_problem *prob,
   tn_defines_add(d, "TN_TRANS_B", "%d", TC_TRANS_B(prob) ? 1 : 0);
   tn_defines_add(d, "TN_IN_F16", "%d", TC_IN_F16(prob) ? 1 : 0);
   tn_defines_add(d, "TN_OUT_F32", "%d", TC_OUT_F32(prob) ? 1 : 0);
+  tn_defines_add(d, "TN_WARPS_M", "%d", g.warps_m);
+  tn_defines_add(d, "TN_WARPS_N", "%d", g.warps_n);
   tn_defines_add(d, "TN_THREADS", "%d", g.threads);
   tn_defines_add(d, "TN_SMEM_BYTES", "%lld", g.smem_bytes);
   for (i = 0; i < 2; i++) {
