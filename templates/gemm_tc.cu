@@ -45,6 +45,7 @@
  */
 #include "smem_layout.h"
 #include "smem_trace.h"
+#include "tc_ops.h"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #error "gemm_tc needs sm_80 or later (mma.sync m16n8k16 on bf16/fp16)"
@@ -87,92 +88,6 @@ typedef unsigned short out_t;
 #else
 #define G_BOUNDS G_BOUNDS_1(THREADS)
 #endif
-
-__device__ __forceinline__ unsigned smem_addr(const void *p)
-{
-  return (unsigned)__cvta_generic_to_shared(p);
-}
-
-/* 16 bytes global -> shared; full false: zeros, nothing read. */
-__device__ __forceinline__ void cp_async16(unsigned dst, const void *src,
-                                           bool full)
-{
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
-               "l"(src), "r"(full ? 16 : 0));
-}
-
-__device__ __forceinline__ void cp_async_commit(void)
-{
-  asm volatile("cp.async.commit_group;\n" ::);
-}
-
-template <int N> __device__ __forceinline__ void cp_async_wait(void)
-{
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
-
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned addr)
-{
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, "
-               "[%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-}
-
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4],
-                                                  unsigned addr)
-{
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 "
-               "{%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-}
-
-/* d += a * b on one m16n8k16 fragment. */
-__device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4],
-                                         unsigned b0, unsigned b1)
-{
-#if TN_IN_F16
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
-      "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#else
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
-      "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#endif
-}
-
-/* ---- Element conversions (no cuda_bf16.h: NVRTC need not find it). */
-__device__ __forceinline__ float elem_to_float(unsigned short h)
-{
-#if TN_IN_F16
-  float f;
-  asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(h));
-  return f;
-#else
-  return __uint_as_float((unsigned)h << 16);
-#endif
-}
-
-/* Two floats rounded to nearest into one 32-bit pair, lo first. */
-__device__ __forceinline__ unsigned pack2(float lo, float hi)
-{
-  unsigned r;
-#if TN_IN_F16
-  asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-#else
-  asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-#endif
-  return r;
-}
-
-__device__ __forceinline__ unsigned short round1(float v)
-{
-  return (unsigned short)(pack2(v, 0.0f) & 0xffffu);
-}
 
 __device__ __forceinline__ float out_to_float(out_t v)
 {
