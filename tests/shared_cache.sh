@@ -48,7 +48,14 @@ find "$out" -name '*.json' -print0 |
   { echo "FAIL: a results file does not parse"; fail=1; }
 echo "ok: $rounds rounds, $n results files parse, the cache verifies"
 
-# one entry corrupted: a byte of its CUBIN flipped, size unchanged
+# one entry corrupted: a byte of its CUBIN flipped, size unchanged.  In a
+# cache of its own that only the config run below filled, so that the
+# victim is one of its entries (the shared cache above also holds the fake
+# worker's, and which entry sorts first changes with every key).
+cache=$tmp/cache-one
+"$tuner" --config "$small" --predict --arch sm_80 -q --cache-dir "$cache" \
+  -o "$tmp/before" >"$tmp/before.out" 2>&1 ||
+  { echo "FAIL: the run that fills the second cache"; cat "$tmp/before.out"; fail=1; }
 victim=$(find "$cache" -name '*.tnc' | sort | head -n 1)
 python3 - "$victim" <<'PY'
 import sys
