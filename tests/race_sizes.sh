@@ -5,11 +5,12 @@
 # winner, the single best over all of them (the sum of the medians), the
 # per-size racing (a size does not time on what cannot win there) and its
 # cost are checked against the results file, and the full protocol picks
-# the same winners.
+# the same winners; scripts/shapes-table.py makes its table.
 set -u
 tuner=$1
 fake=$2
 cfg=$3
+table=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -72,4 +73,11 @@ assert cost["launches"] < fl["launches"] / 3, (cost["launches"], fl["launches"])
 print("ok: winners by size %s, single best 3; %d launches against %d"
       % ([b["id"] for b in race["best_by_size"]], cost["launches"], fl["launches"]))
 PY
+# the per-shape table of this run
+python3 "$table" "$tmp"/race/*.json >"$tmp/table" ||
+  { echo "FAIL: shapes-table: exit $?"; fail=1; }
+for row in "| 256x256 | 9 | 0.5000 |" "| 512x256 | 3 | 0.5000 |" \
+           "| 1024x256 | 0 | 1.0000 |"; do
+  grep -qF "$row" "$tmp/table" || { echo "FAIL: no '$row'"; cat "$tmp/table"; fail=1; }
+done
 exit $fail
