@@ -3,6 +3,11 @@
  * back by merge's reader, and the run's header with its table compiled as
  * C and its lookup executed.
  *
+ *   test_sizes classes         size classes of configs expanded: lists,
+ *                              ranges by times and step, a dimension
+ *                              named after another, their order
+ *   test_sizes predict CONFIG  a prediction's winner at each size (the
+ *                              model at that size) and over all of them
  *   test_sizes rule            the rule (family/size.h) on hand-worked
  *                              cases (ties, sizes outside the measured
  *                              range), and the header's C lookup against
@@ -24,6 +29,7 @@
 #include "emit/emit.h"
 #include "family/size.h"
 #include "fleet/fleet.h"
+#include "fleet/predict.h"
 #include "pipeline/results.h"
 #include "pipeline/select.h"
 
@@ -524,23 +530,123 @@ static void part_json(void)
   }
 }
 
+/* ---- size classes ---- */
+
+static void expect_sizes(const char *problem, const char *family,
+                         const char *want)
+{
+  static tn_job j;
+  tn_err err = {{0}};
+  char text[2000], got[2000] = "";
+  size_t used = 0;
+  int k, d;
+  snprintf(text, sizeof(text),
+           "family = \"%s\";\ntemplate = \"../../templates/%s.cu\";\n"
+           "problem = { %s };\nspace = { };\n",
+           family, family, problem);
+  if (tn_config_load_string(text, "tests/configs/x.cfg", &j, &err) != 0) {
+    fprintf(stderr, "%s: %s\n", problem, err.msg);
+    tn_test_failures++;
+    return;
+  }
+  for (k = 0; k < j.n_problems; k++)
+    for (d = 0; d < j.problems[k].size.n_dims; d++)
+      used += (size_t)snprintf(got + used, sizeof(got) - used, "%s%lld",
+                               d ? "x" : k ? " " : "",
+                               j.problems[k].size.dims[d]);
+  if (strcmp(got, want) != 0) {
+    fprintf(stderr, "%s:\n  got  %s\n  want %s\n", problem, got, want);
+    tn_test_failures++;
+  }
+  /* the options are each size's */
+  for (k = 0; k < j.n_problems && strcmp(family, "gemm") == 0; k++)
+    CHECK(j.problems[k].opt[tn_problem_option_index(j.family, "alpha")] ==
+          (strstr(problem, "alpha = 2.0") ? 2.0 : 1.0));
+}
+
+static void part_classes(void)
+{
+  expect_sizes("sizes = [64, 32];", "transpose", "64x32");
+  expect_sizes("sizes = { rows = [1, 16]; cols = [8, 4]; };", "transpose",
+               "1x8 1x4 16x8 16x4");
+  expect_sizes("sizes = ( [9, 9, 9], { M = { from = 1; to = 8; times = 2; "
+               "}; N = 5; K = 6; } ); alpha = 2.0;",
+               "gemm", "9x9x9 1x5x6 2x5x6 4x5x6 8x5x6");
+  /* a geometric range stops at the last value not past to */
+  expect_sizes("sizes = { M = { from = 3; to = 100; times = 3; }; N = 1; K "
+               "= 1; };",
+               "gemm", "3x1x1 9x1x1 27x1x1 81x1x1");
+  expect_sizes("sizes = { M = { from = 256; to = 1000; step = 256; }; N = "
+               "\"M\"; K = [7, 8]; };",
+               "gemm",
+               "256x256x7 256x256x8 512x512x7 512x512x8 768x768x7 768x768x8");
+  expect_sizes("sizes = { M = [1024, 2048]; N = \"M\"; K = \"M\"; };",
+               "gemm", "1024x1024x1024 2048x2048x2048");
+  expect_sizes("sizes = { M = 5; N = { from = 2147483646; to = 2147483647; "
+               "step = 1000; }; K = { from = 1073741824; to = 2147483647; "
+               "times = 2; }; };",
+               "gemm", "5x2147483646x1073741824");
+  expect_sizes("sizes = { M = { from = 1; to = 64; times = 2; }; N = { from "
+               "= 1; to = 8; step = 7; }; K = 1; };",
+               "gemm",
+               "1x1x1 1x8x1 2x1x1 2x8x1 4x1x1 4x8x1 8x1x1 8x8x1 16x1x1 "
+               "16x8x1 32x1x1 32x8x1 64x1x1 64x8x1");
+}
+
+/* ---- predictions by size ---- */
+
+static void cost(tn_candidate *c, long long k0, long long k1, long long k2)
+{
+  c->status = TN_ST_COMPILED;
+  c->model[0].ld_wavefronts = k0;
+  c->model[1].ld_wavefronts = k1;
+  c->model[2].ld_wavefronts = k2;
+  c->model[0].st_wavefronts = c->model[1].st_wavefronts =
+      c->model[2].st_wavefronts = 0;
+  c->model_total = k0 + k1 + k2;
+  c->regs = 32;
+}
+
+static void part_predict(void)
+{
+  int i;
+  for (i = 0; i < run.space.n; i++)
+    run.space.c[i].status = TN_ST_PRUNED;
+  /* the fewest wavefronts: A at size 0, C at 1, E at 2, D over all */
+  cost(&run.space.c[A], 10, 50, 50);
+  cost(&run.space.c[C], 30, 20, 50);
+  cost(&run.space.c[E], 30, 50, 30);
+  cost(&run.space.c[D], 25, 25, 35);
+  CHECK_EQ_INT(tn_predict_pick_size(&run, 0), A);
+  CHECK_EQ_INT(tn_predict_pick_size(&run, 1), C);
+  CHECK_EQ_INT(tn_predict_pick_size(&run, 2), E);
+  CHECK_EQ_INT(tn_predict_pick(&run), D);
+  CHECK_EQ_INT(tn_predict_pick_size(&run, -1), D);
+}
+
 int main(int argc, char **argv)
 {
   const char *part = argc > 1 ? argv[1] : "";
   tmp_make("sizes");
   if (strcmp(part, "rule") == 0) {
     part_rule();
-  } else if ((strcmp(part, "select") == 0 || strcmp(part, "json") == 0) &&
+  } else if (strcmp(part, "classes") == 0) {
+    part_classes();
+  } else if ((strcmp(part, "select") == 0 || strcmp(part, "json") == 0 ||
+              strcmp(part, "predict") == 0) &&
              argc == 3) {
     if (setup_run(argv[2]) == 0) {
       if (strcmp(part, "select") == 0)
         part_select();
+      else if (strcmp(part, "predict") == 0)
+        part_predict();
       else
         part_json();
     }
     tn_run_free(&run);
   } else {
-    fprintf(stderr, "usage: test_sizes rule | select CONFIG | json CONFIG\n");
+    fprintf(stderr, "usage: test_sizes rule | classes | select CONFIG | "
+                    "json CONFIG | predict CONFIG\n");
     tn_test_failures++;
   }
   tmp_remove();
