@@ -59,6 +59,19 @@ assert min(t["repetitions"] for t in r[9]["timings"][1:]) == 5, r[9]["timings"]
 assert r[9]["timings"][0]["repetitions"] > 5
 # ...and the slow one after the minimum everywhere
 assert [t["repetitions"] for t in r[4]["timings"]] == [5, 5, 5], r[4]["timings"]
+# ...and, at each size, every candidate timed after that size's winner and
+# clearly slower there than it stops after the minimum: the leader of a
+# size is the fastest at that size (the journal has the order)
+import glob
+order = [json.loads(l)["id"] for l in open(glob.glob(sys.argv[1][:-5] + ".jsonl")[0])
+         if json.loads(l)["kind"] == "candidate"]
+for k, b in enumerate(race["best_by_size"]):
+    wk = r[b["id"]]["timings"][k]["median_ms"]
+    after = order[order.index(b["id"]) + 1:]
+    slow = [i for i in after if r[i]["timings"][k]["median_ms"] > wk * 1.02]
+    assert slow, (k, after)
+    for i in slow:
+        assert r[i]["timings"][k]["repetitions"] == 5, (k, i, r[i]["timings"][k])
 cost = race["run"]["cost"]
 per = cost["per_size"]
 assert [p["problem"] for p in per] == [0, 1, 2]

@@ -8,6 +8,7 @@
  *                              named after another, their order
  *   test_sizes predict CONFIG  a prediction's winner at each size (the
  *                              model at that size) and over all of them
+ *   test_sizes prune CONFIG    the model prunes no size's cheapest sibling
  *   test_sizes rule            the rule (family/size.h) on hand-worked
  *                              cases (ties, sizes outside the measured
  *                              range), and the header's C lookup against
@@ -344,12 +345,14 @@ static int setup_run(const char *config)
         tn_launch_smem(&run.space.c[C].launch));
   /* size 0: A fastest, B within 0.5% with less shared memory; W wrong but
    * fastest.  Size 1: C fastest with a 3% spread, D within it with less
-   * shared memory, E just outside.  Size 2: E.  In total E (6.47 ms). */
+   * shared memory, E just outside.  Size 2: E with a 0.4% spread there (D
+   * 3.3% slower: no tie, though E's spread at size 0 is 5%).  In total E
+   * (6.47 ms), D (6.55) within E's largest spread (5%). */
   set_time(&run.space.c[A], 0, 1.000, 0.004);
   set_time(&run.space.c[B], 0, 1.004, 0.004);
   set_time(&run.space.c[C], 0, 1.200, 0.004);
-  set_time(&run.space.c[D], 0, 1.300, 0.004);
-  set_time(&run.space.c[E], 0, 1.400, 0.004);
+  set_time(&run.space.c[D], 0, 1.400, 0.004);
+  set_time(&run.space.c[E], 0, 1.400, 0.050);
   set_time(&run.space.c[A], 1, 2.500, 0.004);
   set_time(&run.space.c[B], 1, 2.600, 0.004);
   set_time(&run.space.c[C], 1, 2.000, 0.030);
@@ -358,7 +361,7 @@ static int setup_run(const char *config)
   set_time(&run.space.c[A], 2, 3.600, 0.004);
   set_time(&run.space.c[B], 2, 3.700, 0.004);
   set_time(&run.space.c[C], 2, 3.600, 0.004);
-  set_time(&run.space.c[D], 2, 3.500, 0.004);
+  set_time(&run.space.c[D], 2, 3.100, 0.004);
   set_time(&run.space.c[E], 2, 3.000, 0.004);
   for (k = 0; k < 3; k++)
     set_time(&run.space.c[W], k, 0.5, 0.004);
@@ -395,17 +398,21 @@ static void part_select(void)
   CHECK_EQ_INT(s[1].best, D);
   CHECK_EQ_INT(s[1].n_ties, 2);
   CHECK(fabs(s[1].noise - 0.03) < 1e-9);
+  /* size 2: E's noise is its spread there, not its largest */
   CHECK_EQ_INT(s[2].best, E);
   CHECK_EQ_INT(s[2].n_ties, 1);
+  CHECK(fabs(s[2].noise - 0.005) < 1e-12);
   CHECK_EQ_INT(s[0].size, 0);
   CHECK_EQ_INT(s[2].size, 2);
   /* the wrong one, fastest everywhere, wins nothing */
   CHECK(s[0].best != W && s[1].best != W && s[2].best != W);
   /* the single best: the sum of the medians, E, with the largest spread
-   * of its sizes as noise */
+   * of its sizes as noise (5%): D ties, E has less shared memory */
   CHECK_EQ_INT(run.sel.best, E);
+  CHECK_EQ_INT(run.sel.fastest, E);
+  CHECK_EQ_INT(run.sel.n_ties, 2);
   CHECK_EQ_INT(run.sel.size, -1);
-  CHECK(fabs(run.sel.noise - 0.005) < 1e-12);
+  CHECK(fabs(run.sel.noise - 0.05) < 1e-9);
   /* racing, size by size: the leader at 1 is C, stop 2.0 * 1.03 */
   l = tn_select_leader(&run.space, 1);
   CHECK_EQ_INT(l, C);
@@ -624,6 +631,35 @@ static void part_predict(void)
   CHECK_EQ_INT(tn_predict_pick_size(&run, -1), D);
 }
 
+/* ---- the model's pruning keeps each size's cheapest ---- */
+
+static void part_prune(void)
+{
+  /* ids 0..3 are siblings (tile 32, 4 rows per thread; pad and swizzle
+   * differ).  0 and 3 cost 100 wavefronts, 1 costs 110 but is the
+   * cheapest at size 0, 2 costs more than 0 at every size */
+  static const long long wf[4][3] = {
+      {10, 90, 0}, {5, 105, 0}, {20, 100, 0}, {10, 90, 0}};
+  int i, k;
+  for (i = 0; i < run.space.n; i++)
+    run.space.c[i].status = i < 4 ? TN_ST_PENDING : TN_ST_PRUNED;
+  for (i = 0; i < 4; i++) {
+    tn_candidate *c = &run.space.c[i];
+    c->model_total = 0;
+    for (k = 0; k < 3; k++) {
+      c->model[k].ld_wavefronts = wf[i][k];
+      c->model[k].st_wavefronts = 0;
+      c->model_total += wf[i][k];
+    }
+  }
+  CHECK_EQ_INT(tn_space_prune(&job, &run.space), 1);
+  CHECK_EQ_INT(run.space.c[0].status, TN_ST_PENDING);
+  CHECK_EQ_INT(run.space.c[1].status, TN_ST_PENDING);
+  CHECK_EQ_INT(run.space.c[2].status, TN_ST_PRUNED);
+  CHECK_EQ_INT(run.space.c[2].pruned_by, TN_BY_MODEL);
+  CHECK_EQ_INT(run.space.c[3].status, TN_ST_PENDING);
+}
+
 int main(int argc, char **argv)
 {
   const char *part = argc > 1 ? argv[1] : "";
@@ -633,20 +669,22 @@ int main(int argc, char **argv)
   } else if (strcmp(part, "classes") == 0) {
     part_classes();
   } else if ((strcmp(part, "select") == 0 || strcmp(part, "json") == 0 ||
-              strcmp(part, "predict") == 0) &&
+              strcmp(part, "predict") == 0 || strcmp(part, "prune") == 0) &&
              argc == 3) {
     if (setup_run(argv[2]) == 0) {
       if (strcmp(part, "select") == 0)
         part_select();
       else if (strcmp(part, "predict") == 0)
         part_predict();
+      else if (strcmp(part, "prune") == 0)
+        part_prune();
       else
         part_json();
     }
     tn_run_free(&run);
   } else {
     fprintf(stderr, "usage: test_sizes rule | classes | select CONFIG | "
-                    "json CONFIG | predict CONFIG\n");
+                    "json CONFIG | predict CONFIG | prune CONFIG\n");
     tn_test_failures++;
   }
   tmp_remove();
