@@ -11,9 +11,10 @@
  * cc -std=c11 -Werror), history (the nights kept and merged again, a
  * regression reported at the size it happened), bad_input (tables by size
  * that disagree with their file: exit 2, FILE: JSON path: what, nothing
- * written), cuda (the headers in a .cu built by nvcc for sm_80 and sm_90,
- * the macros of each size in device code and the host lookup run; 77
- * without nvcc).
+ * written), cuda (the per-architecture header under NVRTC, its macros by
+ * size in a kernel; the headers in a .cu built by nvcc for sm_80 and
+ * sm_90, the macros of each size in device code and the host lookup run;
+ * 77 without nvcc).
  *
  * Sizes S0 512x512, S1 4096x4096, S2 8192x1024; configurations C0..C4 of
  * the transpose family.  Times in ms at S0, S1, S2 (each size's winner is
@@ -43,7 +44,9 @@
 
 #include "sizes_util.h"
 
+#include "base/arch.h"
 #include "base/util.h"
+#include "pipeline/compile.h"
 
 typedef struct {
   int tile, rows, pad;
@@ -547,6 +550,36 @@ static void part_cuda(void)
     exit(77);
   }
   CHECK_EQ_INT(merge_nights(), 0);
+  /* NVRTC (a kernel compiled at run time): the per-architecture header's
+   * macros by size, without its host lookup */
+  {
+    tn_template t;
+    tn_err err = {{0}};
+    void *cubin = NULL;
+    size_t len = 0;
+    char *log = NULL, *text = tmp_file("out/sm_90/tr.h");
+    CHECK(text != NULL);
+    memset(&t, 0, sizeof(t));
+    t.n_headers = 1;
+    t.header_names[0] = (char *)"tr.h";
+    t.header_texts[0] = text;
+    if (text && tn_compile_source(
+                    "#include \"tr.h\"\n"
+                    "extern \"C\" __global__ void k(float *x) {\n"
+                    "  __shared__ float s[TR_SM_90_SIZE1_TILE * "
+                    "TR_SM_90_SIZE1_TILE];\n"
+                    "  static_assert(TR_SM_90_N_SIZES == 3, \"sizes\");\n"
+                    "  s[threadIdx.x] = x[threadIdx.x]; __syncthreads();\n"
+                    "  x[threadIdx.x] = s[TR_SIZE2_TILE - 1];\n}\n",
+                    "k.cu", &t, tn_arch_find("sm_90"), &cubin, &len, &log,
+                    &err) != 0) {
+      fprintf(stderr, "NVRTC: %s%s\n", err.msg, log ? log : "");
+      tn_test_failures++;
+    }
+    free(cubin);
+    free(log);
+    free(text);
+  }
   snprintf(prog, sizeof(prog),
            "#include <cstdio>\n"
            "#define TUNER_ONLY_ARCH_NAMES\n"

@@ -36,8 +36,11 @@ void tn__emit_size_rule(FILE *o, const tn_family *f, const char *M,
   tn_size_keys k;
   int j, i, e, nd = f->n_dims;
   tn_family_size_keys(f, &k);
+  /* host code only: NVRTC takes no unannotated function, and a kernel
+   * compiled at run time has the macros */
   fprintf(o,
-          "\n#ifndef TUNER_%s_SIZE_RULE\n#define TUNER_%s_SIZE_RULE\n"
+          "\n#if !defined(TUNER_%s_SIZE_RULE) && !defined(__CUDACC_RTC__)\n"
+          "#define TUNER_%s_SIZE_RULE\n"
           "/* The nearest size (the rule of tuner/family/size.h): the\n"
           " * distance of sizes a and b is the product over the keys (",
           M, M);
@@ -48,7 +51,8 @@ void tn__emit_size_rule(FILE *o, const tn_family *f, const char *M,
           "Distances within\n * a relative 1e-9 tie, and a tie goes to the "
           "larger size (the larger\n * product of the dimensions, then the "
           "larger first dimension that\n * differs).  A dimension below 1 "
-          "counts as 1. */\n");
+          "counts as 1.  Host code (not under\n * NVRTC, where the macros "
+          "are what a kernel has). */\n");
   fprintf(o, "static inline double %s_size_dim(long long v)\n{\n"
              "  return v > 0 ? (double)v : 1.0;\n}\n",
           id);
@@ -160,7 +164,8 @@ void tn__emit_arch_sizes(FILE *o, const tn_header_entry *e, const char *M,
   }
   fprintf(o, "#endif\n");
   tn__emit_size_rule(o, f, M, id);
-  fprintf(o, "\n/* The index (0 .. %s_%s_N_SIZES - 1) of the size nearest to "
+  fprintf(o, "\n#ifndef __CUDACC_RTC__\n"
+             "/* The index (0 .. %s_%s_N_SIZES - 1) of the size nearest to "
              "the problem. */\n"
              "static inline int %s_%s_nearest_size(",
           M, arch, id, larch);
@@ -175,6 +180,6 @@ void tn__emit_arch_sizes(FILE *o, const tn_header_entry *e, const char *M,
   fprintf(o, "};\n  const long long want[%d] = {", f->n_dims);
   for (d = 0; d < f->n_dims; d++)
     fprintf(o, "%s%s", d ? ", " : "", args[d]);
-  fprintf(o, "};\n  return %s_nearest_size(sizes, %d, want);\n}\n", id,
-          e->n_sizes);
+  fprintf(o, "};\n  return %s_nearest_size(sizes, %d, want);\n}\n#endif\n",
+          id, e->n_sizes);
 }
