@@ -6,8 +6,9 @@
  * What a candidate's job does is looked up by its id in FAKE_WORKER_SCRIPT,
  * "ID:ACTION[,ID:ACTION...]", where ACTION is ok, fast (0.5 ms), slow (3 ms),
  * wrong, crash (abort), hang, lost (the context is lost), segv or exit
- * (leaves without answering).  Ids not in the script are ok, with a median
- * of 1 + id/100 ms.  Timed launches are scripted one by one (the median
+ * (leaves without answering), or fastR: fast on a problem of R rows (its
+ * first dimension) and ok on the others (a winner of one size only).  Ids
+ * not in the script are ok, with a median of 1 + id/100 ms.  Timed launches are scripted one by one (the median
  * times 1 + 0.001 * (5i mod 7 - 3), i the launch), in the chunks and with
  * the early stops of gpu/race.h, as the GPU worker takes them: racing and
  * adaptive repetitions are deterministic here.  Without FAKE_WORKER_SCRIPT the supervisor test's script
@@ -40,7 +41,7 @@ static const char *action_of(int id)
     return id >= 0 && id < 7 ? defaults[id] : "ok";
   for (p = script; p && *p;) {
     int sid, used = 0;
-    if (sscanf(p, "%d:%31[a-z]%n", &sid, action, &used) == 2 && sid == id)
+    if (sscanf(p, "%d:%31[a-z0-9]%n", &sid, action, &used) == 2 && sid == id)
       return action;
     p = strchr(p, ',');
     if (p)
@@ -145,6 +146,8 @@ static void fake_run(void *state, const tn_bench_job *job, const void *cubin,
     return;
   }
   action = action_of(job->candidate_id);
+  if (strncmp(action, "fast", 4) == 0 && action[4] != '\0')
+    action = atoll(action + 4) == job->problem.size.dims[0] ? "fast" : "ok";
   if (strcmp(action, "ok") == 0) {
     ok(res, job, 1.0 + job->candidate_id / 100.0);
   } else if (strcmp(action, "fast") == 0) {

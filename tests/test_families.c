@@ -1,8 +1,8 @@
 /* test_families.c -- every registered family fills the interface within
  * the tables' limits: the sizes of its parameter, option, dimension,
- * buffer and baseline tables, its units, its defaults in their own
- * ranges, its choice options' names, its buffers' element types, and the
- * macros of its default point fitting tn_defines.  The
+ * buffer and baseline tables, its units, its size keys, its defaults in
+ * their own ranges, its choice options' names, its buffers' element
+ * types, and the macros of its default point fitting tn_defines.  The
  * limits are fixed arrays elsewhere (tn_params, tn_problem, tn_defines),
  * so a family past one would overflow them or lose macros silently. */
 #define _POSIX_C_SOURCE 200809L
@@ -126,6 +126,34 @@ static void check_family(const tn_family *f)
   tn_render_macros(f, &p, &prob, &d);
   CHECK(!d.overflow);
   CHECK(d.n > f->n_params - 1);
+  /* the size keys (family/size.h): within the table, powers small, a
+   * size its own nearest; and no macro of a size's row in a header
+   * (NAME_SIZE<I>_<DIM>, NAME_SIZE<I>_<PARAM>, _<DERIVED>) twice */
+  {
+    tn_size_keys keys, dims;
+    CHECK(f->n_size_keys >= 0 && f->n_size_keys <= TN_MAX_SIZE_KEYS);
+    CHECK(f->n_size_keys == 0 || f->size_keys != NULL);
+    tn_family_size_keys(f, &keys);
+    CHECK(keys.n >= 1);
+    for (k = 0; k < keys.n * TN_MAX_DIMS; k++)
+      CHECK(keys.exp[k / TN_MAX_DIMS][k % TN_MAX_DIMS] >= -4 &&
+            keys.exp[k / TN_MAX_DIMS][k % TN_MAX_DIMS] <= 4);
+    CHECK(tn_size_distance(&keys, &prob.size, &prob.size) == 1.0);
+    tn_size_keys_make(NULL, 0, f->n_dims, f->dim_names, &dims);
+    for (k = 0; k < f->n_dims; k++) {
+      char dim[32], *c;
+      int j;
+      snprintf(dim, sizeof(dim), "TN_%s", dims.name[k]);
+      for (c = dim; *c; c++)
+        *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+      for (j = 0; j < d.n; j++)
+        if (strcmp(d.name[j], dim) == 0) {
+          fprintf(stderr, "  %s: a macro named like dimension %s\n",
+                  d.name[j], dims.name[k]);
+          CHECK(0);
+        }
+    }
+  }
   memset(bufs, 0, sizeof(bufs)); /* as the bench does */
   nb = f->buffers(&prob, bufs);
   CHECK(nb >= 1 && nb <= TN_MAX_BUFFERS);

@@ -103,6 +103,10 @@ int main(int argc, char **argv)
   CHECK_EQ_INT(run.sel.best, fast);
   CHECK_EQ_INT(run.sel.n_ties, 1);
 
+  /* one size: its winner is the single best */
+  tn_select_size(&run.space, 0, 0.01, &run.sel_size[0]);
+  CHECK_EQ_INT(run.sel_size[0].best, run.sel.best);
+
   /* the JSON has the documented fields */
   doc = tn_results_json(&run);
   CHECK(doc != NULL);
@@ -135,6 +139,13 @@ int main(int argc, char **argv)
   CHECK(json_integer_value(json_object_get(best, "id")) == run.space.c[fast].id);
   CHECK(json_is_object(json_object_get(best, "params")));
   CHECK(json_real_value(json_object_get(best, "median_ms")) == 0.140);
+  CHECK(json_is_string(json_object_get(best, "scope")));
+  {
+    json_t *by = json_object_get(doc, "best_by_size");
+    CHECK(json_array_size(by) == 1);
+    CHECK(json_integer_value(json_object_get(json_array_get(by, 0), "id")) ==
+          run.space.c[fast].id);
+  }
   json_decref(doc);
 
   /* the results file is written atomically and reads back */

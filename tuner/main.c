@@ -328,8 +328,11 @@ int main(int argc, char **argv)
             run->compile.compiled + run->compile.cached, run->compile.cached,
             run->compile.failed, run->compile.wall_s, run->compile.threads,
             run->bench_s, run->wall_s);
-    if (!opts.dry_run)
+    tn_results_sizes_line(run, stderr);
+    if (!opts.dry_run) {
       tn_results_cost_line(run, stderr);
+      tn_results_size_lines(run, stderr);
+    }
   }
   if (rc == TN_EINTR) {
     fprintf(stderr, "tuner: interrupted; continue with --resume %s\n",

@@ -2,7 +2,9 @@
 /* fuzz_results.c -- libFuzzer target: any bytes as one results document
  * for `tuner merge` (tn_fleet_read_doc, the reader and its checks).  A
  * document it accepts must hold together: its best names a candidate,
- * an "ok" one unless predicted, within the file's noise of the fastest;
+ * an "ok" one unless predicted, within the file's noise of the fastest,
+ * and so does each size's winner at its size (a file without a table by
+ * size has best for every size);
  * a rejection must say why. */
 #include <math.h>
 #include <stdint.h>
@@ -38,6 +40,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       if (r->cands[i].ok &&
           tn_fleet_find_cand(r, r->cands[i].text) != &r->cands[i])
         abort();
+    /* each size's winner: a candidate, and measured ones "ok" within that
+     * size's noise of its fastest */
+    for (i = 0; r->best >= 0 && i < r->n_problems; i++) {
+      const mg_cand *w;
+      if (r->best_at[i] < 0 || r->best_at[i] >= r->n_cands)
+        abort();
+      w = &r->cands[r->best_at[i]];
+      if (!r->has_sizes) { /* written before them: best for every size */
+        if (r->best_at[i] != r->best)
+          abort();
+        continue;
+      }
+      if (!r->predicted &&
+          (!w->ok || !(w->ms_at[i] > 0) ||
+           w->ms_at[i] > r->fastest_at[i] * (1.0 + r->noise_at[i]) *
+                             1.000001))
+        abort();
+    }
     /* the same document again, as a second file of the same merge */
     again = calloc(1, sizeof(*again));
     if (again != NULL) {

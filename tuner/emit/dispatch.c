@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/arch.h"
+#include "family/size.h"
 
 static const tn_arch *arch_of(const tn_header_entry *e)
 {
@@ -31,11 +32,14 @@ static const char *text_of(const tn_header_entry *e, char *buf, size_t n)
   return buf;
 }
 
-static void put_table_entry(FILE *o, const tn_header_entry *e,
-                            const char *source, int is_default)
+/* One row of a table: entry e's single best (size -1; its rows by size
+ * are first .. first + n - 1 of the size table), or its size `size`. */
+static void put_row(FILE *o, const tn_header_entry *e, const char *source,
+                    int is_default, int size, int first, int n)
 {
   const tn_family *f = e->family;
   const tn_arch *a = is_default ? NULL : arch_of(e);
+  const tn_params *p = size < 0 ? e->params : e->sizes[size].params;
   char buf[512];
   int k;
   fprintf(o, "  {");
@@ -46,18 +50,36 @@ static void put_table_entry(FILE *o, const tn_header_entry *e,
   fprintf(o, ", %d, %d,", a ? a->major : 0, a ? a->minor : 0);
   for (k = 0; k < f->n_params; k++) {
     if (f->params[k].kind == TN_PARAM_SWIZZLE)
-      fprintf(o, " %d, %d, %d,", e->params->v[k].sw.b, e->params->v[k].sw.m,
-              e->params->v[k].sw.s);
+      fprintf(o, " %d, %d, %d,", p->v[k].sw.b, p->v[k].sw.m, p->v[k].sw.s);
     else
-      fprintf(o, " %lld,", e->params->v[k].i);
+      fprintf(o, " %lld,", p->v[k].i);
   }
   fprintf(o, "\n   ");
-  tn_emit_cstring(o, text_of(e, buf, sizeof(buf)));
+  if (size < 0)
+    tn_emit_cstring(o, text_of(e, buf, sizeof(buf)));
+  else if (e->sizes[size].params_text)
+    tn_emit_cstring(o, e->sizes[size].params_text);
+  else {
+    tn_params_format(f->params, f->n_params, p, buf, sizeof(buf));
+    tn_emit_cstring(o, buf);
+  }
   fprintf(o, ", \"%s\", ", source);
   tn_emit_cstring(o, is_default || !e->devices ? "" : e->devices);
   fprintf(o, ", ");
   tn_emit_cstring(o, is_default || !e->date ? "" : e->date);
-  fprintf(o, "}");
+  fprintf(o, ",\n   %d, {", size);
+  for (k = 0; k < f->n_dims; k++)
+    fprintf(o, "%s%lld", k ? ", " : "",
+            size < 0 ? 0LL : e->sizes[size].problem->size.dims[k]);
+  fprintf(o, "}, %d, %d}", first, n);
+}
+
+static void put_table_entry(FILE *o, const tn_header_entry *e,
+                            const char *source, int is_default, int *first)
+{
+  int n = is_default ? 0 : e->n_sizes;
+  put_row(o, e, source, is_default, -1, n > 0 ? *first : 0, n);
+  *first += n;
 }
 
 /* s (NULL: nothing) into the comment, then the literal tail. */
@@ -91,7 +113,9 @@ static void put_intro(FILE *o, const tn_dispatch *d, const char *M,
           " * nearest older one, then the default.  For a kernel built with\n"
           " * the macros above, look up what it was compiled with:\n"
           " * %s_lookup(NULL, ptxVersion / 10, ptxVersion %% 10), with\n"
-          " * the ptxVersion of cudaFuncGetAttributes().\n"
+          " * the ptxVersion of cudaFuncGetAttributes().  By problem size:\n"
+          " * %s_lookup_size(name, cc_major, cc_minor, %s), the same\n"
+          " * entry's winner of the nearest size tuned (the rule is below).\n"
           " * With TUNER_TEMPLATE_MACROS defined before this header, the\n"
           " * TN_<...> macros templates/%s.cu reads are defined too: in\n"
           " * device code the chosen entry's, in host code the default's\n"
@@ -99,8 +123,8 @@ static void put_intro(FILE *o, const tn_dispatch *d, const char *M,
           " * of %s_lookup()).\n"
           " *\n"
           " * Entries (merged from %d results files):\n",
-          d->family->name, M, M, M, M, id, id, d->family->name, id,
-          d->n_results);
+          d->family->name, M, M, M, M, id, id, id, d->family->dim_names,
+          d->family->name, id, d->n_results);
   for (i = 0; i < d->n_archs; i++) {
     const tn_header_entry *e = d->archs[i];
     if (e == NULL)
@@ -201,11 +225,80 @@ static void put_compile_time(FILE *o, const tn_dispatch *d, const char *M,
   fprintf(o, "#endif\n");
 }
 
+/* The rows by size of every entry, in the order of NAME_configs. */
+static void put_size_rows(FILE *o, const tn_dispatch *d, const char *M,
+                          const char *id, int n_rows)
+{
+  int i, k, done = 0;
+  if (n_rows == 0)
+    return;
+  fprintf(o, "\n/* Each entry's winners by size (first_size, n_sizes). */\n"
+             "static const %s_config %s_size_configs[] = {\n",
+          id, id);
+  for (i = 0; i < d->n_devices + d->n_archs; i++) {
+    const tn_header_entry *e =
+        i < d->n_devices ? d->devices[i] : d->archs[d->n_archs - 1 -
+                                                     (i - d->n_devices)];
+    if (e == NULL)
+      continue;
+    for (k = 0; k < e->n_sizes; k++) {
+      put_row(o, e, e->predicted ? "predicted" : "measured", 0, k, 0, 0);
+      fprintf(o, ",\n");
+      done++;
+    }
+  }
+  fprintf(o, "};\n#define %s_N_SIZE_CONFIGS %d\n", M, done);
+}
+
+static void put_lookup_size(FILE *o, const tn_dispatch *d, const char *id,
+                            int n_rows)
+{
+  const tn_family *f = d->family;
+  char args[TN_MAX_DIMS][24];
+  int k;
+  tn__emit_dim_names(f, args, 0);
+  fprintf(o,
+          "\n/* The entry for a device and a problem size: the entry\n"
+          " * %s_lookup() finds (exact device, architecture, nearest older,\n"
+          " * default), then its row of the size nearest to the problem by\n"
+          " * the rule above (the entry itself when it has no rows: the\n"
+          " * default).  Never returns NULL. */\n"
+          "static inline const %s_config *\n%s_lookup_size(const char "
+          "*device_name, int cc_major, int cc_minor",
+          id, id, id);
+  for (k = 0; k < f->n_dims; k++)
+    fprintf(o, ",\n    long long %s", args[k]);
+  fprintf(o, ")\n{\n  const %s_config *e = %s_lookup(device_name, "
+             "cc_major, cc_minor);\n",
+          id, id);
+  if (n_rows == 0) {
+    for (k = 0; k < f->n_dims; k++)
+      fprintf(o, "  (void)%s;\n", args[k]);
+    fprintf(o, "  return e; /* no entry has rows by size */\n}\n");
+    return;
+  }
+  fprintf(o, "  const long long want[%d] = {", f->n_dims);
+  for (k = 0; k < f->n_dims; k++)
+    fprintf(o, "%s%s", k ? ", " : "", args[k]);
+  fprintf(o,
+          "};\n  const %s_config *best = NULL;\n  double bd = 0.0;\n"
+          "  int i;\n"
+          "  for (i = 0; i < e->n_sizes; i++) {\n"
+          "    const %s_config *r = &%s_size_configs[e->first_size + i];\n"
+          "    double dist = %s_size_distance(want, r->size);\n"
+          "    if (best == NULL || dist < bd * (1.0 - %g) ||\n"
+          "        (dist <= bd * (1.0 + %g) &&\n"
+          "         %s_size_larger(r->size, best->size))) {\n"
+          "      best = r;\n      bd = dist;\n    }\n  }\n"
+          "  return best != NULL ? best : e;\n}\n",
+          id, id, id, id, TN_SIZE_TIE, TN_SIZE_TIE, id);
+}
+
 static void put_run_time(FILE *o, const tn_dispatch *d, const char *M,
                          const char *id)
 {
   const tn_family *f = d->family;
-  int i, k, n_entries = 0;
+  int i, k, n_entries = 0, n_rows = 0;
 
   fprintf(o, "\n/* Run time: one entry of the table. */\ntypedef struct {\n");
   fprintf(o, "  /* the exact device, or NULL: the architecture's entry */\n"
@@ -230,14 +323,23 @@ static void put_run_time(FILE *o, const tn_dispatch *d, const char *M,
   fprintf(o, "  const char *device;      /* where it was measured (\"\" if "
              "not) */\n");
   fprintf(o, "  const char *date;        /* when (UTC; \"\" for the default) "
-             "*/\n} %s_config;\n",
-          id);
+             "*/\n");
+  fprintf(o, "  /* -1: the entry's single best over every size tuned; else "
+             "the\n   * index of the size this row is the winner of */\n"
+             "  int size_index;\n"
+             "  long long size[%d];       /* that size (%s; 0s for an "
+             "entry) */\n"
+             "  /* an entry's rows by size: %s_size_configs[first_size ..\n"
+             "   * first_size + n_sizes - 1] */\n"
+             "  int first_size, n_sizes;\n} %s_config;\n",
+          f->n_dims, f->dim_names, id, id);
 
   fprintf(o, "\n/* Devices first, then architectures, newest first. */\n");
   fprintf(o, "static const %s_config %s_configs[] = {\n", id, id);
   for (i = 0; i < d->n_devices; i++) {
     put_table_entry(o, d->devices[i],
-                    d->devices[i]->predicted ? "predicted" : "measured", 0);
+                    d->devices[i]->predicted ? "predicted" : "measured", 0,
+                    &n_rows);
     fprintf(o, ",\n");
     n_entries++;
   }
@@ -245,14 +347,16 @@ static void put_run_time(FILE *o, const tn_dispatch *d, const char *M,
     const tn_header_entry *e = d->archs[i];
     if (e == NULL)
       continue;
-    put_table_entry(o, e, e->predicted ? "predicted" : "measured", 0);
+    put_table_entry(o, e, e->predicted ? "predicted" : "measured", 0,
+                    &n_rows);
     fprintf(o, ",\n");
     n_entries++;
   }
   fprintf(o, "};\n#define %s_N_CONFIGS %d\n", M, n_entries);
   fprintf(o, "\nstatic const %s_config %s_default_config =\n", id, id);
-  put_table_entry(o, d->deflt, "default", 1);
+  put_table_entry(o, d->deflt, "default", 1, &k);
   fprintf(o, ";\n");
+  put_size_rows(o, d, M, id, n_rows);
 
   fprintf(o,
           "\n/* The entry for a device: the exact device name (and compute\n"
@@ -284,6 +388,7 @@ static void put_run_time(FILE *o, const tn_dispatch *d, const char *M,
           "  return best != NULL ? best : &%s_default_config;\n"
           "}\n",
           id, id, id, M, id, id, M, id, id, id);
+  put_lookup_size(o, d, id, n_rows);
 }
 
 int tn_emit_dispatch_text(const tn_dispatch *d, char **text, tn_err *err)
@@ -304,6 +409,7 @@ int tn_emit_dispatch_text(const tn_dispatch *d, char **text, tn_err *err)
   fprintf(o, "#define TUNER_%s_DISPATCH_H\n", M);
   fprintf(o, "\n#include <stddef.h>\n#include <string.h>\n");
   put_compile_time(o, d, M, id);
+  tn__emit_size_rule(o, d->family, M, id);
   put_run_time(o, d, M, id);
   fprintf(o, "\n#endif\n");
   return tn__emit_close(o, &buf, text, err);

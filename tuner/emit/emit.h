@@ -9,10 +9,17 @@
  * family's derived macros (tn_render_macros beyond the parameters:
  * NAME_SM_XX_THREADS for TN_THREADS) for the tuned problem.
  *
+ * It also holds the entry's table by size: the winner of each size the
+ * job tuned as NAME_SM_XX_SIZE<I>_<DIM> and NAME_SM_XX_SIZE<I>_<PARAM>,
+ * and name_sm_xx_nearest_size(dims...), the index of the nearest size by
+ * the rule of family/size.h (written as C once per job, guarded).
+ *
  * <name>_dispatch.h, from a merge, holds every architecture's entry and
  * picks one by __CUDA_ARCH__ at compile time (NAME_<PARAM>), with
  * TUNER_TEMPLATE_MACROS also the TN_<...> macros a shipped template reads,
- * and by device name and compute capability at run time (name_lookup()).
+ * and by device name and compute capability at run time (name_lookup()),
+ * and with the problem's size as well (name_lookup_size(): the entry the
+ * same chain finds, then its nearest size).
  *
  * Text from outside (device names, paths, reasons) goes into comments
  * through tn_emit_comment and into string literals through
@@ -28,6 +35,14 @@
 #include "pipeline/run.h"
 
 #define TN_HEADER_MAX_WHY 4
+
+/* One row of an entry's table by size: a size and its winner. */
+typedef struct {
+  const tn_problem *problem; /* the size (and the problem's options) */
+  const tn_params *params;   /* its winner */
+  const char *params_text;   /* the parameters as text; NULL: formatted */
+  const char *why;           /* how it was chosen, for a comment, or NULL */
+} tn_header_size;
 
 /* One configuration: a per-architecture header, or one entry of a
  * dispatch header. */
@@ -45,6 +60,8 @@ typedef struct {
   const tn_params *params;
   const tn_problem *problem; /* the tuned problem, for the family's derived
                                 macros; NULL: none */
+  int n_sizes;               /* the table by size (none: 0) */
+  const tn_header_size *sizes;
 } tn_header_entry;
 
 /* The text (malloc'd) of <arch>/<name>.h for e.  Returns 0, TN_EINPUT if

@@ -68,7 +68,9 @@ int tn_emit_arch_header_text(const tn_header_entry *e, char **text,
   }
   fprintf(o, "\n#ifndef TUNER_ONLY_ARCH_NAMES\n");
   tn__emit_values(o, f, e->params, derived.n > 0 ? &derived : NULL, name);
-  fprintf(o, "#endif\n\n#endif\n");
+  fprintf(o, "#endif\n");
+  tn__emit_arch_sizes(o, e, name, ident, arch);
+  fprintf(o, "\n#endif\n");
   return tn__emit_close(o, &buf, text, err);
 }
 
@@ -83,20 +85,44 @@ int tn_emit_arch_header(const tn_header_entry *e, const char *path,
   return rc;
 }
 
+/* Why size k's winner of run: its time there against the single best's
+ * and the baseline's. */
+static void size_why(const tn_run *run, int k, char *out, size_t n)
+{
+  const tn_selection *s = &run->sel_size[k];
+  const tn_candidate *w = &run->space.c[s->best];
+  const tn_candidate *one = &run->space.c[run->sel.best];
+  double ms = w->timing[k].median_ms, one_ms = one->timing[k].median_ms;
+  size_t used;
+  used = (size_t)snprintf(out, n,
+                          "candidate %d, %.4f ms%s; the single best %.4f ms "
+                          "there (%+.1f%%)",
+                          w->id, ms, s->n_ties > 1 ? " (among ties)" : "",
+                          one_ms, 100.0 * (one_ms / ms - 1.0));
+  if (used < n && run->n_baselines > 0 &&
+      run->baselines[0].status == TN_ST_OK)
+    snprintf(out + used, n - used, "; %.1f%% of %s",
+             100.0 * run->baselines[0].timing[k].median_ms / ms,
+             run->baselines[0].name);
+}
+
 int tn_emit_header_text(const tn_run *run, char **text, tn_err *err)
 {
   const tn_job *job = run->job;
   const tn_candidate *c;
   tn_header_entry e;
-  char winner[128], median[256], problems[512];
+  tn_header_size sizes[TN_MAX_SIZES];
+  char winner[160], median[256], problems[512];
+  char whys[TN_MAX_SIZES][256];
   size_t used;
-  int k;
+  int k, rc;
 
   if (run->sel.best < 0)
     return tn_errf(err, TN_ETOOL, "no verified candidate to write a header of");
   c = &run->space.c[run->sel.best];
-  snprintf(winner, sizeof(winner), "candidate %d, the fastest verified%s",
-           c->id,
+  snprintf(winner, sizeof(winner),
+           "candidate %d, the fastest verified%s%s", c->id,
+           job->n_problems > 1 ? " over all sizes (the single best)" : "",
            run->sel.n_ties > 1 ? "; chosen among ties within noise" : "");
   if (run->n_baselines > 0 && run->baselines[0].status == TN_ST_OK)
     snprintf(median, sizeof(median),
@@ -124,7 +150,24 @@ int tn_emit_header_text(const tn_run *run, char **text, tn_err *err)
   e.why[2] = problems;
   e.params = &c->params;
   e.problem = job->n_problems > 0 ? &job->problems[0] : NULL;
-  return tn_emit_arch_header_text(&e, text, err);
+  /* the table by size: every size with a winner */
+  for (k = 0; k < job->n_problems; k++) {
+    const tn_selection *s = &run->sel_size[k];
+    if (s->best < 0 || s->best >= run->space.n ||
+        run->space.c[s->best].status != TN_ST_OK)
+      break; /* all or none: a run that verified something timed every size */
+    size_why(run, k, whys[k], sizeof(whys[k]));
+    sizes[k].problem = &job->problems[k];
+    sizes[k].params = &run->space.c[s->best].params;
+    sizes[k].params_text = NULL;
+    sizes[k].why = whys[k];
+  }
+  if (k == job->n_problems) {
+    e.n_sizes = k;
+    e.sizes = sizes;
+  }
+  rc = tn_emit_arch_header_text(&e, text, err);
+  return rc;
 }
 
 int tn_emit_header(const tn_run *run, tn_err *err)

@@ -35,4 +35,18 @@ void tn__emit_aliases(FILE *o, const tn_family *f, const tn_defines *d,
 void tn__emit_template_macros(FILE *o, const tn_family *f, const tn_params *p,
                               const tn_problem *prob);
 
+/* ---- sizes.c ---- */
+
+/* The family's dimensions as C names ("m", or with upper "M"). */
+void tn__emit_dim_names(const tn_family *f, char names[][24], int upper);
+/* The nearest-size rule (family/size.h) as C: id_size_distance(),
+ * id_size_larger(), id_nearest_size(), guarded by TUNER_<M>_SIZE_RULE so
+ * a job's headers define it once. */
+void tn__emit_size_rule(FILE *o, const tn_family *f, const char *M,
+                        const char *id);
+/* A per-architecture header's table by size (arch: "SM_90"): nothing when
+ * e has no sizes. */
+void tn__emit_arch_sizes(FILE *o, const tn_header_entry *e, const char *M,
+                         const char *id, const char *arch);
+
 #endif

@@ -13,6 +13,7 @@
 #include "base/arch.h"
 #include "model/model.h"
 #include "family/param.h"
+#include "family/size.h"
 
 typedef unsigned long long tn_devptr; /* a CUdeviceptr */
 
@@ -159,7 +160,20 @@ typedef struct tn_family {
    * the baseline is then reported as unavailable). */
   int (*baseline)(const char *name, tn_baseline_env *env, char *why,
                   size_t n);
+
+  /* Which sizes are worth entries of their own, and how far apart two
+   * are (family/size.h): the keys a per-size table is looked up by.
+   * NULL: the dimensions themselves. */
+  const tn_size_key *size_keys;
+  int n_size_keys;
 } tn_family;
+
+/* f's size keys, complete (its own, or one per dimension). */
+static inline void tn_family_size_keys(const tn_family *f, tn_size_keys *out)
+{
+  tn_size_keys_make(f->size_keys, f->n_size_keys, f->n_dims, f->dim_names,
+                    out);
+}
 
 /* The 24 random bits of element i of a buffer filled from seed: a
  * counter through splitmix64, the top 24 bits kept. */

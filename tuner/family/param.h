@@ -11,7 +11,7 @@
 #define TN_MAX_PARAMS 16
 #define TN_MAX_VALUES 64
 #define TN_MAX_DIMS 4
-#define TN_MAX_SIZES 16
+#define TN_MAX_SIZES 64
 #define TN_MAX_CONSTRAINTS 32
 #define TN_NAME_LEN 32
 #define TN_REASON_LEN 1024

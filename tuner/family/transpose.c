@@ -390,6 +390,14 @@ static int baseline(const char *name, tn_baseline_env *env, char *why,
                    env->descs[BUF_IN].bytes, why, n);
 }
 
+/* A transpose's tile is chosen by the shape and the amount of the matrix
+ * (how many tiles, how square), not by rows and cols one by one: its
+ * per-size entries are told apart by aspect and elements. */
+static const tn_size_key size_keys[] = {
+    {"aspect", {1, -1}},  /* rows / cols */
+    {"elements", {1, 1}}, /* rows * cols */
+};
+
 const tn_family tn_family_transpose = {
     .name = "transpose",
     .kernel = "transpose",
@@ -413,4 +421,6 @@ const tn_family tn_family_transpose = {
     .baselines = baselines,
     .n_baselines = 1,
     .baseline = baseline,
+    .size_keys = size_keys,
+    .n_size_keys = 2,
 };

@@ -80,63 +80,84 @@ static const mg_run *latest_of(const mg_set *s)
   return l;
 }
 
-/* Fills e with the choice among the runs of s (see merge.h). */
-static int choose(const mg_set *s, mg_entry *e, tn_err *err)
+/* A run's numbers at size k, or over all sizes (k < 0). */
+static double ms_at(const mg_cand *c, int k)
+{
+  return k < 0 ? c->ms : c->ms_at[k];
+}
+
+static double fastest_at(const mg_run *r, int k)
+{
+  return k < 0 ? r->fastest : r->fastest_at[k];
+}
+
+static double baseline_at(const mg_run *r, int k)
+{
+  return k < 0 ? r->baseline_ms : r->baseline_at[k];
+}
+
+static int best_at(const mg_run *r, int k)
+{
+  return k < 0 ? r->best : r->best_at[k];
+}
+
+/* A run's own winner at size k into params and text. */
+static int own_winner(const mg_run *r, int k, tn_params *params, char *text,
+                      size_t tn, tn_err *err)
+{
+  const mg_cand *c = &r->cands[best_at(r, k)];
+  char where[64];
+  tn_strlcpy(text, c->text, tn);
+  if (k < 0) {
+    *params = r->best_params;
+    return 0;
+  }
+  snprintf(where, sizeof(where), "best_by_size[%d].params", k);
+  return tn_fleet_parse_params(r, c->params, where, params, err);
+}
+
+/* The choice among the runs of s (weights w, wsum over n_dev device
+ * models) at size k, or over all sizes (k < 0), by the rules of merge.h:
+ * one run (or a prediction): its own winner; several: the best weighted
+ * geometric mean of each run's fastest over the configuration's time
+ * there. */
+static int choose_at(const mg_set *s, int k, double wsum, int n_dev,
+                     tn_params *params, char *text, size_t tn, char *why,
+                     size_t wn, tn_err *err)
 {
   const mg_run *last = latest_of(s);
-  double *w = s->w, wsum = 0, best_score = -1;
+  const double *w = s->w;
+  double best_score = -1;
   const mg_cand *win = NULL;
-  int i, j, best_votes = 0, n_dev;
+  int i, j, best_votes = 0;
 
-  join_devices(s, e->devices, sizeof(e->devices));
-  tn_strlcpy(e->date, last->started, sizeof(e->date));
-  /* the file name only: a shipped header need not show a cluster's paths */
-  tn_strlcpy(e->origin,
-             strrchr(last->path, '/') ? strrchr(last->path, '/') + 1
-                                      : last->path,
-             sizeof(e->origin));
   if (s->n == 1 || last->predicted) {
-    e->params = last->best_params;
-    tn_strlcpy(e->text, last->cands[last->best].text, sizeof(e->text));
     if (last->predicted)
-      snprintf(e->why, sizeof(e->why),
+      snprintf(why, wn,
                "predicted by the model for %s (no measurement of it)",
                last->arch->name);
     else
-      snprintf(e->why, sizeof(e->why),
+      snprintf(why, wn,
                "the winner of the one run of the latest night (host %s, "
                "GPU %d)",
                last->host, last->ordinal);
-    return 0;
-  }
-  /* each device model weighs the same, whatever its number of runs */
-  n_dev = 0;
-  for (i = 0; i < s->n; i++) {
-    int same = 0, first = 1;
-    for (j = 0; j < s->n; j++)
-      if (strcmp(s->r[i]->device, s->r[j]->device) == 0) {
-        same++;
-        if (j < i)
-          first = 0;
-      }
-    w[i] = 1.0 / same;
-    wsum += w[i];
-    n_dev += first;
+    return own_winner(last, k, params, text, tn, err);
   }
   for (i = 0; i < last->n_cands; i++) {
     const mg_cand *c = &last->cands[i];
     double logsum = 0, score;
-    int k, all = 1, votes = 0;
+    int all = 1, votes = 0;
     if (!c->ok)
       continue;
-    for (k = 0; k < s->n && all; k++) {
-      const mg_cand *o = tn_fleet_find_cand(s->r[k], c->text);
+    for (j = 0; j < s->n && all; j++) {
+      const mg_run *r = s->r[j];
+      const mg_cand *o = tn_fleet_find_cand(r, c->text);
       if (o == NULL) {
         all = 0;
         break;
       }
-      logsum += w[k] * log(s->r[k]->fastest / o->ms);
-      if (strcmp(s->r[k]->cands[s->r[k]->best].text, c->text) == 0)
+      logsum += w[j] * log(fastest_at(r, k) / ms_at(o, k));
+      if (strcmp(r->cands[best_at(r, k)].text, c->text) == 0)
         votes++;
     }
     if (!all)
@@ -152,42 +173,79 @@ static int choose(const mg_set *s, mg_entry *e, tn_err *err)
     }
   }
   if (win == NULL) {
-    e->params = last->best_params;
-    tn_strlcpy(e->text, last->cands[last->best].text, sizeof(e->text));
-    snprintf(e->why, sizeof(e->why),
+    snprintf(why, wn,
              "no configuration was measured by all %d runs of the latest "
              "night: the winner of the latest run (%s)",
              s->n, last->device);
-    return 0;
+    return own_winner(last, k, params, text, tn, err);
   }
   {
     char where[64];
     double pct = 0;
     int have_pct = 1;
     snprintf(where, sizeof(where), "candidates[%d].params", win->idx);
-    if (tn_fleet_parse_params(last, win->params, where, &e->params, err) != 0)
+    if (tn_fleet_parse_params(last, win->params, where, params, err) != 0)
       return TN_EINPUT;
-    tn_strlcpy(e->text, win->text, sizeof(e->text));
+    tn_strlcpy(text, win->text, tn);
     for (i = 0; i < s->n; i++) {
       const mg_cand *o = tn_fleet_find_cand(s->r[i], win->text);
-      if (!(s->r[i]->baseline_ms > 0))
+      if (!(baseline_at(s->r[i], k) > 0))
         have_pct = 0;
       else
-        pct += w[i] * log(100.0 * s->r[i]->baseline_ms / o->ms);
+        pct += w[i] * log(100.0 * baseline_at(s->r[i], k) / ms_at(o, k));
     }
     if (have_pct)
-      snprintf(e->why, sizeof(e->why),
+      snprintf(why, wn,
                "best geometric mean over %d runs on %d device models of "
                "the latest night: %.3f of each run's fastest, %.1f%% of "
                "baseline",
                s->n, n_dev, best_score, exp(pct / wsum));
     else
-      snprintf(e->why, sizeof(e->why),
+      snprintf(why, wn,
                "best geometric mean over %d runs on %d device models of "
                "the latest night: %.3f of each run's fastest",
                s->n, n_dev, best_score);
   }
   return 0;
+}
+
+/* Fills e with the choice among the runs of s (see merge.h): over all
+ * sizes, and size by size (the runs tuned the same problems). */
+static int choose(const mg_set *s, mg_entry *e, tn_err *err)
+{
+  const mg_run *last = latest_of(s);
+  double *w = s->w, wsum = 0;
+  int i, j, k, n_dev = 0, rc;
+
+  join_devices(s, e->devices, sizeof(e->devices));
+  tn_strlcpy(e->date, last->started, sizeof(e->date));
+  /* the file name only: a shipped header need not show a cluster's paths */
+  tn_strlcpy(e->origin,
+             strrchr(last->path, '/') ? strrchr(last->path, '/') + 1
+                                      : last->path,
+             sizeof(e->origin));
+  /* each device model weighs the same, whatever its number of runs */
+  for (i = 0; i < s->n; i++) {
+    int same = 0, first = 1;
+    for (j = 0; j < s->n; j++)
+      if (s->r[i]->device && s->r[j]->device &&
+          strcmp(s->r[i]->device, s->r[j]->device) == 0) {
+        same++;
+        if (j < i)
+          first = 0;
+      }
+    w[i] = same > 0 ? 1.0 / same : 1.0;
+    wsum += w[i];
+    n_dev += first;
+  }
+  rc = choose_at(s, -1, wsum, n_dev, &e->params, e->text, sizeof(e->text),
+                 e->why, sizeof(e->why), err);
+  e->n_sizes = last->n_problems;
+  for (k = 0; k < e->n_sizes && rc == 0; k++)
+    rc = choose_at(s, k, wsum, n_dev, &e->size[k].params, e->size[k].text,
+                   sizeof(e->size[k].text), e->size[k].why,
+                   sizeof(e->size[k].why), err);
+  return rc;
 }
 
 /* 1 if a launch of p fits arch's limits (threads, shared memory). */

@@ -30,6 +30,9 @@ typedef struct {
   int ok;           /* verified and timed */
   double ms;        /* sum of the medians over the problems */
   double spread;    /* largest relative interquartile range */
+  double *ms_at;    /* the median at each problem (n_problems; 0 if not
+                       ok), in the run's `at` */
+  double *spread_at; /* its relative interquartile range there */
 } mg_cand;
 
 typedef struct {
@@ -63,12 +66,30 @@ typedef struct {
   double noise;     /* best.noise: the run's selection margin */
   double fastest;   /* fastest ok median */
   double baseline_ms; /* the reference baseline, 0 if not measured */
+  /* by size (problem index): each size's winner (index in cands, -1 if
+   * none), its selection margin and the fastest ok median there.  Files
+   * without best_by_size (written before it) count best as every size's
+   * winner, with best.noise. */
+  double *at;       /* every candidate's ms_at and spread_at */
+  int has_sizes;    /* best_by_size was in the file */
+  int best_at[TN_MAX_SIZES];
+  double noise_at[TN_MAX_SIZES];
+  double fastest_at[TN_MAX_SIZES];
+  double baseline_at[TN_MAX_SIZES]; /* the reference baseline's median
+                                       there, 0 if not measured */
 } mg_run;
 
 typedef struct {
   int n, cap;
   mg_run **r;
 } mg_runs;
+
+/* One size's row of an entry. */
+typedef struct {
+  tn_params params;
+  char text[512];
+  char why[200];
+} mg_size_entry;
 
 /* One entry of the dispatch table. */
 typedef struct {
@@ -81,6 +102,9 @@ typedef struct {
   char date[32];
   char why[512];
   char origin[4200];     /* the results file it came from (the latest) */
+  int n_sizes;           /* its rows by size, chosen size by size by the
+                            same rules (0 for the default) */
+  mg_size_entry size[TN_MAX_SIZES];
 } mg_entry;
 
 #define MG_MAX_ARCHS 64    /* more than the architecture table holds */
@@ -183,6 +207,12 @@ const mg_run *tn_fleet_previous_night(const mg_runs *rs, const mg_run *now);
  * measurements' relative interquartile ranges (the regression rule). */
 int tn_fleet_slower(const mg_run *now, const mg_run *before,
                     const mg_cand *c, const mg_cand **p, double *noise);
+/* The same at size k alone: its medians there, the noise of both runs'
+ * winners of that size and both measurements' spreads there.  With one
+ * size it is tn_fleet_slower; that one is 1 when some size regressed. */
+int tn_fleet_slower_at(const mg_run *now, const mg_run *before,
+                       const mg_cand *c, int k, const mg_cand **p,
+                       double *noise);
 
 /* ---- json.c: typed access, messages naming FILE: JSON path ---- */
 
@@ -220,5 +250,12 @@ int tn_fleet_check_ids(const mg_run *r, tn_err *err);
  * within the noise of the fastest (a prediction's says it is predicted);
  * sets r->best and r->best_params.  0 or TN_EINPUT. */
 int tn_fleet_check_best(mg_run *r, json_t *best, tn_err *err);
+/* "best_by_size" (by, NULL if the file has none) agrees with the table:
+ * one entry per problem, in order, each with that problem's size, a
+ * candidate's id and params, "ok" and within its own noise of the fastest
+ * at that size (a prediction's: predicted); sets r->best_at, noise_at
+ * (without it: best and best.noise for every size).  After
+ * tn_fleet_check_best.  0 or TN_EINPUT. */
+int tn_fleet_check_sizes(mg_run *r, json_t *by, tn_err *err);
 
 #endif

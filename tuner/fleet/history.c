@@ -79,27 +79,40 @@ const mg_run *tn_fleet_previous_night(const mg_runs *rs, const mg_run *now)
   return before;
 }
 
-int tn_fleet_slower(const mg_run *now, const mg_run *before,
-                    const mg_cand *c, const mg_cand **p, double *noise)
+int tn_fleet_slower_at(const mg_run *now, const mg_run *before,
+                       const mg_cand *c, int k, const mg_cand **p,
+                       double *noise)
 {
-  double nz = now->noise > before->noise ? now->noise : before->noise;
+  double nz = now->noise_at[k] > before->noise_at[k] ? now->noise_at[k]
+                                                     : before->noise_at[k];
   const mg_cand *q;
-  if (!c->ok)
+  if (!c->ok || k >= before->n_problems)
     return 0;
   q = tn_fleet_find_cand(before, c->text);
   if (q == NULL)
     return 0;
-  if (c->spread > nz)
-    nz = c->spread;
-  if (q->spread > nz)
-    nz = q->spread;
+  if (c->spread_at[k] > nz)
+    nz = c->spread_at[k];
+  if (q->spread_at[k] > nz)
+    nz = q->spread_at[k];
   *p = q;
   *noise = nz;
-  return c->ms > q->ms * (1.0 + nz);
+  return c->ms_at[k] > q->ms_at[k] * (1.0 + nz);
+}
+
+int tn_fleet_slower(const mg_run *now, const mg_run *before,
+                    const mg_cand *c, const mg_cand **p, double *noise)
+{
+  int k;
+  for (k = 0; k < now->n_problems; k++)
+    if (tn_fleet_slower_at(now, before, c, k, p, noise))
+      return 1;
+  return 0;
 }
 
 typedef struct {
   const mg_cand *now, *before;
+  int size;
   double ratio, noise;
 } mg_slower;
 
@@ -123,27 +136,42 @@ int tn_fleet_regressions(mg_ctx *cx, tn_err *err)
     before = tn_fleet_previous_night(&cx->runs, now);
     if (before == NULL)
       continue;
-    sl = calloc((size_t)now->n_cands + 1, sizeof(*sl));
+    sl = calloc((size_t)now->n_cands * (size_t)now->n_problems + 1,
+                sizeof(*sl));
     if (sl == NULL)
       return tn_errf(err, TN_ETOOL, "out of memory");
+    /* size by size: a configuration slower at one size is reported there
+     * (with one size, this is the total) */
     for (k = 0; k < now->n_cands; k++) {
       const mg_cand *c = &now->cands[k], *p;
       double noise;
-      if (tn_fleet_slower(now, before, c, &p, &noise)) {
-        sl[n].now = c;
-        sl[n].before = p;
-        sl[n].ratio = c->ms / p->ms;
-        sl[n].noise = noise;
-        n++;
-      }
+      int z;
+      for (z = 0; z < now->n_problems; z++)
+        if (tn_fleet_slower_at(now, before, c, z, &p, &noise)) {
+          sl[n].now = c;
+          sl[n].before = p;
+          sl[n].size = z;
+          sl[n].ratio = c->ms_at[z] / p->ms_at[z];
+          sl[n].noise = noise;
+          n++;
+        }
     }
     if (n > 0) {
       qsort(sl, (size_t)n, sizeof(*sl), cmp_slower);
-      fprintf(stderr,
-              "tuner merge: REGRESSION: %d configuration%s slower beyond "
-              "noise on %s (%s, host %s, GPU %d): %s against %s\n",
-              n, n > 1 ? "s" : "", now->device, now->arch->name, now->host,
-              now->ordinal, now->started, before->started);
+      if (now->n_problems > 1)
+        fprintf(stderr,
+                "tuner merge: REGRESSION: %d configuration%s and size%s "
+                "slower beyond noise on %s (%s, host %s, GPU %d): %s "
+                "against %s\n",
+                n, n > 1 ? "s" : "", n > 1 ? "s" : "", now->device,
+                now->arch->name, now->host, now->ordinal, now->started,
+                before->started);
+      else
+        fprintf(stderr,
+                "tuner merge: REGRESSION: %d configuration%s slower beyond "
+                "noise on %s (%s, host %s, GPU %d): %s against %s\n",
+                n, n > 1 ? "s" : "", now->device, now->arch->name,
+                now->host, now->ordinal, now->started, before->started);
       fprintf(stderr, "  %s\n  against %s\n", now->path, before->path);
       if (now->driver && before->driver &&
           strcmp(now->driver, before->driver) != 0)
@@ -156,10 +184,21 @@ int tn_fleet_regressions(mg_ctx *cx, tn_err *err)
         fprintf(stderr, "  the baseline: %.4f -> %.4f ms (%+.1f%%)\n",
                 before->baseline_ms, now->baseline_ms,
                 100.0 * (now->baseline_ms / before->baseline_ms - 1));
-      for (k = 0; k < n && k < 20; k++)
+      for (k = 0; k < n && k < 20; k++) {
+        int z = sl[k].size;
+        if (now->n_problems > 1) {
+          const tn_size *sz = &now->problem_list[z].size;
+          int d;
+          fprintf(stderr, "  at ");
+          for (d = 0; d < sz->n_dims; d++)
+            fprintf(stderr, "%s%lld", d ? "x" : "", sz->dims[d]);
+          fprintf(stderr, ":");
+        }
         fprintf(stderr, "  %s: %.4f -> %.4f ms (%+.1f%%, noise %.1f%%)\n",
-                sl[k].now->text, sl[k].before->ms, sl[k].now->ms,
-                100.0 * (sl[k].ratio - 1), 100.0 * sl[k].noise);
+                sl[k].now->text, sl[k].before->ms_at[z],
+                sl[k].now->ms_at[z], 100.0 * (sl[k].ratio - 1),
+                100.0 * sl[k].noise);
+      }
       if (n > 20)
         fprintf(stderr, "  ... and %d more\n", n - 20);
     }

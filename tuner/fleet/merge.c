@@ -30,7 +30,9 @@ static void usage(FILE *out)
 "falling back to the nearest older architecture and a portable default.\n"
 "Rules: a measurement beats a prediction; the latest night counts; devices\n"
 "of one architecture that disagree: the best geometric mean of each run's\n"
-"fastest time over the configuration's (docs/fleet.md).\n"
+"fastest time over the configuration's (docs/fleet.md).  Jobs of several\n"
+"sizes: every entry also gets a table by size, chosen size by size by the\n"
+"same rules, and the dispatch header a lookup by size (name_lookup_size).\n"
 "\n"
 "Options:\n"
 "  -o, --output DIR          write the headers here (default: results)\n"
@@ -190,9 +192,16 @@ static void print_table(const mg_ctx *cx, FILE *o)
     if (e) {
       measured += !e->predicted;
       predicted += e->predicted;
+      int k, differ = 0;
       fprintf(o, "%-7s %-9s %-20s %s\n        %s\n        %s\n",
               e->arch->name, e->predicted ? "predicted" : "measured",
               e->date, e->predicted ? "" : e->devices, e->text, e->why);
+      for (k = 0; k < e->n_sizes; k++)
+        differ += strcmp(e->size[k].text, e->text) != 0;
+      if (e->n_sizes > 1)
+        fprintf(o, "        by size: %d sizes, %d with a winner of their "
+                   "own\n",
+                e->n_sizes, differ);
     } else if (r) {
       fprintf(o, "%-7s -> %s\n", tn_arch_at(i)->name, r->arch->name);
     } else {
@@ -211,10 +220,13 @@ static void print_table(const mg_ctx *cx, FILE *o)
           predicted, cx->n_dev);
 }
 
-/* e as the emitter's entry (borrowing e's text). */
+/* e as the emitter's entry (borrowing e's text), its rows by size into
+ * sizes (room for TN_MAX_SIZES). */
 static void header_entry(const mg_ctx *cx, const mg_entry *e,
-                         tn_header_entry *h)
+                         tn_header_entry *h, tn_header_size *sizes)
 {
+  const mg_run *any = cx->runs.r[0];
+  int k;
   memset(h, 0, sizeof(*h));
   h->family = cx->family;
   h->name = cx->name;
@@ -228,19 +240,33 @@ static void header_entry(const mg_ctx *cx, const mg_entry *e,
   h->params_text = e->text;
   h->params = &e->params;
   h->problem = &cx->runs.r[0]->problem;
+  for (k = 0; k < e->n_sizes && k < any->n_problems; k++) {
+    sizes[k].problem = &any->problem_list[k];
+    sizes[k].params = &e->size[k].params;
+    sizes[k].params_text = e->size[k].text;
+    sizes[k].why = e->size[k].why;
+  }
+  h->n_sizes = k;
+  h->sizes = sizes;
 }
 
 static int write_dispatch(mg_ctx *cx, tn_err *err)
 {
   tn_header_entry *all, deflt;
+  tn_header_size *rows;
   const tn_header_entry *archs[MG_MAX_ARCHS], *devs[MG_MAX_DEVICES];
   tn_dispatch d;
   char path[4400], *text = NULL;
   int i, rc;
 
   all = calloc((size_t)(MG_MAX_ARCHS + cx->n_dev + 1), sizeof(*all));
-  if (all == NULL)
+  rows = calloc((size_t)(MG_MAX_ARCHS + cx->n_dev + 1) * TN_MAX_SIZES,
+                sizeof(*rows));
+  if (all == NULL || rows == NULL) {
+    free(all);
+    free(rows);
     return tn_errf(err, TN_ETOOL, "out of memory");
+  }
   memset(&d, 0, sizeof(d));
   d.family = cx->family;
   d.name = cx->name;
@@ -251,20 +277,23 @@ static int write_dispatch(mg_ctx *cx, tn_err *err)
     archs[i] = NULL;
     if (cx->arch_entry[i] == NULL)
       continue;
-    header_entry(cx, cx->arch_entry[i], &all[i]);
+    header_entry(cx, cx->arch_entry[i], &all[i], rows + i * TN_MAX_SIZES);
     archs[i] = &all[i];
   }
   for (i = 0; i < cx->n_dev; i++) {
-    header_entry(cx, cx->dev_entry[i], &all[MG_MAX_ARCHS + i]);
+    header_entry(cx, cx->dev_entry[i], &all[MG_MAX_ARCHS + i],
+                 rows + (MG_MAX_ARCHS + i) * TN_MAX_SIZES);
     devs[i] = &all[MG_MAX_ARCHS + i];
   }
-  header_entry(cx, &cx->deflt, &deflt);
+  header_entry(cx, &cx->deflt, &deflt,
+               rows + (MG_MAX_ARCHS + cx->n_dev) * TN_MAX_SIZES);
   d.archs = archs;
   d.n_devices = cx->n_dev;
   d.devices = devs;
   d.deflt = &deflt;
   rc = tn_emit_dispatch_text(&d, &text, err);
   free(all);
+  free(rows);
   if (rc != 0)
     return rc;
   rc = tn_fleet_pathf(path, sizeof(path), err, "%s/%s_dispatch.h",
@@ -293,9 +322,10 @@ static int write_all(mg_ctx *cx, tn_err *err)
   for (i = 0; i < tn_fleet_n_archs(); i++) {
     const mg_entry *e = cx->arch_entry[i];
     tn_header_entry h;
+    tn_header_size sizes[TN_MAX_SIZES];
     if (e == NULL)
       continue;
-    header_entry(cx, e, &h);
+    header_entry(cx, e, &h, sizes);
     rc = tn_fleet_pathf(path, sizeof(path), err, "%s/%s/%s.h",
                         cx->opts.output, e->arch->name, cx->name);
     if (rc == 0)

@@ -23,11 +23,15 @@
  * - A device's entry (run-time lookup by name) follows the same rule over
  *   that device's runs.
  * - Without measurements, the most recent prediction.
+ * - By size: every entry's table by size (a job of several sizes) is
+ *   chosen size by size by the rules above, on each run's winner and
+ *   times at that size; a file without best_by_size counts its best as
+ *   every size's winner.
  * - A configuration regresses when its median on a GPU (host, name,
  *   ordinal) is slower than on the same GPU's previous night by more than
  *   the noise: the largest of both runs' selection noise (at least the
  *   config's min_noise) and both measurements' relative interquartile
- *   ranges. */
+ *   ranges; with several sizes, size by size. */
 #ifndef TN_MERGE_H
 #define TN_MERGE_H
 

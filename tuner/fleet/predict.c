@@ -74,9 +74,18 @@ void tn_predict_estimate(const tn_job *job, const tn_arch *arch,
   }
 }
 
-/* <0 if a is predicted to be better than b, >0 if worse (TN_PREDICT_RULE). */
+/* The modelled wavefronts of c at size k, or over all sizes (k < 0). */
+static long long model_at(const tn_candidate *c, int k)
+{
+  return k < 0 ? c->model_total
+               : c->model[k].ld_wavefronts + c->model[k].st_wavefronts;
+}
+
+/* <0 if a is predicted to be better than b, >0 if worse (TN_PREDICT_RULE),
+ * at size k (its wavefronts and threads launched there) or over all
+ * sizes (k < 0; est->launched is then over all of them). */
 static int compare(const tn_candidate *a, const tn_predict_est *ea,
-                   const tn_candidate *b, const tn_predict_est *eb)
+                   const tn_candidate *b, const tn_predict_est *eb, int k)
 {
   int sa = (a->spill_stores + a->spill_loads) > 0;
   int sb = (b->spill_stores + b->spill_loads) > 0;
@@ -84,8 +93,8 @@ static int compare(const tn_candidate *a, const tn_predict_est *ea,
   long long rb = (long long)eb->blocks_per_sm * b->launch.threads;
   if (sa != sb)
     return sa - sb;
-  if (a->model_total != b->model_total)
-    return a->model_total < b->model_total ? -1 : 1;
+  if (model_at(a, k) != model_at(b, k))
+    return model_at(a, k) < model_at(b, k) ? -1 : 1;
   if (ra != rb) /* resident threads: occupancy without rounding */
     return ra > rb ? -1 : 1;
   if (ea->launched != eb->launched)
@@ -97,11 +106,11 @@ static int compare(const tn_candidate *a, const tn_predict_est *ea,
   return a->id < b->id ? -1 : a->id > b->id;
 }
 
-int tn_predict_pick(const tn_run *run)
+int tn_predict_pick_size(const tn_run *run, int k)
 {
   tn_predict_est best_est, est;
-  memset(&best_est, 0, sizeof(best_est));
   int i, best = -1;
+  memset(&best_est, 0, sizeof(best_est));
   for (i = 0; i < run->space.n; i++) {
     const tn_candidate *c = &run->space.c[i];
     if (c->status != TN_ST_COMPILED)
@@ -109,12 +118,24 @@ int tn_predict_pick(const tn_run *run)
     tn_predict_estimate(run->job, run->arch, c, &est);
     if (est.blocks_per_sm < 1)
       continue; /* cannot be resident at all */
-    if (best < 0 || compare(c, &est, &run->space.c[best], &best_est) < 0) {
+    if (k >= 0) {
+      tn_launch l;
+      run->job->family->launch(&c->params, &run->job->problems[k], &l);
+      est.launched = (long long)l.grid[0] * l.grid[1] * l.grid[2] *
+                     (long long)l.threads;
+    }
+    if (best < 0 ||
+        compare(c, &est, &run->space.c[best], &best_est, k) < 0) {
       best = i;
       best_est = est;
     }
   }
   return best;
+}
+
+int tn_predict_pick(const tn_run *run)
+{
+  return tn_predict_pick_size(run, -1);
 }
 
 static json_t *estimate_json(const tn_candidate *c, const tn_predict_est *e)
@@ -165,6 +186,17 @@ static json_t *predicted_json(const tn_run *run)
                      TN_PREDICT_RULE, "estimate", estimate_json(c, &e));
   }
   json_object_set_new(doc, "best", best);
+  if (run->sel.best >= 0) {
+    json_t *by = json_array();
+    for (i = 0; i < run->job->n_problems; i++) {
+      json_t *o = tn_results_size_best(run, i, 1);
+      if (json_is_object(o))
+        json_object_set_new(o, "rule",
+                            json_string("best.rule, at this size alone"));
+      json_array_append_new(by, o);
+    }
+    json_object_set_new(doc, "best_by_size", by);
+  }
   return doc;
 }
 
@@ -257,7 +289,7 @@ int tn_predict(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
   tn_template tpl;
   double t0 = tn_now();
   char list[256];
-  int rc;
+  int rc, k;
 
   tn_run_init(run, job, opts);
   run->seed = job->bench.seed; /* nothing is drawn: no seed from the clock */
@@ -287,6 +319,9 @@ int tn_predict(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
     goto cleanup;
 
   run->sel.best = run->sel.fastest = tn_predict_pick(run);
+  for (k = 0; k < job->n_problems; k++)
+    run->sel_size[k].best = run->sel_size[k].fastest =
+        tn_predict_pick_size(run, k);
   run->wall_s = tn_now() - t0;
   tn_utc_iso(run->finished, sizeof(run->finished));
   if (!opts->dry_run)

@@ -38,6 +38,9 @@ void tn_predict_estimate(const tn_job *job, const tn_arch *arch,
 /* The index of the predicted winner among run's compiled candidates by
  * TN_PREDICT_RULE, or -1 if none compiled. */
 int tn_predict_pick(const tn_run *run);
+/* The same for size k alone (its wavefronts and threads launched); k < 0:
+ * over all sizes, as tn_predict_pick. */
+int tn_predict_pick_size(const tn_run *run, int k);
 
 /* Runs a prediction like tn_tune runs a measurement: fills run (space,
  * compile statistics, sel.best = the predicted winner), writes

@@ -181,6 +181,8 @@ static int parse_candidate(mg_run *r, json_t *o, int i, mg_cand *c,
     return tn_errf(err, TN_EINPUT, "%s: %s.status: \"%s\" is not a status",
                    r->path, where, json_string_value(status));
   memset(c, 0, sizeof(*c));
+  c->ms_at = r->at + (size_t)i * (size_t)r->n_problems * 2;
+  c->spread_at = c->ms_at + r->n_problems;
   c->idx = i;
   c->text = json_string_value(text);
   c->params = params;
@@ -225,9 +227,11 @@ static int parse_candidate(mg_run *r, json_t *o, int i, mg_cand *c,
     if (json_number_value(q1) > json_number_value(q3))
       return tn_errf(err, TN_EINPUT, "%s: %s: q1_ms above q3_ms", r->path,
                      tw);
+    c->ms_at[k] = json_number_value(med);
     if (json_number_value(med) > 0) {
       double s = (json_number_value(q3) - json_number_value(q1)) /
                  json_number_value(med);
+      c->spread_at[k] = s;
       if (s > c->spread)
         c->spread = s;
     }
@@ -296,6 +300,8 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
 
   memset(r, 0, sizeof(*r));
   r->best = -1;
+  for (k = 0; k < TN_MAX_SIZES; k++)
+    r->best_at[k] = -1;
   tn_strlcpy(r->path, path, sizeof(r->path));
   parts[0] = text;
   lens[0] = len;
@@ -409,14 +415,22 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
   r->n_cands = (int)json_array_size(cands);
   r->cands = calloc((size_t)r->n_cands + 1, sizeof(*r->cands));
   r->sorted = calloc((size_t)r->n_cands + 1, sizeof(*r->sorted));
-  if (r->cands == NULL || r->sorted == NULL)
+  r->at = calloc(((size_t)r->n_cands + 1) * (size_t)r->n_problems * 2,
+                 sizeof(*r->at));
+  if (r->cands == NULL || r->sorted == NULL || r->at == NULL)
     return tn_errf(err, TN_ETOOL, "%s: out of memory", path);
   json_array_foreach(cands, k, v) {
+    const mg_cand *c;
+    int j;
     if (parse_candidate(r, v, (int)k, &r->cands[k], err) != 0)
       return TN_EINPUT;
+    c = &r->cands[k];
     r->sorted[k] = &r->cands[k];
-    if (r->cands[k].ok && (r->fastest == 0 || r->cands[k].ms < r->fastest))
-      r->fastest = r->cands[k].ms;
+    if (c->ok && (r->fastest == 0 || c->ms < r->fastest))
+      r->fastest = c->ms;
+    for (j = 0; c->ok && j < r->n_problems; j++)
+      if (r->fastest_at[j] == 0 || c->ms_at[j] < r->fastest_at[j])
+        r->fastest_at[j] = c->ms_at[j];
   }
   rc = tn_fleet_check_ids(r, err);
   if (rc != 0)
@@ -434,18 +448,37 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
     json_t *b0 = json_array_get(v, 0);
     json_t *st = json_object_get(b0, "status"); /* NULL if no object */
     json_t *ms = json_object_get(b0, "median_ms");
+    json_t *ts = json_object_get(b0, "timings");
     if (json_is_string(st) && strcmp(json_string_value(st), "ok") == 0 &&
-        json_is_number(ms))
+        json_is_number(ms)) {
       r->baseline_ms = json_number_value(ms);
+      /* at each size, when its timings are there and in range */
+      for (k = 0; json_array_size(ts) == (size_t)r->n_problems &&
+                  k < (size_t)r->n_problems;
+           k++) {
+        json_t *m = json_object_get(json_array_get(ts, k), "median_ms");
+        double x = json_is_number(m) ? json_number_value(m) : 0.0;
+        r->baseline_at[k] = isfinite(x) && x > 0 && x <= MAX_MS ? x : 0.0;
+      }
+      if (r->n_problems == 1 && !(r->baseline_at[0] > 0))
+        r->baseline_at[0] = r->baseline_ms;
+    }
   }
 
-  if (tn_fleet_get(path, r->doc, "", "best", K_OBJECT_OR_NULL, 0, &best, err))
+  if (tn_fleet_get(path, r->doc, "", "best", K_OBJECT_OR_NULL, 0, &best, err) ||
+      tn_fleet_get(path, r->doc, "", "best_by_size", K_ARRAY, 1, &v, err))
     return TN_EINPUT;
-  if (json_is_object(best))
-    return tn_fleet_check_best(r, best, err);
+  if (json_is_object(best)) {
+    rc = tn_fleet_check_best(r, best, err);
+    return rc ? rc : tn_fleet_check_sizes(r, v, err);
+  }
   if (r->fastest > 0)
     return tn_errf(err, TN_EINPUT,
                    "%s: best: null, but candidates hold \"ok\" timings",
+                   path);
+  if (v != NULL)
+    return tn_errf(err, TN_EINPUT,
+                   "%s: best_by_size: a table by size, but best is null",
                    path);
   return 0;
 }
@@ -458,5 +491,6 @@ void tn_fleet_run_free(mg_run *r)
   free(r->raw);
   free(r->cands);
   free(r->sorted);
+  free(r->at);
   free(r);
 }

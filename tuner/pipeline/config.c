@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "base/expr.h"
+#include "pipeline/config_sizes.h"
 #include "pipeline/config_source.h"
 
 typedef struct {
@@ -165,25 +166,16 @@ static int get_string(ctx *c, const config_setting_t *s, const char *what,
   return 0;
 }
 
-static int parse_size(ctx *c, const config_setting_t *s, const tn_family *f,
-                      tn_size *out)
+/* config.c's checked integer and message, lent to config_sizes.c. */
+static int lend_int(void *vc, const config_setting_t *s, const char *what,
+                    long long lo, long long hi, long long *out)
 {
-  int i, n;
-  if (config_setting_type(s) != CONFIG_TYPE_ARRAY)
-    return bad(c, s, "problem.sizes: expected [%s] or a list of them",
-               f->dim_names);
-  n = config_setting_length(s);
-  if (n != f->n_dims)
-    return bad(c, s, "problem.sizes: a %s size has %d entries [%s], not %d",
-               f->name, f->n_dims, f->dim_names, n);
-  out->n_dims = n;
-  for (i = 0; i < n; i++) {
-    const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-    int rc = get_int(c, e, "problem.sizes", 1, 2147483647LL, &out->dims[i]);
-    if (rc)
-      return rc;
-  }
-  return 0;
+  return get_int(vc, s, what, lo, hi, out);
+}
+
+static int lend_bad(void *vc, const config_setting_t *s, const char *msg)
+{
+  return bad(vc, s, "%s", msg);
 }
 
 /* The family's problem options (trans_a, alpha, ...) from group s into
@@ -231,8 +223,9 @@ static int parse_options(ctx *c, const config_setting_t *s,
 static int parse_problem(ctx *c, const config_setting_t *s, tn_job *job)
 {
   const config_setting_t *sizes;
+  tn_cfg_reader rd;
   tn_problem base;
-  int rc, i;
+  int rc;
 
   if (!config_setting_is_group(s))
     return bad(c, s, "problem: expected a group { ... }");
@@ -244,27 +237,12 @@ static int parse_problem(ctx *c, const config_setting_t *s, tn_job *job)
   if (sizes == NULL)
     return bad(c, s, "problem: missing 'sizes' ([%s] or a list of them)",
                job->family->dim_names);
-  if (config_setting_type(sizes) == CONFIG_TYPE_ARRAY) {
-    job->n_problems = 1;
-    job->problems[0] = base;
-    return parse_size(c, sizes, job->family, &job->problems[0].size);
-  }
-  if (config_setting_type(sizes) != CONFIG_TYPE_LIST)
-    return bad(c, sizes, "problem.sizes: expected [%s] or a list of them",
-               job->family->dim_names);
-  if (config_setting_length(sizes) == 0)
-    return bad(c, sizes, "problem.sizes: the list is empty");
-  if (config_setting_length(sizes) > TN_MAX_SIZES)
-    return bad(c, sizes, "problem.sizes: more than %d sizes", TN_MAX_SIZES);
-  job->n_problems = config_setting_length(sizes);
-  for (i = 0; i < job->n_problems; i++) {
-    job->problems[i] = base;
-    rc = parse_size(c, config_setting_get_elem(sizes, (unsigned)i),
-                    job->family, &job->problems[i].size);
-    if (rc)
-      return rc;
-  }
-  return 0;
+  /* sizes and size classes: config_sizes.c */
+  rd.ctx = c;
+  rd.get_int = lend_int;
+  rd.bad = lend_bad;
+  return tn_config_sizes(&rd, sizes, job->family, &base, job->problems,
+                         &job->n_problems);
 }
 
 static int parse_param(ctx *c, const config_setting_t *s,

@@ -53,6 +53,90 @@ void tn_results_cost_line(const tn_run *run, FILE *out)
           run->opts->full_protocol ? " (full protocol)" : "");
 }
 
+static void size_text(const tn_problem *p, char *out, size_t n)
+{
+  size_t used = 0;
+  int d;
+  out[0] = '\0';
+  for (d = 0; d < p->size.n_dims && used < n; d++)
+    used += (size_t)snprintf(out + used, n - used, "%s%lld", d ? "x" : "",
+                             p->size.dims[d]);
+}
+
+void tn_results_sizes_line(const tn_run *run, FILE *out)
+{
+  const tn_job *job = run->job;
+  int k;
+  if (job->n_problems < 2)
+    return;
+  fprintf(out, "tuner: %d sizes [%s]:", job->n_problems,
+          job->family->dim_names);
+  for (k = 0; k < job->n_problems; k++) {
+    char size[96];
+    size_text(&job->problems[k], size, sizeof(size));
+    fprintf(out, " %s", size);
+  }
+  fprintf(out, "\n");
+}
+
+void tn_results_size_lines(const tn_run *run, FILE *out)
+{
+  const tn_job *job = run->job;
+  const tn_family *f = job->family;
+  const tn_candidate *single =
+      run->sel.best >= 0 ? &run->space.c[run->sel.best] : NULL;
+  int k;
+  if (job->n_problems < 2 || single == NULL)
+    return;
+  fprintf(out, "tuner: by size, each size's winner against the single best "
+               "(candidate %d; +x%%: it is x%% slower there) and the %s "
+               "baseline:\n",
+          single->id, run->n_baselines > 0 ? run->baselines[0].name : "no");
+  for (k = 0; k < job->n_problems; k++) {
+    const tn_selection *s = &run->sel_size[k];
+    const tn_size_cost *sc = &run->size_cost[k];
+    const tn_baseline_result *b =
+        run->n_baselines > 0 && run->baselines[0].status == TN_ST_OK
+            ? &run->baselines[0]
+            : NULL;
+    char size[96], base[64] = "";
+    double w, one;
+    size_text(&job->problems[k], size, sizeof(size));
+    if (s->best < 0)
+      continue;
+    w = run->space.c[s->best].timing[k].median_ms;
+    one = single->timing[k].median_ms;
+    if (b)
+      snprintf(base, sizeof(base), ", %s %.4f ms (%.1f%%)", b->name,
+               b->timing[k].median_ms, 100.0 * b->timing[k].median_ms / w);
+    fprintf(out,
+            "tuner:   %-16s id %-5d %.4f ms %8.2f %s; single best %.4f ms "
+            "(%+.1f%%)%s; %d launches, %d raced out, %.2f s timed\n",
+            size, run->space.c[s->best].id, w,
+            tn_family_rate(f, &job->problems[k], 1, w), f->unit, one,
+            100.0 * (one / w - 1.0), base, sc->launches, sc->raced_out,
+            sc->verify_s + sc->timed_s);
+  }
+}
+
+/* run.cost.per_size: where each size's share went (timed launches,
+ * candidates raced out there, seconds in the worker). */
+static json_t *size_cost_json(const tn_run *run)
+{
+  json_t *a = json_array();
+  int k;
+  for (k = 0; k < run->job->n_problems; k++) {
+    const tn_size_cost *sc = &run->size_cost[k];
+    json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:f, s:f}",
+                                       "problem", k, "launches",
+                                       sc->launches, "raced_out",
+                                       sc->raced_out, "verify_s",
+                                       sc->verify_s, "timed_s",
+                                       sc->timed_s));
+  }
+  return a;
+}
+
 /* run.cost: the wall time split by what it was spent on, measured. */
 static json_t *cost_json(const tn_run *run)
 {
@@ -62,7 +146,7 @@ static json_t *cost_json(const tn_run *run)
   double other = c.other;
   return json_pack(
       "{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:{s:f, s:f, s:f, "
-      "s:f, s:f, s:f, s:f, s:f, s:f, s:f}}",
+      "s:f, s:f, s:f, s:f, s:f, s:f, s:f}, s:o}",
       "wall_s", run->wall_s, "startup_s", startup, "compile_s", c.compile,
       "compile_overlapped_s", run->compile.wall_s, "verify_s", verify,
       "timed_s", timed, "other_s", other, "launches", run->launches,
@@ -71,7 +155,7 @@ static json_t *cost_json(const tn_run *run)
       "module_load_s", t->load_s, "inputs_s", t->inputs_s, "check_launch_s",
       t->check_s, "verify_s", t->verify_s, "warmup_s", t->warmup_s,
       "timed_launches_s", t->timed_s, "worker_jobs_s", t->total_s,
-      "round_trips_s", run->jobs_s);
+      "round_trips_s", run->jobs_s, "per_size", size_cost_json(run));
 }
 
 static json_t *timing_json(const tn_timing *t)
@@ -248,6 +332,62 @@ static json_t *device_json(const tn_run *run)
                    "pci_bus_id", d->pci_bus_id);
 }
 
+json_t *tn_results_size_best(const tn_run *run, int k, int predicted)
+{
+  const tn_job *job = run->job;
+  const tn_family *f = job->family;
+  const tn_problem *p = &job->problems[k];
+  const tn_selection *s = &run->sel_size[k];
+  const tn_candidate *c, *single;
+  json_t *o, *size = json_array(), *ties;
+  char text[512];
+  double ms, ref;
+  int i;
+
+  if (s->best < 0 || s->best >= run->space.n ||
+      (!predicted && run->space.c[s->best].status != TN_ST_OK)) {
+    json_decref(size);
+    return json_null();
+  }
+  c = &run->space.c[s->best];
+  for (i = 0; i < p->size.n_dims; i++)
+    json_array_append_new(size, json_integer(p->size.dims[i]));
+  tn_params_format(f->params, f->n_params, &c->params, text, sizeof(text));
+  o = json_pack("{s:i, s:o, s:i, s:o, s:s}", "problem", k, "size", size,
+                "id", c->id, "params", params_json(f, &c->params),
+                "params_text", text);
+  if (predicted) {
+    json_object_set_new(o, "predicted", json_true());
+    return o;
+  }
+  ms = c->timing[k].median_ms;
+  ties = json_array();
+  for (i = 0; i < s->n_ties; i++)
+    json_array_append_new(ties, json_integer(run->space.c[s->ties[i]].id));
+  json_object_update_new(
+      o, json_pack("{s:f, s:f, s:s, s:b, s:o, s:i, s:f, s:s}", "median_ms",
+                   ms, "rate", tn_family_rate(f, p, 1, ms), "unit", f->unit,
+                   "tie", s->n_ties > 1, "within_noise", ties, "fastest_id",
+                   run->space.c[s->fastest].id, "noise", s->noise, "rule",
+                   TN_SELECT_SIZE_RULE));
+  ref = run->n_baselines > 0 && run->baselines[0].status == TN_ST_OK
+            ? run->baselines[0].timing[k].median_ms
+            : 0.0;
+  if (ref > 0) {
+    json_object_set_new(o, "baseline_ms", json_real(ref));
+    json_object_set_new(o, "pct_of_baseline", json_real(100.0 * ref / ms));
+  }
+  if (run->sel.best >= 0) {
+    single = &run->space.c[run->sel.best];
+    json_object_set_new(o, "single_best_ms",
+                        json_real(single->timing[k].median_ms));
+    json_object_set_new(
+        o, "gain_pct",
+        json_real(100.0 * (single->timing[k].median_ms / ms - 1.0)));
+  }
+  return o;
+}
+
 json_t *tn_results_json(const tn_run *run)
 {
   const tn_job *job = run->job;
@@ -292,6 +432,7 @@ json_t *tn_results_json(const tn_run *run)
     if (ref > 0)
       json_object_set_new(best, "pct_of_baseline",
                           json_real(100.0 * ref / c->total_ms));
+    json_object_set_new(best, "scope", json_string(TN_SELECT_SINGLE));
   }
   tn_compile_nvrtc_version(nvrtc, sizeof(nvrtc));
   doc = json_pack(
@@ -318,6 +459,12 @@ json_t *tn_results_json(const tn_run *run)
   if (run->n_baselines > 0)
     json_object_set_new(doc, "reference_baseline",
                         json_string(run->baselines[0].name));
+  if (run->sel.best >= 0) {
+    json_t *by = json_array();
+    for (i = 0; i < job->n_problems; i++)
+      json_array_append_new(by, tn_results_size_best(run, i, 0));
+    json_object_set_new(doc, "best_by_size", by);
+  }
   return doc;
 }
 

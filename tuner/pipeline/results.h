@@ -21,6 +21,12 @@ json_t *tn_results_json(const tn_run *run);
 json_t *tn_results_candidate(const tn_run *run, const tn_candidate *c);
 json_t *tn_results_baseline(const tn_run *run, const tn_baseline_result *b);
 
+/* "best_by_size"[k]: the winner of size k (run->sel_size[k]) with its
+ * median there, its noise and ties, the baseline's median and the single
+ * best's there; predicted: only the choice, marked so.  null when size k
+ * has no winner. */
+json_t *tn_results_size_best(const tn_run *run, int k, int predicted);
+
 /* Serialises doc (stolen; NULL means building it failed) and writes it to
  * path atomically.  Returns 0 or TN_ETOOL. */
 int tn_results_write_doc(json_t *doc, const char *path, tn_err *err);
@@ -43,5 +49,12 @@ int tn_journal_resume(const char *path, tn_run *run, tn_err *err);
  * timed launches D + other E; N launches, R raced out" to out: run.cost of
  * the results (docs/results.md). */
 void tn_results_cost_line(const tn_run *run, FILE *out);
+
+/* With several sizes, a line per size: its winner, the single best's time
+ * there, the baseline's, and what the size cost (launches, raced out,
+ * seconds timed). */
+void tn_results_size_lines(const tn_run *run, FILE *out);
+/* With several sizes, "tuner: N sizes [dims]: AxB ..." (every run). */
+void tn_results_sizes_line(const tn_run *run, FILE *out);
 
 #endif

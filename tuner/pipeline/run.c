@@ -9,10 +9,16 @@
 
 void tn_run_init(tn_run *run, const tn_job *job, const tn_tune_opts *opts)
 {
+  int k;
   memset(run, 0, sizeof(*run));
   run->job = job;
   run->opts = opts;
   run->sel.best = run->sel.fastest = -1;
+  run->sel.size = -1;
+  for (k = 0; k < TN_MAX_SIZES; k++) {
+    run->sel_size[k].best = run->sel_size[k].fastest = -1;
+    run->sel_size[k].size = k;
+  }
   tn_utc_iso(run->started, sizeof(run->started));
   if (gethostname(run->host, sizeof(run->host)) != 0)
     tn_strlcpy(run->host, "unknown", sizeof(run->host));
@@ -161,7 +167,10 @@ void tn_run_finish_compile(tn_run *run, int cancel)
 
 void tn_run_free(tn_run *run)
 {
+  int k;
   tn_run_finish_compile(run, 1);
   tn_space_free(&run->space);
   tn_selection_free(&run->sel);
+  for (k = 0; k < TN_MAX_SIZES; k++)
+    tn_selection_free(&run->sel_size[k]);
 }

@@ -23,6 +23,15 @@ typedef struct {
   double total_ms;
 } tn_baseline_result;
 
+/* What one size of a job cost in a measured run (results' run.cost.per_size):
+ * timed launches (candidates and baselines), candidates raced out there,
+ * and the worker's seconds of verification and of warm-up plus timed
+ * launches. */
+typedef struct {
+  int launches, raced_out;
+  double verify_s, timed_s;
+} tn_size_cost;
+
 typedef struct {
   int device;          /* GPU ordinal (see tn_tune_all_devices for all) */
   const char *arch;    /* --arch, or NULL: the device's (a dry run without
@@ -50,7 +59,9 @@ typedef struct {
   int pruned_by_model;
   int n_baselines;
   tn_baseline_result baselines[TN_MAX_BASELINES];
-  tn_selection sel;
+  tn_selection sel;          /* the single best, over all sizes */
+  tn_selection sel_size[TN_MAX_SIZES]; /* the winner of each size */
+  tn_size_cost size_cost[TN_MAX_SIZES];
   tn_compile_stats compile;
   int compile_in_background; /* set before tn_run_prepare: see there */
   tn_compile_run *compiling; /* while compiling in the background */

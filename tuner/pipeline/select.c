@@ -6,21 +6,22 @@
 
 #include "base/util.h"
 
-/* Relative interquartile range of a candidate's timings (the largest over
- * its problems). */
-static double spread(const tn_candidate *c, int n_problems)
+/* Size k's numbers of a candidate, or with k < 0 those of the whole job
+ * (the sum of the medians, the model's total). */
+static double ms_at(const tn_candidate *c, int k)
 {
-  double worst = 0.0;
-  int k;
-  for (k = 0; k < n_problems; k++) {
-    const tn_timing *t = &c->timing[k];
-    if (t->median_ms > 0) {
-      double s = (t->q3_ms - t->q1_ms) / t->median_ms;
-      if (s > worst)
-        worst = s;
-    }
-  }
-  return worst;
+  return k < 0 ? c->total_ms : c->timing[k].median_ms;
+}
+
+static long long model_at(const tn_candidate *c, int k)
+{
+  return k < 0 ? c->model_total
+               : c->model[k].ld_wavefronts + c->model[k].st_wavefronts;
+}
+
+static double spread_one(const tn_timing *t)
+{
+  return t->median_ms > 0 ? (t->q3_ms - t->q1_ms) / t->median_ms : 0.0;
 }
 
 static int n_problems_of(const tn_candidate *c)
@@ -31,61 +32,82 @@ static int n_problems_of(const tn_candidate *c)
   return k;
 }
 
-/* 1 if a is preferred to b among ties. */
-static int preferred(const tn_candidate *a, const tn_candidate *b)
+/* Relative interquartile range of a candidate's timings at size k, or
+ * with k < 0 the largest over its problems. */
+static double spread(const tn_candidate *c, int k)
+{
+  double worst = 0.0;
+  int j, n = n_problems_of(c);
+  if (k >= 0)
+    return spread_one(&c->timing[k]);
+  for (j = 0; j < n; j++)
+    if (spread_one(&c->timing[j]) > worst)
+      worst = spread_one(&c->timing[j]);
+  return worst;
+}
+
+/* 1 if a is preferred to b among ties (at size k, or over all: k < 0). */
+static int preferred(const tn_candidate *a, const tn_candidate *b, int k)
 {
   int sa = tn_launch_smem(&a->launch), sb = tn_launch_smem(&b->launch);
   if (sa != sb)
     return sa < sb;
   if (a->regs != b->regs)
     return a->regs < b->regs;
-  if (a->model_total != b->model_total)
-    return a->model_total < b->model_total;
-  return a->total_ms < b->total_ms;
+  if (model_at(a, k) != model_at(b, k))
+    return model_at(a, k) < model_at(b, k);
+  return ms_at(a, k) < ms_at(b, k);
 }
 
-double tn_select_noise(const tn_candidate *c, double min_noise)
+static int timed(const tn_candidate *c, int k)
 {
-  double s = spread(c, n_problems_of(c));
+  return c->status == TN_ST_OK && c->total_ms > 0 && ms_at(c, k) > 0;
+}
+
+double tn_select_noise(const tn_candidate *c, int k, double min_noise)
+{
+  double s = spread(c, k);
   return s < min_noise ? min_noise : s;
 }
 
-int tn_select(const tn_space *space, double min_noise, tn_selection *sel)
+int tn_select_size(const tn_space *space, int k, double min_noise,
+                   tn_selection *sel)
 {
   const tn_candidate *f;
   int i;
 
   memset(sel, 0, sizeof(*sel));
   sel->best = sel->fastest = -1;
+  sel->size = k;
   for (i = 0; i < space->n; i++) {
     const tn_candidate *c = &space->c[i];
-    if (c->status != TN_ST_OK || !(c->total_ms > 0))
+    if (!timed(c, k))
       continue;
-    if (sel->fastest < 0 || c->total_ms < space->c[sel->fastest].total_ms)
+    if (sel->fastest < 0 || ms_at(c, k) < ms_at(&space->c[sel->fastest], k))
       sel->fastest = i;
   }
   if (sel->fastest < 0)
     return 0;
   f = &space->c[sel->fastest];
-  sel->noise = spread(f, n_problems_of(f));
-  if (sel->noise < min_noise)
-    sel->noise = min_noise;
+  sel->noise = tn_select_noise(f, k, min_noise);
   sel->ties = malloc(sizeof(int) * (size_t)space->n);
-  if (sel->ties == NULL) {
-    sel->best = sel->fastest;
-    return 0;
-  }
   sel->best = sel->fastest;
+  if (sel->ties == NULL)
+    return 0;
   for (i = 0; i < space->n; i++) {
     const tn_candidate *c = &space->c[i];
-    if (c->status != TN_ST_OK || !(c->total_ms > 0) ||
-        c->total_ms > f->total_ms * (1.0 + sel->noise))
+    if (!timed(c, k) || ms_at(c, k) > ms_at(f, k) * (1.0 + sel->noise))
       continue;
     sel->ties[sel->n_ties++] = i;
-    if (preferred(c, &space->c[sel->best]))
+    if (preferred(c, &space->c[sel->best], k))
       sel->best = i;
   }
   return 0;
+}
+
+int tn_select(const tn_space *space, double min_noise, tn_selection *sel)
+{
+  return tn_select_size(space, -1, min_noise, sel);
 }
 
 void tn_selection_free(tn_selection *sel)
@@ -151,25 +173,20 @@ int tn_select_order(const tn_family *f, const tn_space *space, int *order)
   return 0;
 }
 
-int tn_select_leader(const tn_space *space)
+int tn_select_leader(const tn_space *space, int k)
 {
   int i, best = -1;
   for (i = 0; i < space->n; i++) {
     const tn_candidate *c = &space->c[i];
-    if (c->status == TN_ST_OK && c->total_ms > 0 &&
-        (best < 0 || c->total_ms < space->c[best].total_ms))
+    if (timed(c, k) && (best < 0 || ms_at(c, k) < ms_at(&space->c[best], k)))
       best = i;
   }
   return best;
 }
 
-double tn_select_stop_ms(const tn_space *space, int leader, double min_noise,
-                         const tn_candidate *c, int k)
+double tn_select_stop_ms(const tn_space *space, int leader, int k,
+                         double min_noise)
 {
   const tn_candidate *l = &space->c[leader];
-  double stop = l->total_ms * (1.0 + tn_select_noise(l, min_noise));
-  int j;
-  for (j = 0; j < k; j++)
-    stop -= c->timing[j].median_ms;
-  return stop;
+  return ms_at(l, k) * (1.0 + tn_select_noise(l, k, min_noise));
 }

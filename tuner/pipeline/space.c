@@ -209,6 +209,19 @@ static int cmp_siblings(const void *pa, const void *pb)
   return a->id < b->id ? -1 : a->id > b->id;
 }
 
+/* 1 if a is no dearer than b at every size: pruning b for a then loses no
+ * size's winner (a layout cheaper in total may be dearer at one size). */
+static int cheaper_everywhere(const tn_job *job, const tn_candidate *a,
+                              const tn_candidate *b)
+{
+  int k;
+  for (k = 0; k < job->n_problems; k++)
+    if (a->model[k].ld_wavefronts + a->model[k].st_wavefronts >
+        b->model[k].ld_wavefronts + b->model[k].st_wavefronts)
+      return 0;
+  return 1;
+}
+
 int tn_space_prune(const tn_job *job, tn_space *space)
 {
   const tn_family *f = job->family;
@@ -237,7 +250,8 @@ int tn_space_prune(const tn_job *job, tn_space *space)
                      sizeof(sib));
     for (i = start; i < end; i++) {
       tn_candidate *c = &space->c[order[i]];
-      if (!(space->c[best].model_total < c->model_total))
+      if (!(space->c[best].model_total < c->model_total) ||
+          !cheaper_everywhere(job, &space->c[best], c))
         continue;
       c->status = TN_ST_PRUNED;
       c->pruned_by = TN_BY_MODEL;

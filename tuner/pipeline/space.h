@@ -74,7 +74,8 @@ typedef struct {
 int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
                    tn_err *err);
 /* Marks as pruned every candidate a sibling (same values of every
- * non-layout parameter) is strictly cheaper than.  Returns the number. */
+ * non-layout parameter) is strictly cheaper than in total and no dearer
+ * than at any size (so no size loses its cheapest).  Returns the number. */
 int tn_space_prune(const tn_job *job, tn_space *space);
 /* Marks compiled candidates whose registers times threads exceed the
  * architecture's register file per SM as failed, with the reason. */

@@ -116,12 +116,14 @@ static unsigned long long job_seed(const tn_run *run, int id, int k)
          ((unsigned long long)(k + 1) << 48);
 }
 
-/* Runs one job on the worker and adds where its time went to the run. */
-static int run_job(tn_run *run, tn_worker *w, tn_bench_job *bj,
+/* Runs one job (of size k) on the worker and adds where its time went to
+ * the run and to the size. */
+static int run_job(tn_run *run, tn_worker *w, tn_bench_job *bj, int k,
                    const void *cubin, tn_bench_result *res, tn_err *err)
 {
   tn_bench_steps *t = &run->steps;
   const tn_bench_steps *s = &res->steps;
+  tn_size_cost *sc = &run->size_cost[k];
   double t0 = tn_now();
   int rc;
   bj->full = run->opts->full_protocol;
@@ -135,8 +137,13 @@ static int run_job(tn_run *run, tn_worker *w, tn_bench_job *bj,
   t->warmup_s += s->warmup_s;
   t->timed_s += s->timed_s;
   t->total_s += s->total_s;
-  if (rc == 0 && res->status == TN_ST_OK)
+  sc->verify_s += s->inputs_s + s->check_s + s->verify_s;
+  sc->timed_s += s->warmup_s + s->timed_s;
+  if (rc == 0 && res->status == TN_ST_OK) {
     run->launches += res->timing.repetitions;
+    sc->launches += res->timing.repetitions;
+    sc->raced_out += res->raced_out;
+  }
   return rc;
 }
 
@@ -161,7 +168,7 @@ static int run_baselines(tn_run *run, tn_worker *w, FILE *journal,
       bj.problem = job->problems[k];
       bj.bench = job->bench;
       bj.seed = job_seed(run, -1 - i, k);
-      rc = run_job(run, w, &bj, NULL, &res, err);
+      rc = run_job(run, w, &bj, k, NULL, &res, err);
       if (rc)
         return rc;
       if (res.status != TN_ST_OK) {
@@ -179,13 +186,13 @@ static int run_baselines(tn_run *run, tn_worker *w, FILE *journal,
   return 0;
 }
 
-/* Verifies and times one candidate on every problem; racing against
- * leader (an index, -1: none yet) unless --full-protocol. */
+/* Verifies and times one candidate on every problem; racing at each size
+ * against that size's leader (select.h) unless --full-protocol. */
 static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
-                         int leader, tn_err *err)
+                         tn_err *err)
 {
   const tn_job *job = run->job;
-  int k, rc;
+  int k, rc, leader;
   c->total_ms = 0;
   c->raced_out = 0;
   for (k = 0; k < job->n_problems; k++) {
@@ -202,12 +209,13 @@ static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
     bj.bench = job->bench;
     bj.seed = job_seed(run, c->id, k);
     bj.cubin_len = c->cubin_len;
+    leader = tn_select_leader(&run->space, k);
     if (leader >= 0 && !run->opts->full_protocol) {
       bj.race = 1;
-      bj.stop_ms = tn_select_stop_ms(&run->space, leader,
-                                     job->bench.min_noise, c, k);
+      bj.stop_ms = tn_select_stop_ms(&run->space, leader, k,
+                                     job->bench.min_noise);
     }
-    rc = run_job(run, w, &bj, c->cubin, &res, err);
+    rc = run_job(run, w, &bj, k, c->cubin, &res, err);
     if (rc)
       return rc;
     if (res.status != TN_ST_OK) {
@@ -272,7 +280,7 @@ static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
       break;
     }
     /* the candidate is about to be benchmarked */
-    rc = run_candidate(run, w, c, tn_select_leader(&run->space), err);
+    rc = run_candidate(run, w, c, err);
     if (rc)
       break;
     rc = tn_journal_append(journal, "candidate",
@@ -348,7 +356,7 @@ static int measure(tn_run *run, tn_worker *worker, int write_header,
   const tn_job *job = run->job;
   char dir[4400];
   tn_err werr = {{0}};
-  int rc, wrc;
+  int rc, wrc, k;
 
   tn_dirname(dir, sizeof(dir), run->results_path);
   rc = tn_mkdirs(dir, err);
@@ -369,6 +377,8 @@ static int measure(tn_run *run, tn_worker *worker, int write_header,
   else if (rc)
     return rc;
   tn_select(&run->space, job->bench.min_noise, &run->sel);
+  for (k = 0; k < job->n_problems; k++)
+    tn_select_size(&run->space, k, job->bench.min_noise, &run->sel_size[k]);
   run->wall_s = tn_now() - t0;
   tn_utc_iso(run->finished, sizeof(run->finished));
   /* results are written even when interrupted: they are what was measured */
