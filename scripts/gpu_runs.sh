@@ -51,21 +51,23 @@ for s in "$@"; do
     /usr/bin/time -v "${cmd[@]}" >>"$LOGS/$s.log" 2>&1 || status=1
     grep -E "best|tuner:|Elapsed|baseline" "$LOGS/$s.log" | tail -8
     ;;
-  gemm-shapes)
+  gemm-shapes | tc-shapes)
     # one job over 13 GEMM shapes (M = 1 .. 8192 x 4096 x 4096, three
     # squares): each shape's winner against the single best and cuBLAS in
-    # the same run, the headers by size
-    step gemm-shapes
-    out="$LOGS/gemm-shapes"
-    cmd=("$tuner" --config configs/gemm-shapes.cfg --device 0 -q --output "$out")
-    echo "command: ${cmd[*]}" >"$LOGS/gemm-shapes.log"
-    /usr/bin/time -v "${cmd[@]}" >>"$LOGS/gemm-shapes.log" 2>&1 || status=1
-    grep -E "^tuner:|Elapsed" "$LOGS/gemm-shapes.log" | tail -24
-    python3 scripts/shapes-table.py "$out"/gemm-shapes-*.json \
-      >"$LOGS/gemm-shapes-table.md" || status=1
-    cat "$LOGS/gemm-shapes-table.md"
-    "$tuner" merge --output "$out/merged" "$out"/gemm-shapes-*.json \
-      >"$LOGS/gemm-shapes-merge.log" 2>&1 || status=1
+    # the same run, the headers by size (tc-shapes: the tensor-core GEMM)
+    step "$s"
+    name=gemm-shapes
+    [ "$s" = tc-shapes ] && name=gemm-bf16-shapes
+    out="$LOGS/$name"
+    cmd=("$tuner" --config configs/$name.cfg --device 0 -q --output "$out")
+    echo "command: ${cmd[*]}" >"$LOGS/$name.log"
+    /usr/bin/time -v "${cmd[@]}" >>"$LOGS/$name.log" 2>&1 || status=1
+    grep -E "^tuner:|Elapsed" "$LOGS/$name.log" | tail -24
+    python3 scripts/shapes-table.py "$out"/$name-*.json \
+      >"$LOGS/$name-table.md" || status=1
+    cat "$LOGS/$name-table.md"
+    "$tuner" merge --output "$out/merged" "$out"/$name-*.json \
+      >"$LOGS/$name-merge.log" 2>&1 || status=1
     ;;
   mvn-transpose | mvn-gemm)
     step "$s"
