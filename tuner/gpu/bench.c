@@ -179,8 +179,8 @@ static int ensure_generator(tn_bench *b, char *why, size_t n)
              b->info.cc_major, b->info.cc_minor);
     return -1;
   }
-  rc = tn_compile_source(gen_source, "generator.cu", NULL, arch, &cubin,
-                         &len, &log, &err);
+  rc = tn_compile_helper(gen_source, "generator.cu", arch, &cubin, &len,
+                         &log, &err);
   if (rc != 0) {
     snprintf(why, n, "the input generator does not compile: %.400s",
              rc > 0 && log ? log : err.msg);
@@ -325,8 +325,8 @@ static int ensure_reference(tn_bench *b, const tn_family *f, char *why,
              b->info.cc_major, b->info.cc_minor);
     return -1;
   }
-  rc = tn_compile_source(f->reference_source, "reference.cu", NULL, arch,
-                         &cubin, &len, &log, &err);
+  rc = tn_compile_helper(f->reference_source, "reference.cu", arch, &cubin,
+                         &len, &log, &err);
   if (rc != 0) {
     snprintf(why, n, "the reference kernels do not compile: %.400s",
              rc > 0 && log ? log : err.msg);
