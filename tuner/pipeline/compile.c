@@ -228,7 +228,11 @@ static void *feed(void *arg)
   pthread_mutex_lock(&r->mu);
   while (!r->cancel && !r->fatal) {
     int out = r->use_pool ? tn_compile_pool_outstanding(r->pool) : 0;
-    int depth = 1; /* one request out per worker */
+    /* a second source per worker only while more are left than there
+     * are workers: at the end it could wait behind a long compile while
+     * another worker idles */
+    int depth = r->use_pool && r->queued > r->pool->n ? TN_COMPILE_POOL_DEPTH
+                                                       : 1;
     int i = -1, rc;
     tn_compile_pool_result res;
     if (!r->stalled &&

@@ -62,8 +62,10 @@ typedef struct tn_compile_run tn_compile_run;
  * opts->jobs workers of its own (TUNER_COMPILER=none, or a program that
  * does not serve "__compile": one at a time in that thread), in the
  * order of the candidates, except that the one tn_compile_wait waits for
- * goes next.  The candidates stay untouched until waited for;
- * background: no progress bar.  Returns 0 with *out, or TN_ETOOL. */
+ * goes next; while more are left than there are workers, each worker
+ * gets its next source before it answers.  The candidates stay untouched
+ * until waited for; background: no progress bar.  Returns 0 with *out,
+ * or TN_ETOOL. */
 int tn_compile_start(const tn_job *job, const tn_template *t,
                      const tn_arch *arch, tn_space *space,
                      const tn_compile_opts *opts, int background,

@@ -17,9 +17,10 @@
 #include "pipeline/compile_serve.h"
 #include "pipeline/compile_wire.h"
 
-/* A request pipe this large holds a source (GEMM's is 26 KB) queued
- * behind a warm-up beside a SETUP; Linux grants up to 1 MiB unprivileged
- * (/proc/sys/fs/pipe-max-size). */
+/* Pipes this large hold a queued source (GEMM's is 26 KB) beside the one
+ * being read, and a whole answer (log and CUBIN), so that a worker goes
+ * on to its next source without waiting for the tuner to read; Linux
+ * grants up to 1 MiB unprivileged (/proc/sys/fs/pipe-max-size). */
 #define PIPE_WANT (1 << 20)
 
 static int serves_self;
@@ -120,6 +121,7 @@ static int start_worker(tn_compile_pool *p, tn_compile_pool_worker *w,
     return tn_errf(err, TN_ETOOL, "pipe: %s", strerror(errno));
   }
   (void)fcntl(to[1], F_SETPIPE_SZ, PIPE_WANT); /* best effort */
+  (void)fcntl(from[1], F_SETPIPE_SZ, PIPE_WANT);
   cap = fcntl(to[1], F_GETPIPE_SZ);
   signal(SIGPIPE, SIG_IGN); /* a dead worker shows as a write error */
   memset(w, 0, sizeof(*w));

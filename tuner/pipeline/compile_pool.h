@@ -13,9 +13,11 @@
  * the run builds its space and the GPU worker starts), or not at all, in
  * which case a request that finds no idle worker starts one (a run served
  * from the cache then starts none).  It outlives a compile phase: the run
- * owns it, and a new SETUP retargets it.  A worker that dies costs the
- * one candidate it was compiling (the requests queued behind it are given
- * back); the next request starts a fresh one. */
+ * owns it, and a new SETUP retargets it.  A worker holds up to
+ * TN_COMPILE_POOL_DEPTH requests, so that it has its next source when it
+ * answers.  A worker that dies costs the one candidate it was compiling
+ * (the requests queued behind it are given back); the next request starts
+ * a fresh one. */
 #ifndef TN_COMPILE_POOL_H
 #define TN_COMPILE_POOL_H
 
@@ -27,7 +29,7 @@
 #include "base/util.h"
 
 #define TN_COMPILE_POOL_MAX 256 /* workers at most, whatever --jobs says */
-#define TN_COMPILE_POOL_DEPTH 1 /* requests out per worker at most */
+#define TN_COMPILE_POOL_DEPTH 2 /* requests out per worker at most */
 
 typedef struct {
   int index;   /* the caller's */
