@@ -98,13 +98,12 @@ for s in "$@"; do
       | tee "$LOGS/noise.txt" || status=1
     ;;
   compile-speedup)
-    # NVRTC on 1 thread against 16 (and all cores), no cache, same space
+    # the 94 GEMM candidates on 1, 2, 4, 8, 16 workers (and all cores), no
+    # cache (neither the tuner's nor NVRTC's), 5 runs each: the table
     step compile-speedup
-    for j in 1 16 "$(nproc)"; do
-      "$tuner" --config configs/gemm.cfg --dry-run --arch sm_90 --no-cache -j "$j" -q \
-        >/dev/null 2>"$LOGS/compile-j$j.log" || status=1
-      echo "-j $j: $(tail -1 "$LOGS/compile-j$j.log")" | tee -a "$LOGS/compile-speedup.txt"
-    done
+    scripts/compile_speedup.sh "$tuner" configs/gemm.cfg 5 \
+      "$LOGS/compile-speedup.md" 2>"$LOGS/compile-speedup.log" || status=1
+    cat "$LOGS/compile-speedup.md"
     ;;
   all-devices)
     # every GPU of the host at once, then the merge into headers

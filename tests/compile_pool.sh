@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The compile pool (worker processes): the same registers and statuses as
 # compiling in the tuner's own process; a worker that dies costs one
-# candidate; a measured run benchmarks while the rest still compile.
+# candidate; a measured run benchmarks while the rest still compile; a run
+# that will compile starts its workers, warm, before the first request,
+# and no more than --jobs; a run served from the cache starts none, and
+# one miss starts one.
 set -u
 tuner=$1
 fake_compiler=$2
@@ -80,9 +83,72 @@ d = json.load(open(sys.argv[2]))
 st = {c["id"]: c["status"] for c in d["candidates"]}
 assert all(st[i] == "ok" for i in range(16)), st
 assert d["run"]["compile"]["compiled"] == 16, d["run"]["compile"]
+tr = d["run"]["compile"]["trace"]
+# -j 1 --no-cache: the one worker started at once and warmed up first
+assert tr["started"] == 1 and tr["warmed"] == 1, tr
+assert tr["requests"] == 16 and tr["phase_s"] > 0, tr
+cost = d["run"]["cost"]
+assert 0 <= cost["compile_warmup_s"] <= cost["compile_warmup_overlapped_s"], cost
 print("ok: candidate %s was benchmarked before candidate 15 compiled"
       % lines[first_bench][1])
 PY
 
-[ $fail -eq 0 ] && echo "ok: pool = in-process; a dead worker costs one candidate; compile overlaps benchmarking"
+# 5. the pool starts before the first request, warm, and no more workers
+# than --jobs: a run that will compile (no cache, or an empty one) starts
+# them while the space is built; the fake compiler logs each start
+trace() { # trace ERRFILE STARTSFILE WORKERS WARMED COMPILED: check -v's line
+  python3 - "$@" <<'PY'
+import re, sys
+err, starts, want_started, want_warmed, want_compiled = sys.argv[1:]
+text = open(err).read()
+line = next(l for l in text.splitlines() if "compile trace:" in l)
+kv = dict(re.findall(r"(\w+)=([-0-9.]+)", line))
+try:
+    n = sum(1 for l in open(starts))
+except FileNotFoundError:
+    n = 0
+assert n == int(want_started), ("processes started", n, line)
+assert int(kv["started"]) == n, line
+assert int(kv["warmed"]) == int(want_warmed), line
+assert int(kv["requests"]) == int(want_compiled), line
+if int(want_warmed) > 0:
+    # forked, and asked to warm up, before the first source was sent
+    assert float(kv["pool_start"]) < float(kv["first_request"]), line
+    assert float(kv["warm_start"]) < float(kv["first_request"]), line
+PY
+}
+starts=$tmp/starts.log
+for how in "--no-cache" "--cache-dir $tmp/empty-cache"; do
+  rm -f "$starts"
+  # shellcheck disable=SC2086 # $how is two words
+  TUNER_COMPILER=$fake_compiler FAKE_COMPILER_STARTS=$starts \
+    "$tuner" --config "$small" -n --arch sm_90 --no-prune $how -q -v -j 3 \
+    >/dev/null 2>"$tmp/early.err" ||
+    { echo "FAIL: early run ($how): $(cat "$tmp/early.err")"; fail=1; }
+  trace "$tmp/early.err" "$starts" 3 3 16 ||
+    { echo "FAIL: early start ($how): $(grep trace "$tmp/early.err")"; fail=1; }
+done
+
+# 6. a run served from the cache starts no worker; one that misses once
+# starts one, for that request, without a warm-up
+rm -f "$starts"
+TUNER_COMPILER=$fake_compiler FAKE_COMPILER_STARTS=$starts \
+  "$tuner" --config "$small" -n --arch sm_90 --no-prune \
+  --cache-dir "$tmp/empty-cache" -q -v -j 3 >/dev/null 2>"$tmp/hit.err" ||
+  { echo "FAIL: cached run: $(cat "$tmp/hit.err")"; fail=1; }
+grep -q "(16 from the cache, 0 failed)" "$tmp/hit.err" ||
+  { echo "FAIL: not from the cache: $(cat "$tmp/hit.err")"; fail=1; }
+trace "$tmp/hit.err" "$starts" 0 0 0 ||
+  { echo "FAIL: a cached run started workers"; fail=1; }
+rm -f "$(find "$tmp/empty-cache" -name '*.tnc' | head -1)"
+TUNER_COMPILER=$fake_compiler FAKE_COMPILER_STARTS=$starts \
+  "$tuner" --config "$small" -n --arch sm_90 --no-prune \
+  --cache-dir "$tmp/empty-cache" -q -v -j 3 >/dev/null 2>"$tmp/miss.err" ||
+  { echo "FAIL: one-miss run: $(cat "$tmp/miss.err")"; fail=1; }
+grep -q "(15 from the cache, 0 failed)" "$tmp/miss.err" ||
+  { echo "FAIL: not one miss: $(cat "$tmp/miss.err")"; fail=1; }
+trace "$tmp/miss.err" "$starts" 1 0 1 ||
+  { echo "FAIL: one miss, not one worker: $(grep trace "$tmp/miss.err")"; fail=1; }
+
+[ $fail -eq 0 ] && echo "ok: pool = in-process; a dead worker costs one candidate; compile overlaps benchmarking; workers start warm before the first request, at most --jobs, none for a cached run"
 exit $fail

@@ -5,7 +5,8 @@
  * FAKE_COMPILER_GATE=ID:FILE holds candidate ID until FILE has a line
  * starting with "candidate " (the fake GPU worker's log: a candidate is
  * being benchmarked), at most 120 s.  FAKE_COMPILER_LOG appends
- * "compile ID" before each compile (after the gate). */
+ * "compile ID" before each compile (after the gate).  FAKE_COMPILER_STARTS
+ * appends "start PID" when the process starts. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pipeline/compile_pool.h"
+#include "pipeline/compile_serve.h"
 
 /* 1 if path has a line starting with "candidate ". */
 static int benchmarking(const char *path)
@@ -56,9 +57,17 @@ static void before(int id)
 
 int main(int argc, char **argv)
 {
+  const char *starts = getenv("FAKE_COMPILER_STARTS");
   if (argc < 2 || strcmp(argv[1], "__compile") != 0) {
     fprintf(stderr, "usage: fake_compiler __compile\n");
     return 2;
   }
-  return tn_compile_pool_serve(before);
+  if (starts) {
+    FILE *f = fopen(starts, "a");
+    if (f) {
+      fprintf(f, "start %ld\n", (long)getpid());
+      fclose(f);
+    }
+  }
+  return tn_compile_serve(before);
 }

@@ -29,6 +29,7 @@
 #include "base/util.h"
 #include "gpu/worker.h"
 #include "pipeline/compile_pool.h"
+#include "pipeline/compile_serve.h"
 
 static void usage(FILE *out)
 {
@@ -77,6 +78,11 @@ static void usage(FILE *out)
 "                        model and the architecture table; writes results\n"
 "                        marked predicted (docs/fleet.md)\n"
 "  -q, --quiet           no progress bar\n"
+"  -v, --verbose         also where the compile's time went: the workers'\n"
+"                        starts and warm-up, the phase from the first\n"
+"                        request to the last result, and the workers'\n"
+"                        time in it (compiling, before the first\n"
+"                        compile, between compiles, after the last)\n"
 "  -h, --help            this text\n"
 "  -V, --version         the version\n"
 "\n"
@@ -150,6 +156,7 @@ int main(int argc, char **argv)
       {"warmup", required_argument, NULL, OPT_WARMUP},
       {"predict", no_argument, NULL, OPT_PREDICT},
       {"quiet", no_argument, NULL, 'q'},
+      {"verbose", no_argument, NULL, 'v'},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
@@ -165,7 +172,7 @@ int main(int argc, char **argv)
   if (argc >= 2 && strcmp(argv[1], "__worker") == 0)
     return tn_worker_main(argc, argv);
   if (argc >= 2 && strcmp(argv[1], "__compile") == 0)
-    return tn_compile_pool_main(argc, argv);
+    return tn_compile_serve_main(argc, argv);
   tn_compile_pool_serve_self(); /* compile in workers of this program */
   if (argc >= 2 && strcmp(argv[1], "conflicts") == 0)
     return tn_conflicts_main(argc - 1, argv + 1);
@@ -178,7 +185,7 @@ int main(int argc, char **argv)
   opts.device = 0;
   opts.use_cache = 1;
   tn_compile_default_cache(opts.cache_dir, sizeof(opts.cache_dir));
-  while ((c = getopt_long(argc, argv, "c:d:a:no:j:r:qhV", longopts, NULL)) !=
+  while ((c = getopt_long(argc, argv, "c:d:a:no:j:r:qvhV", longopts, NULL)) !=
          -1) {
     switch (c) {
     case 'c':
@@ -248,6 +255,9 @@ int main(int argc, char **argv)
       break;
     case 'q':
       opts.quiet = 1;
+      break;
+    case 'v':
+      opts.verbose = 1;
       break;
     case 'h':
       usage(stdout);
@@ -333,6 +343,8 @@ int main(int argc, char **argv)
       tn_results_cost_line(run, stderr);
       tn_results_size_lines(run, stderr);
     }
+    if (opts.verbose)
+      tn_compile_trace_print(&run->compile.trace, run->t0, stderr);
   }
   if (rc == TN_EINTR) {
     fprintf(stderr, "tuner: interrupted; continue with --resume %s\n",

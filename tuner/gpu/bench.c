@@ -198,8 +198,8 @@ static int ensure_reference(tn_bench *b, const tn_family *f, char *why,
              b->info.cc_major, b->info.cc_minor);
     return -1;
   }
-  rc = tn_compile_source(f->reference_source, "reference.cu", NULL, arch,
-                         &cubin, &len, &log, &err);
+  rc = tn_compile_helper(f->reference_source, "reference.cu", arch, &cubin,
+                         &len, &log, &err);
   if (rc != 0) {
     snprintf(why, n, "the reference kernels do not compile: %.400s",
              rc > 0 && log ? log : err.msg);

@@ -68,8 +68,8 @@ int tn_inputs_load(tn_inputs *in, int cc_major, int cc_minor, char *why,
              cc_major, cc_minor);
     return -1;
   }
-  rc = tn_compile_source(tn_inputs_generator_source, "generator.cu", NULL,
-                         arch, &cubin, &len, &log, &err);
+  rc = tn_compile_helper(tn_inputs_generator_source, "generator.cu", arch,
+                         &cubin, &len, &log, &err);
   if (rc != 0) {
     snprintf(why, n, "the input generator does not compile: %.400s",
              rc > 0 && log ? log : err.msg);

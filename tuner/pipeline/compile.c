@@ -80,12 +80,15 @@ typedef struct {
   void *cubin;
   size_t cubin_len;
   double c0, compile_s;
-  char why[256]; /* how a worker died compiling it */
+  char why[256];  /* how a worker died compiling it */
+  char *source;   /* rendered, a miss, waiting for room in the pool */
+  char key[33];
+  tn_compile_pool_times times;
 } slot;
 
 /* The feeder owns the slots' results until they are DONE; the caller's
  * thread moves them into the space (tn_compile_wait), so only it writes
- * the candidates. */
+ * the candidates.  The pool is the feeder's while it runs. */
 struct tn_compile_run {
   const tn_job *job;
   const tn_template *t;
@@ -93,9 +96,12 @@ struct tn_compile_run {
   tn_space *space;
   int use_cache, use_pool, background;
   char cache_dir[4096];
-  tn_compile_pool pool;
+  tn_compile_pool own, *pool; /* pool: opts->pool, or &own */
   slot *s;
   int next, want, cancel, done, fatal, started;
+  int queued;  /* slots S_QUEUED */
+  int stalled; /* a miss found no room: collect before the next */
+  double warm_start, warm_ready; /* the pool's, copied under mu */
   tn_err err;
   pthread_mutex_t mu;
   pthread_cond_t cv;
@@ -103,6 +109,7 @@ struct tn_compile_run {
   int wake[2];
   tn_progress bar;
   double t0, t_end;
+  double wait_warm_s;
 };
 
 /* The next request: the one the caller waits for, else in order. */
@@ -115,61 +122,103 @@ static int pick(tn_compile_run *r)
   return r->next < r->space->n ? r->next : -1;
 }
 
+/* With the lock held: slot i goes back in the queue. */
+static void requeue(tn_compile_run *r, int i)
+{
+  r->s[i].state = S_QUEUED;
+  r->queued++;
+  if (i < r->next)
+    r->next = i;
+}
+
 /* With the lock held: slot i is compiled. */
 static void mark_done(tn_compile_run *r, int i)
 {
   slot *s = &r->s[i];
   s->state = S_DONE;
-  s->compile_s = tn_now() - s->c0;
+  if (s->times.started > 0) /* the NVRTC call's own time */
+    s->compile_s = s->times.finished - s->times.started;
+  else
+    s->compile_s = tn_now() - s->c0;
   r->t_end = tn_now();
   tn_progress_step(&r->bar, NULL);
   pthread_cond_broadcast(&r->cv);
 }
 
 /* Renders candidate i and serves it from the cache, compiles it here, or
- * hands it to a worker.  Returns 1 if it is done, 0 if a worker has it,
- * or TN_ETOOL. */
-static int begin(tn_compile_run *r, int i, tn_err *err)
+ * hands it to a worker (depth: see tn_compile_pool_submit).  Returns 1
+ * if it is done, 0 if a worker has it, 2 if the pool has no room for it
+ * now (kept rendered), or TN_ETOOL. */
+static int begin(tn_compile_run *r, int i, int depth, tn_err *err)
 {
   const tn_candidate *c = &r->space->c[i];
   slot *s = &r->s[i];
-  char *source = NULL, key[33], name[64];
+  char name[64];
   tn_candidate got;
   int rc;
 
-  s->c0 = tn_now();
   snprintf(name, sizeof(name), "%s_%d.cu", r->job->family->name, c->id);
-  rc = tn_render(r->job->family, &c->params, &r->job->problems[0], r->t,
-                 &source, err);
-  if (rc != 0)
-    return TN_ETOOL;
-  tn_compile_cache_key(source, r->t, r->arch, key);
-  memset(&got, 0, sizeof(got));
-  if (r->use_cache && tn_compile_cache_get(r->cache_dir, key, &got)) {
-    s->status = got.status;
-    s->log = got.log;
-    s->cubin = got.cubin;
-    s->cubin_len = got.cubin_len;
-    s->cache_hit = 1;
-    rc = 1;
-  } else if (r->use_pool) {
-    rc = tn_compile_pool_submit(&r->pool, i, c->id, name, source,
-                                r->use_cache ? key : "", err);
+  if (s->source == NULL) {
+    s->c0 = tn_now();
+    rc = tn_render(r->job->family, &c->params, &r->job->problems[0], r->t,
+                   &s->source, err);
+    if (rc != 0)
+      return TN_ETOOL;
+    tn_compile_cache_key(s->source, r->t, r->arch, s->key);
+    memset(&got, 0, sizeof(got));
+    if (r->use_cache && tn_compile_cache_get(r->cache_dir, s->key, &got)) {
+      s->status = got.status;
+      s->log = got.log;
+      s->cubin = got.cubin;
+      s->cubin_len = got.cubin_len;
+      s->cache_hit = 1;
+      free(s->source);
+      s->source = NULL;
+      return 1;
+    }
+  }
+  if (r->use_pool) {
+    rc = tn_compile_pool_submit(r->pool, depth, i, c->id, name, s->source,
+                                r->use_cache ? s->key : "", err);
     if (rc == 1)
-      rc = tn_errf(err, TN_ETOOL, "no idle compile worker");
+      return 2;
   } else {
-    rc = tn_compile_source(source, name, r->t, r->arch, &s->cubin,
+    s->times.worker = -1;
+    s->times.started = tn_now();
+    rc = tn_compile_source(s->source, name, r->t, r->arch, &s->cubin,
                            &s->cubin_len, &s->log, err);
+    s->times.finished = tn_now();
     if (rc >= 0) {
       s->status = rc == 0 ? TN_ST_COMPILED : TN_ST_COMPILE_ERROR;
       if (r->use_cache)
-        tn_compile_cache_put(r->cache_dir, key, rc != 0, s->log, s->cubin,
-                             s->cubin_len);
+        tn_compile_cache_put(r->cache_dir, s->key, rc != 0, s->log,
+                             s->cubin, s->cubin_len);
       rc = 1;
     }
   }
-  free(source);
+  free(s->source);
+  s->source = NULL;
   return rc;
+}
+
+/* With the lock held: an answer (or a dead worker's requests) arrived. */
+static void took(tn_compile_run *r, tn_compile_pool_result *res)
+{
+  int k;
+  for (k = 0; k < res->n_requeue; k++)
+    requeue(r, res->requeue[k]);
+  if (res->index >= 0) {
+    slot *s = &r->s[res->index];
+    s->log = res->log;
+    s->cubin = res->cubin;
+    s->cubin_len = res->cubin_len;
+    s->times = res->times;
+    s->status = res->rc == 0 ? TN_ST_COMPILED : TN_ST_COMPILE_ERROR;
+    if (res->rc == 2)
+      snprintf(s->why, sizeof(s->why), "%.200s while compiling it",
+               res->why);
+    mark_done(r, res->index);
+  }
 }
 
 static void *feed(void *arg)
@@ -178,29 +227,43 @@ static void *feed(void *arg)
   tn_err e = {{0}};
   pthread_mutex_lock(&r->mu);
   while (!r->cancel && !r->fatal) {
-    int busy = r->use_pool ? tn_compile_pool_busy(&r->pool) : 0;
+    int out = r->use_pool ? tn_compile_pool_outstanding(r->pool) : 0;
+    /* a second source per worker only while more are left than there
+     * are workers: at the end it could wait behind a long compile while
+     * another worker idles */
+    int depth = r->use_pool && r->queued > r->pool->n ? TN_COMPILE_POOL_DEPTH
+                                                       : 1;
     int i = -1, rc;
     tn_compile_pool_result res;
-    if (busy < (r->use_pool ? r->pool.n : 1))
+    if (!r->stalled &&
+        (r->use_pool ? tn_compile_pool_room(r->pool, depth) : 1))
       i = pick(r);
     if (i >= 0) {
       r->s[i].state = S_BUSY;
+      r->queued--;
       pthread_mutex_unlock(&r->mu);
-      rc = begin(r, i, &e);
+      rc = begin(r, i, depth, &e);
       pthread_mutex_lock(&r->mu);
+      if (r->use_pool)
+        r->warm_start = r->pool->t_warm;
       if (rc < 0) {
         r->fatal = rc;
         r->err = e;
       } else if (rc == 1) {
         mark_done(r, i);
+      } else if (rc == 2) {
+        requeue(r, i);
+        r->stalled = 1;
       }
       continue;
     }
-    if (busy == 0)
+    if (out == 0)
       break; /* nothing left to give, nothing out */
     pthread_mutex_unlock(&r->mu);
-    rc = tn_compile_pool_collect(&r->pool, r->wake[0], &res, &e);
+    rc = tn_compile_pool_collect(r->pool, r->wake[0], &res, &e);
     pthread_mutex_lock(&r->mu);
+    r->stalled = 0;
+    r->warm_ready = r->pool->t_first_ready;
     if (rc == 1) {
       char drain[16];
       while (read(r->wake[0], drain, sizeof(drain)) > 0)
@@ -212,20 +275,14 @@ static void *feed(void *arg)
       r->err = e;
       continue;
     }
-    r->s[res.index].log = res.log;
-    r->s[res.index].cubin = res.cubin;
-    r->s[res.index].cubin_len = res.cubin_len;
-    r->s[res.index].status =
-        res.rc == 0 ? TN_ST_COMPILED : TN_ST_COMPILE_ERROR;
-    if (res.rc == 2)
-      snprintf(r->s[res.index].why, sizeof(r->s[res.index].why),
-               "%.200s while compiling it", res.why);
-    mark_done(r, res.index);
+    took(r, &res);
   }
   pthread_mutex_unlock(&r->mu);
-  /* here: the workers die with the thread that started them */
-  if (r->use_pool)
-    tn_compile_pool_close(&r->pool);
+  /* a pool of its own dies with the compile (the run's lives on) */
+  if (r->use_pool && r->pool == &r->own)
+    tn_compile_pool_close(&r->own);
+  else if (r->use_pool && (r->cancel || r->fatal))
+    tn_compile_pool_close(r->pool); /* requests out: their workers go */
   pthread_mutex_lock(&r->mu);
   r->done = 1;
   pthread_cond_broadcast(&r->cv);
@@ -240,7 +297,7 @@ int tn_compile_start(const tn_job *job, const tn_template *t,
 {
   tn_compile_run *r = calloc(1, sizeof(*r));
   char exe[4096];
-  int i, todo = 0;
+  int i, rc;
 
   *out = NULL;
   if (r == NULL)
@@ -266,27 +323,41 @@ int tn_compile_start(const tn_job *job, const tn_template *t,
     err->msg[0] = '\0';
     r->use_cache = 0;
   }
-  for (i = 0; i < space->n; i++)
+  for (i = 0; i < space->n; i++) {
+    r->s[i].times.worker = -1;
     if (space->c[i].status == TN_ST_PENDING) {
       r->s[i].state = S_QUEUED;
-      todo++;
+      r->queued++;
     }
-  r->use_pool = tn_compile_pool_exe(exe, sizeof(exe)) == 0;
-  if (r->use_pool)
-    tn_compile_pool_init(&r->pool, exe,
+  }
+  if (opts->pool) {
+    r->pool = opts->pool;
+    r->use_pool = 1;
+  } else if (tn_compile_pool_exe(exe, sizeof(exe)) == 0) {
+    tn_compile_pool_init(&r->own, exe,
                          opts->jobs > 0 ? opts->jobs
-                                        : tn_compile_pool_cores(),
-                         t, arch, r->use_cache ? r->cache_dir : "");
+                                        : tn_compile_pool_cores());
+    r->pool = &r->own;
+    r->use_pool = 1;
+  }
+  if (r->use_pool) {
+    rc = tn_compile_pool_setup(r->pool, t, arch,
+                               r->use_cache ? r->cache_dir : "", err);
+    r->warm_start = r->pool->t_warm;
+    r->warm_ready = r->pool->t_first_ready;
+  } else {
+    rc = 0;
+  }
   /* in the background the bench bar has the terminal */
-  tn_progress_start(&r->bar, "compile", todo, opts->quiet || background);
+  tn_progress_start(&r->bar, "compile", r->queued, opts->quiet || background);
   pthread_mutex_init(&r->mu, NULL);
   pthread_cond_init(&r->cv, NULL);
-  if (pthread_create(&r->thread, NULL, feed, r) != 0) {
+  if (rc != 0 || pthread_create(&r->thread, NULL, feed, r) != 0) {
     close(r->wake[0]);
     close(r->wake[1]);
     free(r->s);
     free(r);
-    return tn_errf(err, TN_ETOOL, "pthread_create failed");
+    return rc ? rc : tn_errf(err, TN_ETOOL, "pthread_create failed");
   }
   r->started = 1;
   *out = r;
@@ -328,9 +399,23 @@ static int apply(tn_compile_run *r, int i, tn_err *err)
                  c->id);
 }
 
+/* With the lock held: of a wait from w0 to now, the part before a worker
+ * was warm, when the pool was warming (a pool that was not started
+ * early has no warm-up: its first compiles pay for their start). */
+static void count_warm_wait(tn_compile_run *r, double w0)
+{
+  double w1 = tn_now(), end = r->warm_ready > 0 ? r->warm_ready : w1;
+  double from = w0 > r->warm_start ? w0 : r->warm_start;
+  if (r->warm_start > 0 && end > w1)
+    end = w1;
+  if (r->warm_start > 0 && end > from)
+    r->wait_warm_s += end - from;
+}
+
 int tn_compile_wait(tn_compile_run *r, int index, tn_err *err)
 {
   int rc = 0;
+  double w0 = tn_now();
   if (r == NULL || index < 0 || index >= r->space->n)
     return 0;
   pthread_mutex_lock(&r->mu);
@@ -338,6 +423,7 @@ int tn_compile_wait(tn_compile_run *r, int index, tn_err *err)
     r->want = index;
     while (r->s[index].state != S_DONE && !r->fatal && !r->done)
       pthread_cond_wait(&r->cv, &r->mu);
+    count_warm_wait(r, w0);
     if (r->s[index].state == S_DONE)
       rc = apply(r, index, err);
     else if (r->fatal) {
@@ -352,6 +438,7 @@ int tn_compile_wait(tn_compile_run *r, int index, tn_err *err)
 void tn_compile_finish(tn_compile_run *r, int cancel, tn_compile_stats *stats)
 {
   tn_err ignore = {{0}};
+  tn_compile_pool_times *times;
   int i;
 
   memset(stats, 0, sizeof(*stats));
@@ -375,6 +462,7 @@ void tn_compile_finish(tn_compile_run *r, int cancel, tn_compile_stats *stats)
       apply(r, i, &ignore);
     free(r->s[i].log);
     free(r->s[i].cubin);
+    free(r->s[i].source);
     if (r->s[i].state != S_APPLIED)
       continue; /* not pending, or cancelled */
     if (c->cache_hit)
@@ -385,8 +473,17 @@ void tn_compile_finish(tn_compile_run *r, int cancel, tn_compile_stats *stats)
     }
     stats->failed += c->status == TN_ST_COMPILE_ERROR;
   }
-  stats->threads = r->use_pool ? r->pool.n : 1;
+  stats->threads = r->use_pool ? r->pool->n : 1;
   stats->wall_s = (r->t_end > 0 ? r->t_end : tn_now()) - r->t0;
+  stats->trace.wait_warm_s = r->wait_warm_s;
+  if (r->use_pool && r->pool != &r->own)
+    tn_compile_pool_drain(r->pool); /* the warm-ups nobody waited for */
+  times = malloc(sizeof(*times) * (size_t)(r->space->n + 1));
+  for (i = 0; times && i < r->space->n; i++)
+    times[i] = r->s[i].times;
+  tn_compile_trace_fill(&stats->trace, r->use_pool ? r->pool : NULL, times,
+                        times ? r->space->n : 0);
+  free(times);
   close(r->wake[0]);
   close(r->wake[1]);
   pthread_mutex_destroy(&r->mu);

@@ -17,12 +17,16 @@
 #include "base/util.h"
 #include "pipeline/compile_cache.h"
 #include "pipeline/compile_nvrtc.h"
-
+#include "pipeline/compile_trace.h"
 
 typedef struct {
   char cache_dir[4096]; /* empty: no cache */
   int jobs;             /* compile workers; 0: one per core */
   int quiet;            /* no progress bar */
+  /* the run's workers (started and warmed, or to start on the first
+   * miss), which outlive the compile; NULL: the compile starts its own
+   * and stops them when it ends */
+  tn_compile_pool *pool;
 } tn_compile_opts;
 
 typedef struct {
@@ -32,6 +36,7 @@ typedef struct {
   int threads;     /* compile workers (1: in this process) */
   double wall_s;   /* from the start to the last candidate compiled */
   double cpu_s;    /* sum of the NVRTC calls' times */
+  tn_compile_trace trace;
 } tn_compile_stats;
 
 /* Default cache folder: $TUNER_CACHE_DIR, $XDG_CACHE_HOME/tuner or
@@ -53,11 +58,14 @@ int tn_compile_space(const tn_job *job, const tn_template *t,
 typedef struct tn_compile_run tn_compile_run;
 
 /* Starts compiling every TN_ST_PENDING candidate of space: a thread
- * feeds opts->jobs workers (TUNER_COMPILER=none, or a program that does
- * not serve "__compile": one at a time in that thread), in the order of
- * the candidates, except that the one tn_compile_wait waits for goes
- * next.  The candidates stay untouched until waited for; background: no
- * progress bar.  Returns 0 with *out, or TN_ETOOL. */
+ * looks each up in the cache and feeds the misses to opts->pool, else to
+ * opts->jobs workers of its own (TUNER_COMPILER=none, or a program that
+ * does not serve "__compile": one at a time in that thread), in the
+ * order of the candidates, except that the one tn_compile_wait waits for
+ * goes next; while more are left than there are workers, each worker
+ * gets its next source before it answers.  The candidates stay untouched
+ * until waited for; background: no progress bar.  Returns 0 with *out,
+ * or TN_ETOOL. */
 int tn_compile_start(const tn_job *job, const tn_template *t,
                      const tn_arch *arch, tn_space *space,
                      const tn_compile_opts *opts, int background,

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline/compile_cache.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,3 +204,18 @@ void tn_compile_cache_put(const char *dir, const char *key, int failed,
   free(buf);
 }
 
+
+int tn_compile_cache_has_entries(const char *dir)
+{
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  int found = 0;
+  if (d == NULL)
+    return 0;
+  while (!found && (e = readdir(d)) != NULL) {
+    size_t n = strlen(e->d_name);
+    found = n > 4 && strcmp(e->d_name + n - 4, ".tnc") == 0;
+  }
+  closedir(d);
+  return found;
+}

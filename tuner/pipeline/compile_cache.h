@@ -33,4 +33,8 @@ void tn_compile_cache_put(const char *dir, const char *key, int failed,
                           const char *log, const void *cubin,
                           size_t cubin_len);
 
+/* 1 if dir holds at least one entry (it stops at the first): a run with
+ * an empty cache will compile, so it starts its workers at once. */
+int tn_compile_cache_has_entries(const char *dir);
+
 #endif

@@ -14,8 +14,9 @@
 
 #define TN_COMPILE_MAX_OPTS 8
 
-/* The NVRTC options for arch (they feed the cache key).  Returns their
- * number. */
+/* The NVRTC options of a candidate for arch (they feed the cache key;
+ * NVRTC's own cache is off: its hits have no ptxas lines in the log).
+ * Returns their number. */
 int tn_compile_options(const tn_arch *arch,
                        char opts[TN_COMPILE_MAX_OPTS][64]);
 
@@ -26,6 +27,13 @@ int tn_compile_source(const char *source, const char *name,
                       const tn_template *t, const tn_arch *arch,
                       void **cubin, size_t *cubin_len, char **log,
                       tn_err *err);
+
+/* tn_compile_source for the tuner's own kernels (the input generator,
+ * the references): NVRTC's cache may serve them, as nothing reads their
+ * log. */
+int tn_compile_helper(const char *source, const char *name,
+                      const tn_arch *arch, void **cubin, size_t *cubin_len,
+                      char **log, tn_err *err);
 
 /* Reads registers, stack, spills and shared memory from a ptxas -v log.
  * Returns 0 if it found the "Used N registers" line. */

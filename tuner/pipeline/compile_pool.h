@@ -2,13 +2,22 @@
  *
  * NVRTC serializes inside one process, so true parallel compiling takes
  * processes.  Each worker is this program started as "tuner __compile"
- * (or the program TUNER_COMPILER names), fed over pipes: once the
- * template's headers and the architecture, then one rendered source per
- * request; it answers with the status, the log and the CUBIN, then stores
- * the cache entry itself (atomic writes: safe from many processes).  A
- * worker that dies costs the one candidate it was compiling; the next
- * request starts a fresh one.  Workers start when first needed, so a run
- * served from the cache starts none. */
+ * (compile_serve.h; or the program TUNER_COMPILER names), fed over pipes
+ * (compile_wire.h): the template's headers and the architecture, then
+ * rendered sources; it answers each with the status, the log and the
+ * CUBIN, then stores the cache entry itself (atomic writes: safe from
+ * many processes).
+ *
+ * A pool may be started and warmed before anything is rendered
+ * (tn_compile_pool_warm: every worker pays NVRTC's one-time costs while
+ * the run builds its space and the GPU worker starts), or not at all, in
+ * which case a request that finds no idle worker starts one (a run served
+ * from the cache then starts none).  It outlives a compile phase: the run
+ * owns it, and a new SETUP retargets it.  A worker holds up to
+ * TN_COMPILE_POOL_DEPTH requests, so that it has its next source when it
+ * answers.  A worker that dies costs the one candidate it was compiling
+ * (the requests queued behind it are given back); the next request starts
+ * a fresh one. */
 #ifndef TN_COMPILE_POOL_H
 #define TN_COMPILE_POOL_H
 
@@ -20,31 +29,66 @@
 #include "base/util.h"
 
 #define TN_COMPILE_POOL_MAX 256 /* workers at most, whatever --jobs says */
+#define TN_COMPILE_POOL_DEPTH 2 /* requests out per worker at most */
 
 typedef struct {
-  pid_t pid;      /* 0: not running */
+  int index;   /* the caller's */
+  double sent; /* tn_now() when written to the worker */
+} tn_compile_pool_request;
+
+typedef struct {
+  pid_t pid;   /* 0: not running */
   int to_fd, from_fd;
-  int index;      /* the request it is compiling, -1: idle */
-  int hello;      /* it said it started */
+  tn_compile_pool_request q[TN_COMPILE_POOL_DEPTH]; /* out, oldest first */
+  int depth;   /* requests out */
+  int hello;   /* it said it started */
+  int warming; /* WARM sent, READY not read yet */
+  int jobs;    /* requests this process was given */
+  int setup_gen;
+  size_t pipe_cap; /* bytes its request pipe holds */
+  double t_fork, t_main, t_ready, warm_s; /* t_ready 0: not warmed */
 } tn_compile_pool_worker;
 
 typedef struct {
   char exe[4096];
-  int n;          /* workers at most */
-  tn_compile_pool_worker *w;
-  int starts;     /* workers started, restarts included */
+  int n;       /* workers at most */
+  tn_compile_pool_worker w[TN_COMPILE_POOL_MAX];
+  int starts;  /* processes started, restarts included */
+  int warmed;  /* of them, warm before their first request */
+  /* what requests compile with (the last tn_compile_pool_setup) */
   const tn_template *t;
   const tn_arch *arch;
   char cache_dir[4096];
+  int setup_gen;      /* 0: none yet */
+  size_t setup_bytes; /* a SETUP's size on the pipe */
+  /* for the trace (compile_trace.h); 0: not yet */
+  double t_first_fork; /* a worker was started */
+  double t_warm;       /* tn_compile_pool_warm was called */
+  double t_first_ready, t_last_ready; /* warm-ups done */
 } tn_compile_pool;
 
+/* When a worker handled a request (tn_now() seconds; one clock for
+ * every process of the machine). */
 typedef struct {
-  int index;      /* the request's */
+  int worker;      /* its place in the pool */
+  double sent;     /* written to the worker */
+  double received; /* the worker had read it */
+  double started, finished; /* the NVRTC call */
+  double answered; /* the worker began its answer */
+  double read;     /* the answer was read here */
+} tn_compile_pool_times;
+
+typedef struct {
+  int index;      /* the request's; -1: none (see requeue) */
   int rc;         /* 0 compiled, 1 compile error, 2 the worker died */
   char *log;      /* malloc'd or NULL */
   void *cubin;    /* malloc'd or NULL */
   size_t cubin_len;
   char why[256];  /* rc 2: how the worker died */
+  tn_compile_pool_times times;
+  /* requests a dead worker had not begun: to be given again */
+  int n_requeue;
+  int requeue[TN_COMPILE_POOL_DEPTH];
 } tn_compile_pool_result;
 
 /* main.c: this program serves "__compile", so the pool may start it. */
@@ -58,39 +102,52 @@ int tn_compile_pool_exe(char *out, size_t n);
 /* Workers for a machine: the cores this process may run on. */
 int tn_compile_pool_cores(void);
 
-/* Prepares a pool of at most n workers of exe; starts none.  cache_dir
- * empty: the workers store nothing. */
-void tn_compile_pool_init(tn_compile_pool *p, const char *exe, int n,
-                          const tn_template *t,
-                          const tn_arch *arch, const char *cache_dir);
+/* Prepares a pool of at most n workers of exe; starts none. */
+void tn_compile_pool_init(tn_compile_pool *p, const char *exe, int n);
+
+/* Starts every worker not running and has each pay NVRTC's one-time
+ * costs for arch (any architecture serves: those costs are not the
+ * architecture's) before its first request.  Returns 0 or TN_ETOOL (a
+ * process cannot be made). */
+int tn_compile_pool_warm(tn_compile_pool *p, const tn_arch *arch,
+                         tn_err *err);
+
+/* What the next requests compile with: t's headers (NULL: none), arch,
+ * cache_dir (empty: the workers store nothing).  Running workers are
+ * told now, workers started later when they start.  Returns 0 or
+ * TN_ETOOL. */
+int tn_compile_pool_setup(tn_compile_pool *p, const tn_template *t,
+                          const tn_arch *arch, const char *cache_dir,
+                          tn_err *err);
+
+/* 1 if a request could be given now to a worker with fewer than depth
+ * (1 or TN_COMPILE_POOL_DEPTH) requests out, or to one started for it. */
+int tn_compile_pool_room(const tn_compile_pool *p, int depth);
 
 /* Gives source (named name, for candidate id; key: its cache key) to an
- * idle worker, starting one if needed.  Returns 0, 1 if every worker is
- * busy, or TN_ETOOL if a worker cannot be started. */
-int tn_compile_pool_submit(tn_compile_pool *p, int index, int id,
-                           const char *name,
-                           const char *source, const char *key, tn_err *err);
+ * idle worker, one started for it, or one with fewer than depth requests
+ * out.  Returns 0, 1 if there is no room (the source does not fit behind
+ * the busy ones), or TN_ETOOL if a worker cannot be started. */
+int tn_compile_pool_submit(tn_compile_pool *p, int depth, int index, int id,
+                           const char *name, const char *source,
+                           const char *key, tn_err *err);
 
-/* Number of workers compiling now. */
-int tn_compile_pool_busy(const tn_compile_pool *p);
+/* Requests out. */
+int tn_compile_pool_outstanding(const tn_compile_pool *p);
 
 /* Waits for one answer, or for wake_fd (>= 0) to become readable.
- * Returns 0 with res filled, 1 if woken (nothing collected), or TN_ETOOL
- * if a worker reported that NVRTC itself failed (err set; res->index is
- * the request), or a worker never started: the program does not serve
- * "__compile". */
+ * Returns 0 with res filled (an answer, or only requests to give again),
+ * 1 if woken or nothing is out, or TN_ETOOL if a worker reported that
+ * NVRTC itself failed (err set; res->index is the request), or a worker
+ * never started: the program does not serve "__compile". */
 int tn_compile_pool_collect(tn_compile_pool *p, int wake_fd,
-                            tn_compile_pool_result *res,
-                            tn_err *err);
+                            tn_compile_pool_result *res, tn_err *err);
 
-/* Stops every worker: idle ones finish storing and leave, busy ones are
- * killed. */
+/* Reads what idle workers said without waiting (their warm-up times). */
+void tn_compile_pool_drain(tn_compile_pool *p);
+
+/* Stops every worker: those that compiled finish storing and leave, the
+ * busy ones and those never given a request are killed. */
 void tn_compile_pool_close(tn_compile_pool *p);
-
-/* "tuner __compile": the worker's loop on fds 3 and 4.  before, if not
- * NULL, runs before each compile with the candidate's id (tests use it
- * to crash or hold a worker).  Returns the exit status. */
-int tn_compile_pool_serve(void (*before)(int id));
-int tn_compile_pool_main(int argc, char **argv);
 
 #endif

@@ -17,7 +17,7 @@ static int launches(const tn_run *run, const tn_candidate *c)
 }
 
 typedef struct {
-  double startup, compile, verify, timed, other;
+  double startup, warmup, compile, verify, timed, other;
 } cost_split;
 
 /* The wall time split by what it was spent on, from the measured steps:
@@ -26,8 +26,9 @@ typedef struct {
  * checked launch and its check; timed launches = warm-up + timed;
  * compiling = the compile's wall time, or, where it ran beside the
  * benchmark (a measured run), only the time the run waited for it, so
- * that the parts add up to the wall time; other = the rest (config, model,
- * module loads, results, pipes). */
+ * that the parts add up to the wall time, less the time it waited for
+ * the compile workers to warm up (warm-up: a part of its own); other =
+ * the rest (config, model, module loads, results, pipes). */
 static cost_split split(const tn_run *run)
 {
   const tn_bench_steps *t = &run->steps;
@@ -37,7 +38,12 @@ static cost_split split(const tn_run *run)
   c.timed = t->warmup_s + t->timed_s;
   c.compile = run->compile_start_s > 0 ? run->compile_wait_s
                                        : run->compile.wall_s;
-  c.other = run->wall_s - c.startup - c.compile - c.verify - c.timed;
+  c.warmup = run->compile.trace.wait_warm_s;
+  if (c.warmup > c.compile)
+    c.warmup = c.compile;
+  c.compile -= c.warmup;
+  c.other = run->wall_s - c.startup - c.warmup - c.compile - c.verify -
+            c.timed;
   return c;
 }
 
@@ -45,11 +51,11 @@ void tn_results_cost_line(const tn_run *run, FILE *out)
 {
   cost_split c = split(run);
   fprintf(out,
-          "tuner: wall %.2f s = start-up %.2f + compiling %.2f + "
-          "verification %.2f + timed launches %.2f + other %.2f; %d "
-          "launches, %d candidates raced out%s\n",
-          run->wall_s, c.startup, c.compile, c.verify, c.timed, c.other,
-          run->launches, run->raced_out,
+          "tuner: wall %.2f s = start-up %.2f + compile warm-up %.2f + "
+          "compiling %.2f + verification %.2f + timed launches %.2f + "
+          "other %.2f; %d launches, %d candidates raced out%s\n",
+          run->wall_s, c.startup, c.warmup, c.compile, c.verify, c.timed,
+          c.other, run->launches, run->raced_out,
           run->opts->full_protocol ? " (full protocol)" : "");
 }
 
@@ -137,6 +143,23 @@ static json_t *size_cost_json(const tn_run *run)
   return a;
 }
 
+/* run.compile.trace: where the compile's time went (compile_trace.h). */
+static json_t *trace_json(const tn_compile_trace *t)
+{
+  json_t *o = json_pack(
+      "{s:i, s:i, s:i, s:i, s:f, s:f, s:f, s:f}", "workers", t->workers,
+      "started", t->started, "warmed", t->warmed, "requests", t->requests,
+      "warmup_s", tn_compile_trace_warmup_s(t), "warmup_hidden_s",
+      tn_compile_trace_warmup_hidden_s(t), "wait_warm_s", t->wait_warm_s,
+      "phase_s", tn_compile_trace_phase_s(t));
+  json_object_set_new(o, "busy_s", json_real(t->busy_s));
+  json_object_set_new(o, "head_s", json_real(t->head_s));
+  json_object_set_new(o, "gaps_s", json_real(t->gaps_s));
+  json_object_set_new(o, "tail_s", json_real(t->tail_s));
+  json_object_set_new(o, "answer_ms", json_real(t->answer_ms));
+  return o;
+}
+
 /* run.cost: the wall time split by what it was spent on, measured. */
 static json_t *cost_json(const tn_run *run)
 {
@@ -144,7 +167,7 @@ static json_t *cost_json(const tn_run *run)
   cost_split c = split(run);
   double startup = c.startup, verify = c.verify, timed = c.timed;
   double other = c.other;
-  return json_pack(
+  json_t *o = json_pack(
       "{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:{s:f, s:f, s:f, "
       "s:f, s:f, s:f, s:f, s:f, s:f, s:f}, s:o}",
       "wall_s", run->wall_s, "startup_s", startup, "compile_s", c.compile,
@@ -156,6 +179,12 @@ static json_t *cost_json(const tn_run *run)
       t->check_s, "verify_s", t->verify_s, "warmup_s", t->warmup_s,
       "timed_launches_s", t->timed_s, "worker_jobs_s", t->total_s,
       "round_trips_s", run->jobs_s, "per_size", size_cost_json(run));
+  /* in the sum: the wait for the warm-up; beside it, its wall time */
+  json_object_set_new(o, "compile_warmup_s", json_real(c.warmup));
+  json_object_set_new(
+      o, "compile_warmup_overlapped_s",
+      json_real(tn_compile_trace_warmup_s(&run->compile.trace)));
+  return o;
 }
 
 static json_t *timing_json(const tn_timing *t)
@@ -456,6 +485,8 @@ json_t *tn_results_json(const tn_run *run)
   json_object_set_new(json_object_get(doc, "run"), "full_protocol",
                       json_boolean(run->opts->full_protocol));
   json_object_set_new(json_object_get(doc, "run"), "cost", cost_json(run));
+  json_object_set_new(json_object_get(json_object_get(doc, "run"), "compile"),
+                      "trace", trace_json(&run->compile.trace));
   if (run->n_baselines > 0)
     json_object_set_new(doc, "reference_baseline",
                         json_string(run->baselines[0].name));

@@ -3,6 +3,7 @@
 #include "pipeline/run.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,11 +20,43 @@ void tn_run_init(tn_run *run, const tn_job *job, const tn_tune_opts *opts)
     run->sel_size[k].best = run->sel_size[k].fastest = -1;
     run->sel_size[k].size = k;
   }
+  run->t0 = tn_now();
   tn_utc_iso(run->started, sizeof(run->started));
   if (gethostname(run->host, sizeof(run->host)) != 0)
     tn_strlcpy(run->host, "unknown", sizeof(run->host));
   run->seed = job->bench.seed ? job->bench.seed
                               : (unsigned long long)time(NULL) * 2654435761ULL;
+}
+
+int tn_run_compilers(const tn_tune_opts *opts, const tn_arch *hint,
+                     tn_compile_pool **out, tn_err *err)
+{
+  char exe[4096];
+  tn_compile_pool *p;
+
+  *out = NULL;
+  if (tn_compile_pool_exe(exe, sizeof(exe)) != 0)
+    return 0;
+  p = malloc(sizeof(*p));
+  if (p == NULL)
+    return tn_errf(err, TN_ETOOL, "out of memory");
+  tn_compile_pool_init(p, exe,
+                       opts->jobs > 0 ? opts->jobs : tn_compile_pool_cores());
+  *out = p;
+  /* a cache with entries may serve the whole run: wait for a miss */
+  if (opts->use_cache && tn_compile_cache_has_entries(opts->cache_dir))
+    return 0;
+  return tn_compile_pool_warm(p, hint ? hint : tn_arch_find(TN_DEFAULT_ARCH),
+                              err);
+}
+
+void tn_run_compilers_close(tn_compile_pool **p)
+{
+  if (*p == NULL)
+    return;
+  tn_compile_pool_close(*p);
+  free(*p);
+  *p = NULL;
 }
 
 /* snprintf into out that reports truncation: 0 or -1. */
@@ -119,6 +152,7 @@ int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err)
     tn_strlcpy(copts.cache_dir, opts->cache_dir, sizeof(copts.cache_dir));
   copts.jobs = opts->jobs;
   copts.quiet = opts->quiet;
+  copts.pool = run->pool;
   if (!run->compile_in_background) {
     rc = tn_compile_space(job, tpl, run->arch, &run->space, &copts,
                           &run->compile, err);

@@ -39,6 +39,7 @@ typedef struct {
   int dry_run;
   int no_prune;
   int quiet;
+  int verbose;         /* -v: where the compile's time went */
   int jobs;            /* compile workers, 0: one per core */
   int use_cache;
   char cache_dir[4096];
@@ -63,10 +64,13 @@ typedef struct {
   tn_selection sel_size[TN_MAX_SIZES]; /* the winner of each size */
   tn_size_cost size_cost[TN_MAX_SIZES];
   tn_compile_stats compile;
+  tn_compile_pool *pool;     /* the compile workers (tn_run_compilers);
+                                NULL: the compile makes its own */
   int compile_in_background; /* set before tn_run_prepare: see there */
   tn_compile_run *compiling; /* while compiling in the background */
   double compile_start_s;    /* when compiling started (tn_now) */
   double compile_wait_s;     /* of it, the time the run waited for it */
+  double t0;                 /* the run started (tn_now) */
   double wall_s, bench_s;
   /* where the time went (results' run.cost): the workers' steps summed
    * over jobs, the workers' starts, and the jobs' round trips */
@@ -84,9 +88,24 @@ typedef struct {
 } tn_run;
 
 /* Clears run and fills what every run starts with: job, opts, the start
- * time, the host and the seed of the random inputs (the config's, else
- * from the clock). */
+ * time (t0), the host and the seed of the random inputs (the config's,
+ * else from the clock). */
 void tn_run_init(tn_run *run, const tn_job *job, const tn_tune_opts *opts);
+
+/* The compile workers of a run, made as soon as the input is checked,
+ * before the GPU worker starts and the space is built: *out NULL when
+ * the compile is in this process (TUNER_COMPILER=none).  When the run
+ * will compile (no cache: --no-cache or none usable; or a cache folder
+ * without entries) every worker starts now and pays NVRTC's one-time
+ * costs for hint (NULL: TN_DEFAULT_ARCH) while the set-up goes on.  With
+ * a cache that has entries, none starts until a candidate misses (then
+ * one per request that finds no idle worker), so that a run served from
+ * the cache starts none.  Returns 0 or TN_ETOOL. */
+int tn_run_compilers(const tn_tune_opts *opts, const tn_arch *hint,
+                     tn_compile_pool **out, tn_err *err);
+
+/* Stops the workers (they finish storing) and frees *p; NULL after. */
+void tn_run_compilers_close(tn_compile_pool **p);
 
 /* Fills run->results_path, journal_path and header_path for run->arch:
  * <output>/<name>-<arch>-<UTC time>.json (.jsonl), <output>/<arch>/<name>.h,

@@ -417,6 +417,12 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
   rc = tn_precheck(run, &tpl, err);
   if (rc != 0)
     goto cleanup;
+  /* the compile workers warm up while the GPU worker starts and the space
+   * is built (run.h: when they wait for a miss instead) */
+  rc = tn_run_compilers(opts, opts->arch ? tn_arch_find(opts->arch) : NULL,
+                        &run->pool, err);
+  if (rc != 0)
+    goto cleanup;
   if (!opts->dry_run) {
     rc = tn_worker_start(&worker, opts->device, err);
     if (rc)
@@ -449,6 +455,8 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
   if (rc == 0 || rc == TN_EINTR)
     print_table(run, stdout);
 cleanup:
+  tn_run_finish_compile(run, 1); /* before its workers go */
+  tn_run_compilers_close(&run->pool);
   tn_worker_stop(&worker);
   tn_template_free(&tpl);
   return rc;
@@ -533,6 +541,7 @@ int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
 {
   tn_template tpl;
   tn_worker first, *workers = NULL;
+  tn_compile_pool *pool = NULL;
   tn_run *runs = NULL;
   device_task *tasks = NULL;
   pthread_t *threads = NULL;
@@ -559,6 +568,9 @@ int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
   rc = tn_precheck(&runs[0], &tpl, err);
   if (rc != 0)
     goto cleanup;
+  rc = tn_run_compilers(opts, NULL, &pool, err); /* shared by the GPUs */
+  if (rc != 0)
+    goto cleanup;
   rc = tn_worker_start(&first, 0, err);
   if (rc != 0)
     goto cleanup;
@@ -583,6 +595,7 @@ int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
   for (d = 0; d < n; d++) {
     int e;
     tn_run_init(&runs[d], job, opts);
+    runs[d].pool = pool;
     runs[d].seed = runs[0].seed; /* the same inputs on every GPU */
     runs[d].have_device = 1;
     runs[d].device = workers[d].info;
@@ -635,6 +648,11 @@ int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
     }
   }
 cleanup:
+  for (d = 0; runs && d < (n > 0 ? n : 1); d++) {
+    tn_run_finish_compile(&runs[d], 1); /* before its workers go */
+    runs[d].pool = NULL;
+  }
+  tn_run_compilers_close(&pool);
   tn_worker_stop(&first);
   for (d = 0; workers && d < n; d++)
     tn_worker_stop(&workers[d]);
