@@ -48,8 +48,13 @@ find "$out" -name '*.json' -print0 |
   { echo "FAIL: a results file does not parse"; fail=1; }
 echo "ok: $rounds rounds, $n results files parse, the cache verifies"
 
-# one entry corrupted: a byte of its CUBIN flipped, size unchanged
-victim=$(find "$cache" -name '*.tnc' | sort | head -n 1)
+# one entry corrupted: a byte of its CUBIN flipped, size unchanged; one
+# that the run after reads (the cache holds other configs' too), found by
+# name from the same run into a cache of its own (keys hash the content)
+"$tuner" --config "$small" --predict --arch sm_80 -q --cache-dir "$tmp/keys" \
+  -o "$tmp/keys-out" >/dev/null 2>&1 || { echo "FAIL: the keys run"; fail=1; }
+victim=$cache/$(cd "$tmp/keys" && find . -name '*.tnc' | sort | head -n 1)
+[ -f "$victim" ] || { echo "FAIL: $victim is not in the shared cache"; exit 1; }
 python3 - "$victim" <<'PY'
 import sys
 p = sys.argv[1]
