@@ -99,9 +99,9 @@ for s in "$@"; do
     ;;
   compile-speedup)
     # the 94 GEMM candidates on 1, 2, 4, 8, 16 workers (and all cores), no
-    # cache (neither the tuner's nor NVRTC's), 5 runs each: the table
+    # cache (neither the tuner's nor NVRTC's), RUNS (5) runs each: the table
     step compile-speedup
-    scripts/compile_speedup.sh "$tuner" configs/gemm.cfg 5 \
+    scripts/compile_speedup.sh "$tuner" configs/gemm.cfg "${RUNS:-5}" \
       "$LOGS/compile-speedup.md" 2>"$LOGS/compile-speedup.log" || status=1
     cat "$LOGS/compile-speedup.md"
     ;;
