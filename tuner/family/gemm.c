@@ -69,19 +69,6 @@ static const tn_param_desc params[N_PARAMS] = {
      "swizzle of Bs: none, xor, sw32, sw64, sw128, cute(B,M,S)"},
 };
 
-static int is_pow2(long long x)
-{
-  return x > 0 && (x & (x - 1)) == 0;
-}
-
-static int log2i(long long x)
-{
-  int k = 0;
-  while ((1LL << k) < x)
-    k++;
-  return k;
-}
-
 /* Fills the shape of one operand of the tiled kernel. */
 static void operand_shape(operand *o, const geometry *g, int mn,
                           int kcontig, int kmajor, int read_vec, int pad,
@@ -178,7 +165,7 @@ static int resolve_swizzle(tn_swizzle *sw, const char *pname, int rows,
                            int width, int vec, char *why, size_t n)
 {
   char buf[32];
-  int lv = log2i(vec);
+  int lv = tn_log2_ceil(vec);
   if (sw->kind == TN_SWZ_XOR) {
     if (tn_swizzle_resolve(sw, width / vec, 4 * vec, why, n) != 0)
       return 1;
@@ -219,7 +206,7 @@ static int prepare_textbook(tn_params *p, char *why, size_t n)
   long long tile = p->v[P_BM].i;
   int i, vec, pa = (int)p->v[P_PAD_A].i;
 
-  if (!is_pow2(tile) || tile > 32) {
+  if (!tn_is_pow2(tile) || tile > 32) {
     snprintf(why, n, "the textbook kernel has TILE x TILE threads: TILE = "
                      "bm = %lld must be 8, 16 or 32", tile);
     return 1;
@@ -259,8 +246,8 @@ static int prepare_tiled(tn_params *p, const tn_problem *prob, char *why,
   long long lm = p->v[P_LANES_M].i, wm, wn, threads;
   int i;
 
-  if (!is_pow2(bm) || !is_pow2(bn) || !is_pow2(bk) || !is_pow2(tm) ||
-      !is_pow2(tn)) {
+  if (!tn_is_pow2(bm) || !tn_is_pow2(bn) || !tn_is_pow2(bk) || !tn_is_pow2(tm) ||
+      !tn_is_pow2(tn)) {
     snprintf(why, n, "bm, bn, bk, tm and tn must be powers of two");
     return 1;
   }

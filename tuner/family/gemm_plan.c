@@ -15,13 +15,6 @@ static uint32_t byte_addr(const operand *o, int buffer, int row, int col)
   return 4u * (uint32_t)(o->base + buffer * o->elems + off);
 }
 
-static void access_init(tn_warp_access *a, tn_op op, int width)
-{
-  memset(a, 0, sizeof(*a));
-  a->op = op;
-  a->width = width;
-}
-
 /* The textbook kernel: per warp and tile, the stores As[ty][tx] and
  * Bs[ty][tx], then for every k step a load of tb_vec floats of As row ty
  * and a 4-byte load Bs[k][tx]. */
@@ -33,8 +26,8 @@ static void plan_textbook(const geometry *g, long long times,
 
   for (w = 0; w * 32 < g->threads; w++) {
     tn_warp_access sa, sb;
-    access_init(&sa, TN_OP_ST, 4);
-    access_init(&sb, TN_OP_ST, 4);
+    tn_warp_access_init(&sa, TN_OP_ST, 4);
+    tn_warp_access_init(&sb, TN_OP_ST, 4);
     for (lane = 0; lane < 32 && w * 32 + lane < g->threads; lane++) {
       int t = w * 32 + lane, tx = t % tile, ty = t / tile;
       sa.addr[lane] = byte_addr(A, 0, ty, tx);
@@ -46,8 +39,8 @@ static void plan_textbook(const geometry *g, long long times,
     tn_sink_access(sink, &sb, times);
     for (k = 0; k < tile; k++) {
       tn_warp_access la, lb;
-      access_init(&la, TN_OP_LD, 4 * g->tb_vec);
-      access_init(&lb, TN_OP_LD, 4);
+      tn_warp_access_init(&la, TN_OP_LD, 4 * g->tb_vec);
+      tn_warp_access_init(&lb, TN_OP_LD, 4);
       for (lane = 0; lane < 32 && w * 32 + lane < g->threads; lane++) {
         int t = w * 32 + lane, tx = t % tile, ty = t / tile;
         la.addr[lane] = byte_addr(A, 0, ty, k - k % g->tb_vec);
@@ -78,7 +71,7 @@ static void plan_tile_stores(const geometry *g, const operand *o, int w,
   for (it = 0; it < o->iters; it++) {
     tn_warp_access st[4];
     for (e = 0; e < 4; e++)
-      access_init(&st[e], TN_OP_ST, o->copy ? 16 : 4);
+      tn_warp_access_init(&st[e], TN_OP_ST, o->copy ? 16 : 4);
     for (lane = 0; lane < 32; lane++) {
       int s = it * g->threads + w * 32 + lane;
       int oo = s / (o->cl / 4), c = 4 * (s % (o->cl / 4));
@@ -110,7 +103,7 @@ static void plan_fragment_loads(const geometry *g, const operand *o, int w0,
     for (k = 0; k < g->bk; k++) {
       for (i = 0; i < t / v; i++) {
         tn_warp_access a;
-        access_init(&a, TN_OP_LD, 4 * v);
+        tn_warp_access_init(&a, TN_OP_LD, 4 * v);
         a.active = 0xffffffffu;
         for (lane = 0; lane < 32; lane++) {
           int l = lane / div % mod;
@@ -124,7 +117,7 @@ static void plan_fragment_loads(const geometry *g, const operand *o, int w0,
     for (k = 0; k < g->bk; k += 4) {
       for (i = 0; i < t; i++) {
         tn_warp_access a;
-        access_init(&a, TN_OP_LD, 16);
+        tn_warp_access_init(&a, TN_OP_LD, 16);
         a.active = 0xffffffffu;
         for (lane = 0; lane < 32; lane++) {
           int l = lane / div % mod;

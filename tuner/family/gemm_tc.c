@@ -78,19 +78,6 @@ static const tn_param_desc params[TC_N_PARAMS] = {
      "swizzle of Bs: none, xor, sw32, sw64, sw128, cute(B,M,S) (M >= 3)"},
 };
 
-static int is_pow2(long long x)
-{
-  return x > 0 && (x & (x - 1)) == 0;
-}
-
-static int log2i(long long x)
-{
-  int k = 0;
-  while ((1LL << k) < x)
-    k++;
-  return k;
-}
-
 void tn_gemm_tc_geometry(const tn_params *p, const tn_problem *prob,
                          tc_geometry *g)
 {
@@ -146,9 +133,9 @@ static int resolve_swizzle(tn_swizzle *sw, const char *pname,
   char buf[32];
   int chunks = o->width / 8;
   if (sw->kind == TN_SWZ_XOR) {
-    sw->b = log2i(chunks < 8 ? chunks : 8);
+    sw->b = tn_log2_ceil(chunks < 8 ? chunks : 8);
     sw->m = 3;
-    sw->s = chunks >= 8 ? log2i(o->width) - 3 : 3;
+    sw->s = chunks >= 8 ? tn_log2_ceil(o->width) - 3 : 3;
     if (sw->b == 0) {
       snprintf(why, n, "%s xor has nothing to permute: rows of %d elements "
                        "are one 16-byte chunk", pname, o->width);
@@ -189,7 +176,7 @@ static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
     snprintf(why, n, "dimensions beyond 2^31 - 1024 overflow int indices");
     return 1;
   }
-  if (!is_pow2(bm) || !is_pow2(bn) || !is_pow2(bk)) {
+  if (!tn_is_pow2(bm) || !tn_is_pow2(bn) || !tn_is_pow2(bk)) {
     snprintf(why, n, "bm, bn and bk must be powers of two");
     return 1;
   }

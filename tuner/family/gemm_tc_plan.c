@@ -20,13 +20,6 @@ static uint32_t byte_addr(const tc_operand *o, int stage, int row, int col)
   return 2u * (uint32_t)(o->base + stage * o->elems + off);
 }
 
-static void access_init(tn_warp_access *a, tn_op op, int width)
-{
-  memset(a, 0, sizeof(*a));
-  a->op = op;
-  a->width = width;
-}
-
 /* Warp w's copies of one operand's k-tile into `stage`: chunk c = tid +
  * it * threads is row c / (width / 8), 16-byte column c % (width / 8). */
 static void plan_copies(const tc_geometry *g, const tc_operand *o, int w,
@@ -36,7 +29,7 @@ static void plan_copies(const tc_geometry *g, const tc_operand *o, int w,
   int iters = (chunks + g->threads - 1) / g->threads, it, lane;
   for (it = 0; it < iters; it++) {
     tn_warp_access st;
-    access_init(&st, TN_OP_ST, 16);
+    tn_warp_access_init(&st, TN_OP_ST, 16);
     for (lane = 0; lane < 32; lane++) {
       int c = w * 32 + lane + it * g->threads;
       if (c >= chunks)
@@ -60,7 +53,7 @@ static void plan_fragments(const tc_geometry *g, int wm0, int wn0, int kk,
   int i, lane;
   for (i = 0; i < g->mi; i++) {
     tn_warp_access a;
-    access_init(&a, TN_OP_LDMATRIX, 16);
+    tn_warp_access_init(&a, TN_OP_LDMATRIX, 16);
     a.matrices = 4;
     a.trans = !A->kcontig;
     a.active = 0xffffffffu;
@@ -76,7 +69,7 @@ static void plan_fragments(const tc_geometry *g, int wm0, int wn0, int kk,
   }
   for (i = 0; i < g->ni / 2; i++) {
     tn_warp_access b;
-    access_init(&b, TN_OP_LDMATRIX, 16);
+    tn_warp_access_init(&b, TN_OP_LDMATRIX, 16);
     b.matrices = 4;
     b.trans = !B->kcontig;
     b.active = 0xffffffffu;
@@ -104,7 +97,7 @@ static void plan_epilogue(const tc_geometry *g, int w, long long times,
     for (j = 0; j < g->ni; j++)
       for (h = 0; h < 2; h++) {
         tn_warp_access st;
-        access_init(&st, TN_OP_ST, 8);
+        tn_warp_access_init(&st, TN_OP_ST, 8);
         st.active = 0xffffffffu;
         for (lane = 0; lane < 32; lane++)
           st.addr[lane] = base + 4u * (uint32_t)((lane / 4 + 8 * h) * sp +
@@ -113,7 +106,7 @@ static void plan_epilogue(const tc_geometry *g, int w, long long times,
       }
     for (q = 0; q < 16 * (g->wn / 4); q += 32) {
       tn_warp_access ld;
-      access_init(&ld, TN_OP_LD, 16);
+      tn_warp_access_init(&ld, TN_OP_LD, 16);
       ld.active = 0xffffffffu;
       for (lane = 0; lane < 32; lane++) {
         int e = q + lane, r = e / (g->wn / 4), c = 4 * (e % (g->wn / 4));

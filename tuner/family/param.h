@@ -118,4 +118,19 @@ void tn_params_format(const tn_param_desc *descs, int n_params,
 int tn_param_index(const tn_param_desc *descs, int n_params,
                    const char *name);
 
+/* The size arithmetic the families' rules share: x a power of two, and
+ * the smallest k with 2^k >= x (log2 of a power of two). */
+static inline int tn_is_pow2(long long x)
+{
+  return x > 0 && (x & (x - 1)) == 0;
+}
+
+static inline int tn_log2_ceil(long long x)
+{
+  int k = 0;
+  while ((1LL << k) < x)
+    k++;
+  return k;
+}
+
 #endif

@@ -28,17 +28,12 @@ static const tn_param_desc params[N_PARAMS] = {
      "tile rows per group in the order blocks take tiles (1: row by row)"},
 };
 
-static int is_pow2(long long x)
-{
-  return x > 0 && (x & (x - 1)) == 0;
-}
-
 static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
 {
   long long tile = p->v[P_TILE].i, rows = p->v[P_ROWS].i;
   long long vec = p->v[P_VEC].i;
   tn_swizzle *sw = &p->v[P_SWIZZLE].sw;
-  if (!is_pow2(tile)) {
+  if (!tn_is_pow2(tile)) {
     snprintf(why, n, "tile %lld is not a power of two", tile);
     return 1;
   }

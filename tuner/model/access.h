@@ -6,6 +6,7 @@
 #define TN_ACCESS_H
 
 #include <stdint.h>
+#include <string.h>
 
 typedef enum {
   TN_OP_LD,       /* ld.shared of 1, 2, 4, 8 or 16 bytes */
@@ -34,5 +35,15 @@ typedef struct {
   uint32_t busiest; /* banks that reach that degree, bit per bank */
   int phases;       /* phases served: the wavefronts without conflicts */
 } tn_access_cost;
+
+/* An access of op and width bytes per lane, no lane active yet (the
+ * plans fill addr[] and active). */
+static inline void tn_warp_access_init(tn_warp_access *a, tn_op op,
+                                       int width)
+{
+  memset(a, 0, sizeof(*a));
+  a->op = op;
+  a->width = width;
+}
 
 #endif
