@@ -1,12 +1,15 @@
 /* test_compile_archs.c -- every valid candidate of a shipped config (or,
  * with "pruned", every candidate a tuning run compiles: the model's pruning
  * applied) renders and compiles with NVRTC for an architecture, with its
- * resources read from the ptxas report.
+ * resources read from the ptxas report; and the family's reference
+ * kernels (the verification's) compile for it too.
  * Usage: test_compile_archs CONFIG sm_XX [pruned] */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pipeline/compile.h"
+#include "pipeline/compile_nvrtc.h"
 #include "pipeline/config.h"
 #include "pipeline/render.h"
 #include "pipeline/space.h"
@@ -62,6 +65,19 @@ int main(int argc, char **argv)
   }
   CHECK(compiled > 0);
   CHECK_EQ_INT(stats.failed, 0);
+  if (job.family->reference_source) {
+    void *cubin = NULL;
+    size_t len = 0;
+    char *log = NULL;
+    int rc = tn_compile_helper(job.family->reference_source, "reference.cu",
+                               arch, &cubin, &len, &log, &err);
+    if (rc != 0)
+      fprintf(stderr, "the reference kernels: %s\n%s\n", err.msg,
+              log ? log : "");
+    CHECK(rc == 0 && len > 0);
+    free(cubin);
+    free(log);
+  }
   printf("%s %s: %d candidates compiled in %.1f s on %d threads\n", argv[1],
          arch->name, compiled, stats.wall_s, stats.threads);
   tn_space_free(&space);
