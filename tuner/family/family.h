@@ -145,6 +145,10 @@ typedef struct tn_family {
   /* Emits every shared-memory warp access of one launch on prob. */
   void (*plan)(const tn_params *p, const tn_problem *prob,
                tn_access_sink *sink);
+  /* How long p takes NVRTC, relative to the family's other points (the
+   * code its unrolled loops make): the compiles go longest first, so that
+   * no long one is left for the end.  NULL: all alike. */
+  double (*compile_weight)(const tn_params *p);
 
   /* Worker side. */
   /* Describes prob's buffers into out (zeroed by the caller, so a field
