@@ -97,6 +97,29 @@ for s in "$@"; do
     python3 scripts/compare_winners.py "$LOGS"/noise-1/*.json "$LOGS"/noise-2/*.json \
       | tee "$LOGS/noise.txt" || status=1
     ;;
+  speed)
+    # issue 13 in one GPU run: configs/gemm.cfg and configs/transpose.cfg
+    # racing, with the full protocol, and transpose --no-prune (120 timed),
+    # each from fresh caches (the tuner's and NVRTC's), then the table
+    step speed
+    for cfg in gemm transpose; do
+      for mode in race full noprune; do
+        [ "$cfg" = gemm ] && [ "$mode" = noprune ] && continue
+        fresh=$(mktemp -d)
+        args=(--config "configs/$cfg.cfg" --device 0 -q --cache-dir "$fresh"
+              --output "$LOGS/speed-$cfg-$mode")
+        [ "$mode" = full ] && args+=(--full-protocol)
+        [ "$mode" = noprune ] && args+=(--no-prune)
+        echo "command: CUDA_CACHE_PATH=$fresh/nv $tuner ${args[*]}" \
+          >"$LOGS/speed-$cfg-$mode.log"
+        CUDA_CACHE_PATH=$fresh/nv /usr/bin/time -v "$tuner" "${args[@]}" \
+          >>"$LOGS/speed-$cfg-$mode.log" 2>&1 || status=1
+        rm -rf "$fresh"
+      done
+    done
+    python3 scripts/speed_table.py "$LOGS" >"$LOGS/speed.md" || status=1
+    cat "$LOGS/speed.md"
+    ;;
   compile-speedup)
     # the 94 GEMM candidates on 1, 2, 4, 8, 16 workers (and all cores), no
     # cache (neither the tuner's nor NVRTC's), RUNS (5) runs each: the table
