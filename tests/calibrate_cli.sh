@@ -32,7 +32,7 @@ expect 2 "--output: empty path" --output ""
 touch "$tmp/file"
 expect 2 "cannot write the profile under '$tmp/file'" \
   --output "$tmp/file/profile.json" --device 0
-expect 2 "cannot write the profile under '$tmp/file/sub/'" \
+expect 2 "cannot write the profile under '$tmp/file/sub'" \
   --output "$tmp/file/sub/" --device 0
 # a bad argument wins over a missing GPU: exit 2, not 3
 expect 2 "--device: '99999'" --device 99999 --output "$tmp/p.json"

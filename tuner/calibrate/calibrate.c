@@ -199,6 +199,9 @@ int tn_calibrate_main(int argc, char **argv)
     tn_strlcpy(dir, output, sizeof(dir));
   else
     tn_dirname(dir, sizeof(dir), output);
+  /* "results/devices/" names the folder results/devices */
+  while (strlen(dir) > 1 && dir[strlen(dir) - 1] == '/')
+    dir[strlen(dir) - 1] = '\0';
   if (!can_write_under(dir)) {
     fprintf(stderr, "tuner calibrate: cannot write the profile under "
                     "'%s': not a folder this user can write to\n",

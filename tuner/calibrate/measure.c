@@ -13,13 +13,14 @@
 
 #define CU(call) tn_cuda_failed(&g->cu, &g->st, g->cu.call, #call)
 
-/* Blocks of TN_CALIB_BLOCK threads per SM in the throughput kernels:
- * 2048 threads, the most any SM holds (fewer fit on some: the rest run
- * as a second wave, which changes nothing in a throughput). */
+/* Blocks of TN_CALIB_BLOCK threads per SM in the throughput kernels, at
+ * most: 2048 threads, the most any SM holds. */
 #define BLOCKS_PER_SM 8
 #define LAUNCH_BATCH 1000
 #define SPIN_SHORT (1LL << 22)
 #define SPIN_LONG (1LL << 24)
+/* about 1 ms a launch on an H200 (7e10 flops of fp32 FMA at ~60 TFLOP/s,
+ * 6e11 of mma.sync at ~500): long against a launch's few microseconds */
 #define ALU_ITERS 4096
 #define MMA_ITERS 2048
 #define GEMM_N 4096
@@ -299,7 +300,10 @@ static int measure_global(tn_calib_gpu *g, tn_calib_profile *p)
   n = n4;
   if (CU(cuMemAlloc(&in, bytes)) || CU(cuMemAlloc(&out, bytes)) ||
       CU(cuMemsetD32(in, 0x3f800000u, bytes / 4)) || /* 1.0f, not zeros */
-      CU(cuMemsetD32(out, 0u, bytes / 4)))
+      CU(cuMemsetD32(out, 0u, bytes / 4)) ||
+      /* the memsets run on the legacy stream, which g->stream (non-
+       * blocking) does not wait for */
+      CU(cuCtxSynchronize()))
     goto done;
   {
     size_t blocks = (n4 + TN_CALIB_BLOCK - 1) / TN_CALIB_BLOCK;
@@ -322,14 +326,48 @@ done:
   return rc;
 }
 
-/* The FMA, integer and mma kernels: BLOCKS_PER_SM blocks a SM, each
- * thread writing one word to out. */
+/* Blocks of TN_CALIB_BLOCK threads of fn that one SM holds at once, by
+ * threads and registers (allocated 256 a warp), at most BLOCKS_PER_SM:
+ * a grid of that many a SM runs as one full wave, no tail. */
+static int resident_blocks(tn_calib_gpu *g, const tn_calib_profile *p,
+                           CUfunction fn, int *out)
+{
+  int regs = 0, per_warp, n = BLOCKS_PER_SM;
+  if (CU(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn)))
+    return -1;
+  per_warp = (regs * 32 + 255) / 256 * 256;
+  if (per_warp > 0 && p->regs_per_sm / (per_warp * (TN_CALIB_BLOCK / 32)) < n)
+    n = p->regs_per_sm / (per_warp * (TN_CALIB_BLOCK / 32));
+  if (p->max_threads_per_sm / TN_CALIB_BLOCK < n)
+    n = p->max_threads_per_sm / TN_CALIB_BLOCK;
+  *out = n < 1 ? 1 : n;
+  return 0;
+}
+
+/* One ALU kernel over every SM, one full wave; `per_thread` is the work
+ * (flops or ops) of one thread, `per_warp` of one warp. */
+static int alu(tn_calib_gpu *g, const tn_calib_profile *p, const char *name,
+               void **args, double per_thread, double per_warp,
+               double scale, tn_calib_metric *m)
+{
+  launch l = {tn_calib_fn(g, name), 0, TN_CALIB_BLOCK, args};
+  op o = {run_launch, &l};
+  int blocks;
+  double threads;
+  if (l.fn == NULL || resident_blocks(g, p, l.fn, &blocks))
+    return -1;
+  l.grid = (unsigned)(p->sm_count * blocks);
+  threads = (double)l.grid * TN_CALIB_BLOCK;
+  return sample(g, &o, 1, threads * per_thread + threads / 32 * per_warp,
+                scale, 1, m);
+}
+
+/* The FMA, integer and mma kernels, each thread writing one word to
+ * out. */
 static int measure_alu(tn_calib_gpu *g, tn_calib_profile *p,
                        CUdeviceptr out)
 {
-  unsigned grid = (unsigned)p->sm_count * BLOCKS_PER_SM;
-  double threads = (double)grid * TN_CALIB_BLOCK;
-  double steps = threads * ALU_ITERS * TN_CALIB_UNROLL * TN_CALIB_CHAINS;
+  double steps = (double)ALU_ITERS * TN_CALIB_UNROLL * TN_CALIB_CHAINS;
   int iters = ALU_ITERS, mma_iters = MMA_ITERS;
   float fa = 0.9999f, fb = 1e-4f;
   unsigned ua = 1664525u, ub = 1013904223u, uc = 0x9e3779b9u;
@@ -337,21 +375,11 @@ static int measure_alu(tn_calib_gpu *g, tn_calib_profile *p,
   void *imad_args[4] = {&out, &iters, &ua, &ub};
   void *lop_args[3] = {&out, &iters, &uc};
   void *mma_args[2] = {&out, &mma_iters};
-  launch lf = {tn_calib_fn(g, "tn_cal_fma"), grid, TN_CALIB_BLOCK, fma_args};
-  launch li = {tn_calib_fn(g, "tn_cal_imad"), grid, TN_CALIB_BLOCK,
-               imad_args};
-  launch ll = {tn_calib_fn(g, "tn_cal_shift_lop3"), grid, TN_CALIB_BLOCK,
-               lop_args};
-  launch lm = {tn_calib_fn(g, "tn_cal_mma_bf16"), grid, TN_CALIB_BLOCK,
-               mma_args};
-  op of = {run_launch, &lf}, oi = {run_launch, &li}, ol = {run_launch, &ll};
-  op om = {run_launch, &lm};
-  if (!lf.fn || !li.fn || !ll.fn || !lm.fn)
-    return -1;
   /* TFLOP/s = flops / ms / 1e9; Gop/s = ops / ms / 1e6 */
-  if (sample(g, &of, 1, 2.0 * steps, 1e-9, 1, &p->fma) ||
-      sample(g, &oi, 1, steps, 1e-6, 1, &p->imad) ||
-      sample(g, &ol, 1, 2.0 * steps, 1e-6, 1, &p->shift_lop3))
+  if (alu(g, p, "tn_cal_fma", fma_args, 2.0 * steps, 0, 1e-9, &p->fma) ||
+      alu(g, p, "tn_cal_imad", imad_args, steps, 0, 1e-6, &p->imad) ||
+      alu(g, p, "tn_cal_shift_lop3", lop_args, 2.0 * steps, 0, 1e-6,
+          &p->shift_lop3))
     return -1;
   if (p->cc_major < 8) {
     snprintf(p->mma_bf16.skipped, sizeof(p->mma_bf16.skipped),
@@ -359,9 +387,10 @@ static int measure_alu(tn_calib_gpu *g, tn_calib_profile *p,
              p->arch);
     return 0;
   }
-  return sample(g, &om, 1,
-                threads / 32.0 * mma_iters * TN_CALIB_MMA_CHAINS * 4096.0,
-                1e-9, 1, &p->mma_bf16);
+  /* 2 * 16 * 8 * 16 flops an mma */
+  return alu(g, p, "tn_cal_mma_bf16", mma_args, 0,
+             (double)mma_iters * TN_CALIB_MMA_CHAINS * 4096.0, 1e-9,
+             &p->mma_bf16);
 }
 
 typedef struct {
@@ -394,7 +423,8 @@ static int measure_cublas(tn_calib_gpu *g, tn_calib_profile *p)
   if (CU(cuMemAlloc(&m.a, in_bytes)) || CU(cuMemAlloc(&m.b, in_bytes)) ||
       CU(cuMemAlloc(&m.c, in_bytes * 2)) ||
       CU(cuMemsetD32(m.a, 0x3c013c00u, in_bytes / 4)) || /* ~2^-7 */
-      CU(cuMemsetD32(m.b, 0x3c003c02u, in_bytes / 4)))
+      CU(cuMemsetD32(m.b, 0x3c003c02u, in_bytes / 4)) ||
+      CU(cuCtxSynchronize()))
     goto done;
   if (run_gemm(g, &m) != 0) {
     snprintf(p->cublas_bf16.skipped, sizeof(p->cublas_bf16.skipped), "%s",

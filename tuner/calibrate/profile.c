@@ -52,22 +52,26 @@ void tn_calib_profile_init(tn_calib_profile *p)
        "cuMemcpyDtoDAsync of the same buffers, bytes read plus written "
        "over the CUDA-event time (the tuner's transpose baseline)");
   name(&p->fma, "fp32_fma", "TFLOP/s",
-       "fmaf chains, 8 independent a thread, 2 flops each, in 8 blocks "
-       "of 256 threads per SM; one launch per repetition");
+       "fmaf chains, 8 independent a thread, 2 flops each, in as many "
+       "blocks of 256 threads as one SM holds (threads, registers; at "
+       "most 8), on every SM; one launch per repetition");
   name(&p->imad, "int_imad", "Gop/s",
        "PTX mad.lo.u32 chains (SASS IMAD), 8 independent a thread, one "
-       "op each, in 8 blocks of 256 threads per SM");
+       "op each, blocks as for fp32_fma");
   name(&p->shift_lop3, "int_shift_lop3", "Gop/s",
        "PTX shl.b32 then lop3.b32 (3-input XOR) chains, 8 independent a "
        "thread, two ops a step (ptxas may issue the shift as IMAD.SHL), "
-       "in 8 blocks of 256 threads per SM");
+       "blocks as for fp32_fma");
   name(&p->mma_bf16, "tensor_mma_bf16", "TFLOP/s",
        "mma.sync.aligned.m16n8k16 bf16 x bf16 + fp32, 8 independent "
-       "accumulators a warp, 4096 flops each, in 8 blocks of 256 threads "
-       "per SM; register operands (no shared or global traffic)");
+       "accumulators a warp, 4096 flops each, blocks as for fp32_fma; "
+       "register operands of a constant pattern (no shared or global "
+       "traffic; random data may draw more power)");
   name(&p->cublas_bf16, "cublas_gemm_ex_bf16", "TFLOP/s",
        "cublasGemmEx 4096^3, bf16 A and B, fp32 C and compute, default "
-       "algorithm, 2 M N K flops over the CUDA-event time of one call");
+       "algorithm, 2 M N K flops over the CUDA-event time of one call; "
+       "inputs a constant pattern near 2^-7 (random data may draw more "
+       "power)");
   p->smem_method =
       "lane l of every warp loads the W-byte element l * s of a 32 KiB "
       "shared buffer with ld.volatile.shared (W = 4, 8, 16; s = 1..64), "
