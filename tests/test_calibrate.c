@@ -124,8 +124,8 @@ static int test_json(const char *dir)
            "no cuBLAS: libcublas.so.13 not found");
   CHECK(tn_calib_sweep_predict(p) == 0);
   p->smem_loads = TN_CALIB_SWEEP_LOADS;
-  p->smem_blocks_per_sm = 4;
   for (w = 0; w < TN_CALIB_N_WIDTHS; w++) {
+    p->smem[w].blocks_per_sm = 4;
     p->smem[w].sm_ns_per_wavefront = 0.5;
     for (i = 0; i < TN_CALIB_MAX_STRIDE; i++) {
       p->smem[w].s[i].warp_ratio = p->smem[w].s[i].predicted_ratio;
@@ -206,6 +206,9 @@ static int test_json(const char *dir)
         1e-9);
   CHECK(json_object_get(json_object_get(st, "sm_ns_per_load"), "median") !=
         NULL);
+  CHECK_EQ_INT(json_integer_value(json_object_get(json_array_get(widths, 2),
+                                                  "blocks_per_sm")),
+               4);
   json_decref(root);
   free(p);
   printf("json: a profile written and read back with every key\n");

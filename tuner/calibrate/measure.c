@@ -326,20 +326,22 @@ done:
   return rc;
 }
 
-/* Blocks of TN_CALIB_BLOCK threads of fn that one SM holds at once, by
- * threads and registers (allocated 256 a warp), at most BLOCKS_PER_SM:
- * a grid of that many a SM runs as one full wave, no tail. */
-static int resident_blocks(tn_calib_gpu *g, const tn_calib_profile *p,
-                           CUfunction fn, int *out)
+int tn_calib_resident_blocks(tn_calib_gpu *g, const tn_calib_profile *p,
+                             CUfunction fn, int most, int *out)
 {
-  int regs = 0, per_warp, n = BLOCKS_PER_SM;
-  if (CU(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn)))
+  int regs = 0, smem = 0, per_warp, warps = TN_CALIB_BLOCK / 32, n = most;
+  if (CU(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn)) ||
+      CU(cuFuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                            fn)))
     return -1;
   per_warp = (regs * 32 + 255) / 256 * 256;
-  if (per_warp > 0 && p->regs_per_sm / (per_warp * (TN_CALIB_BLOCK / 32)) < n)
-    n = p->regs_per_sm / (per_warp * (TN_CALIB_BLOCK / 32));
+  if (per_warp > 0 && p->regs_per_sm / (per_warp * warps) < n)
+    n = p->regs_per_sm / (per_warp * warps);
   if (p->max_threads_per_sm / TN_CALIB_BLOCK < n)
     n = p->max_threads_per_sm / TN_CALIB_BLOCK;
+  /* each block also reserves 1 KiB of the SM's shared memory */
+  if (smem > 0 && p->smem_per_sm / (smem + 1024) < n)
+    n = p->smem_per_sm / (smem + 1024);
   *out = n < 1 ? 1 : n;
   return 0;
 }
@@ -354,7 +356,8 @@ static int alu(tn_calib_gpu *g, const tn_calib_profile *p, const char *name,
   op o = {run_launch, &l};
   int blocks;
   double threads;
-  if (l.fn == NULL || resident_blocks(g, p, l.fn, &blocks))
+  if (l.fn == NULL ||
+      tn_calib_resident_blocks(g, p, l.fn, BLOCKS_PER_SM, &blocks))
     return -1;
   l.grid = (unsigned)(p->sm_count * blocks);
   threads = (double)l.grid * TN_CALIB_BLOCK;

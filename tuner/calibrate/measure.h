@@ -45,6 +45,13 @@ int tn_calib_time(tn_calib_gpu *g, CUfunction fn, unsigned grid,
                   unsigned block, void **args, int batch, int warm,
                   double *ms);
 
+/* Blocks of TN_CALIB_BLOCK threads of fn that one SM holds at once, by
+ * threads, registers (allocated 256 a warp) and static shared memory, at
+ * most `most`: a grid of that many a SM runs as one full wave, with no
+ * tail.  Returns 0 or -1 (st set). */
+int tn_calib_resident_blocks(tn_calib_gpu *g, const tn_calib_profile *p,
+                             CUfunction fn, int most, int *out);
+
 /* Measures, into p: the SM clock, launch overhead, global copy and
  * device-to-device memcpy, fp32 FMA, integer and tensor-core
  * throughput.  Returns 0 or TN_ETOOL with err (the failing call). */

@@ -75,12 +75,18 @@ void tn_calib_profile_init(tn_calib_profile *p)
   p->smem_method =
       "lane l of every warp loads the W-byte element l * s of a 32 KiB "
       "shared buffer with ld.volatile.shared (W = 4, 8, 16; s = 1..64), "
-      "a fixed number of times in an unrolled loop, XORing what it reads "
-      "into a result written out.  One warp: 1 block of 32 threads, SM "
-      "cycles of the loop from clock64, per load.  Many warps: "
-      "blocks_per_sm blocks of 256 threads on every SM, CUDA-event time "
-      "of the launch and the largest block's clock64 cycles, per load "
-      "per SM.  Ratios are medians against s = 1; the predicted "
+      "loads_per_thread times, keeping a ring of 32 loads (16 of 16 "
+      "bytes) in flight and XORing each slot's words into a result "
+      "written out before loading it again.  One warp: 1 block of 32 "
+      "threads, SM cycles (clock64) of its loads, per load.  Many warps: "
+      "blocks_per_sm blocks of 256 threads (as many as fit) on every "
+      "SM; ns per load per SM = CUDA-event time of the launch over the "
+      "loads of the SM that ran the most blocks (most_blocks_seen); "
+      "cycles per load per SM = each SM's clock64 span (first block's "
+      "start to last block's end, by %smid) over its own loads, the "
+      "median over SMs.  Ratios are medians against s = 1 (warp_ratio: "
+      "one warp's cycles; sm_ratio: many warps' cycles; sm_ns_ratio: "
+      "their event time, launch included); the predicted "
       "wavefronts are the model's (model/model.c) for the same "
       "addresses; *_per_wavefront is the least-squares slope of time "
       "per load over predicted wavefronts";
@@ -136,12 +142,13 @@ static json_t *metric_json(const tn_calib_metric *m)
 
 static json_t *stride_json(const tn_calib_stride *s)
 {
-  return json_pack("{s:i, s:i, s:i, s:f, s:f, s:f, s:o, s:o, s:o}",
+  return json_pack("{s:i, s:i, s:i, s:f, s:f, s:f, s:f, s:o, s:o, s:o}",
                    "stride", s->stride, "predicted_wavefronts",
                    s->predicted_wavefronts, "predicted_degree",
                    s->predicted_degree, "predicted_ratio",
                    s->predicted_ratio, "warp_ratio", s->warp_ratio,
-                   "sm_ratio", s->sm_ratio, "warp_cycles_per_load",
+                   "sm_ratio", s->sm_ratio, "sm_ns_ratio", s->sm_ns_ratio,
+                   "warp_cycles_per_load",
                    stat_json(&s->warp_cycles), "sm_ns_per_load",
                    stat_json(&s->sm_ns), "sm_cycles_per_load",
                    stat_json(&s->sm_cycles));
@@ -163,7 +170,9 @@ static json_t *smem_json(const tn_calib_profile *p)
         json_decref(strides);
         goto fail;
       }
-    one = json_pack("{s:i, s:f, s:f, s:f, s:o}", "width", cw->width,
+    one = json_pack("{s:i, s:i, s:i, s:f, s:f, s:f, s:o}", "width",
+                    cw->width, "blocks_per_sm", cw->blocks_per_sm,
+                    "most_blocks_seen", cw->most_blocks_seen,
                     "warp_cycles_per_wavefront",
                     cw->warp_cycles_per_wavefront, "sm_ns_per_wavefront",
                     cw->sm_ns_per_wavefront, "sm_cycles_per_wavefront",
@@ -171,10 +180,9 @@ static json_t *smem_json(const tn_calib_profile *p)
     if (json_array_append_new(widths, one))
       goto fail;
   }
-  o = json_pack("{s:s, s:i, s:i, s:i, s:o}", "method", p->smem_method,
-                "loads_per_thread", p->smem_loads, "blocks_per_sm",
-                p->smem_blocks_per_sm, "threads_per_block", TN_CALIB_BLOCK,
-                "widths", widths);
+  o = json_pack("{s:s, s:i, s:i, s:o}", "method", p->smem_method,
+                "loads_per_thread", p->smem_loads, "threads_per_block",
+                TN_CALIB_BLOCK, "widths", widths);
   return o;
 fail:
   json_decref(widths);
@@ -226,7 +234,7 @@ int tn_calib_write(const tn_calib_profile *p, const char *path, tn_err *err)
   int rc;
   if (root == NULL)
     return tn_errf(err, TN_ETOOL, "out of memory building the profile");
-  text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
+  text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
   json_decref(root);
   if (text == NULL)
     return tn_errf(err, TN_ETOOL, "out of memory writing the profile");
@@ -269,20 +277,25 @@ void tn_calib_print(const tn_calib_profile *p, FILE *out)
   for (w = 0; w < TN_CALIB_N_WIDTHS; w++) {
     const tn_calib_width *cw = &p->smem[w];
     int s;
-    fprintf(out, "\nshared loads of %d bytes, lane l at element l*s: one "
-                 "wavefront adds %.3g cycles (one warp), %.3g ns = %.3g "
-                 "cycles a SM (many warps)\n",
-            cw->width, cw->warp_cycles_per_wavefront,
-            cw->sm_ns_per_wavefront, cw->sm_cycles_per_wavefront);
-    fprintf(out, "  %6s %10s %6s %10s %10s %10s %10s\n", "stride",
-            "predicted", "degree", "pred.ratio", "warp.ratio", "sm.ratio",
-            "sm.ns/load");
+    fprintf(out, "\nshared loads of %d bytes, lane l at element l*s "
+                 "(%d blocks of %d threads a SM): one wavefront adds "
+                 "%.3g cycles to one warp, %.3g ns = %.3g cycles to an SM "
+                 "of many warps\n",
+            cw->width, cw->blocks_per_sm, TN_CALIB_BLOCK,
+            cw->warp_cycles_per_wavefront, cw->sm_ns_per_wavefront,
+            cw->sm_cycles_per_wavefront);
+    fprintf(out, "  (wavefronts and degree: the model's; ratios against "
+                 "stride 1: warp = one warp, sm = many warps, in clock64 "
+                 "cycles; sm.cycles and sm.ns: per load per SM)\n");
+    fprintf(out, "  %6s %10s %6s %10s %10s %10s %10s %10s\n", "stride",
+            "wavefronts", "degree", "pred.ratio", "warp.ratio", "sm.ratio",
+            "sm.cycles", "sm.ns");
     for (s = 0; s < TN_CALIB_MAX_STRIDE; s++) {
       const tn_calib_stride *st = &cw->s[s];
-      fprintf(out, "  %6d %10d %6d %10.2f %10.2f %10.2f %10.4f\n",
+      fprintf(out, "  %6d %10d %6d %10.2f %10.2f %10.2f %10.3f %10.4f\n",
               st->stride, st->predicted_wavefronts, st->predicted_degree,
               st->predicted_ratio, st->warp_ratio, st->sm_ratio,
-              st->sm_ns.median);
+              st->sm_cycles.median, st->sm_ns.median);
     }
   }
 }

@@ -40,12 +40,17 @@ typedef struct {
   double predicted_ratio;          /* against stride 1, from the model */
   tn_calib_stat warp_cycles;       /* one warp: SM cycles per load */
   tn_calib_stat sm_ns;             /* many warps: ns per load per SM */
-  tn_calib_stat sm_cycles;         /* the same in SM cycles (clock64) */
-  double warp_ratio, sm_ratio;     /* medians against stride 1 */
+  tn_calib_stat sm_cycles;         /* the same in SM cycles (clock64,
+                                      each SM's span, median of SMs) */
+  /* medians against stride 1: one warp's cycles, many warps' cycles
+   * (clock64) and many warps' event time (which carries the launch) */
+  double warp_ratio, sm_ratio, sm_ns_ratio;
 } tn_calib_stride;
 
 typedef struct {
-  int width; /* bytes a lane */
+  int width;         /* bytes a lane */
+  int blocks_per_sm; /* of the many-warps launch: as many as fit */
+  int most_blocks_seen; /* the most that one SM ran, over its launches */
   tn_calib_stride s[TN_CALIB_MAX_STRIDE];
   /* least-squares slope of time per load over predicted wavefronts:
    * the time one wavefront adds */
@@ -78,7 +83,6 @@ typedef struct {
   /* the stride sweep */
   const char *smem_method;
   int smem_loads;         /* loads a thread, each launch */
-  int smem_blocks_per_sm; /* blocks of TN_CALIB_BLOCK, many warps */
   tn_calib_width smem[TN_CALIB_N_WIDTHS];
 } tn_calib_profile;
 

@@ -13,6 +13,10 @@
 
 static const int widths[TN_CALIB_N_WIDTHS] = {4, 8, 16};
 
+/* the kernels' rings hold 32 loads (16 of 16 bytes) */
+_Static_assert(TN_CALIB_SWEEP_LOADS % 32 == 0,
+               "the sweep's loads fill whole rings");
+
 int tn_calib_sweep_predict(tn_calib_profile *p)
 {
   const tn_arch *arch = tn_arch_find(p->arch);
@@ -34,21 +38,6 @@ int tn_calib_sweep_predict(tn_calib_profile *p)
   return 0;
 }
 
-/* Blocks of the many-warps sweep on one SM: as many as its shared memory
- * (with the 1 KiB a block reserves) and threads hold, at most 4 (32
- * warps: enough to keep the shared-memory pipeline busy). */
-static int blocks_per_sm(const tn_calib_profile *p)
-{
-  int by_smem = p->smem_per_sm / (TN_CALIB_SMEM_BYTES + 1024);
-  int by_threads = p->max_threads_per_sm / TN_CALIB_BLOCK;
-  int n = 4;
-  if (by_smem < n)
-    n = by_smem;
-  if (by_threads < n)
-    n = by_threads;
-  return n < 1 ? 1 : n;
-}
-
 /* Least-squares slope of y over x. */
 static double slope(const double *x, const double *y, int n)
 {
@@ -67,54 +56,81 @@ static double slope(const double *x, const double *y, int n)
   return sxx > 0 ? sxy / sxx : 0.0;
 }
 
+/* The kernels write three values a block: clock64 at its start and end,
+ * and its SM's id.  SM ids below MAX_SMID are told apart (%smid is below
+ * %nsmid, a little above the SM count on every GPU so far). */
+#define MAX_SMID 1024
+
 typedef struct {
   CUfunction fn;
-  CUdeviceptr out, cycles;
-  long long *host_cycles; /* one a block */
-  double *a, *b, *c;      /* samples, repetitions each */
+  CUdeviceptr out, clk;
+  long long *host_clk;       /* 3 a block */
+  long long first[MAX_SMID], last[MAX_SMID];
+  int count[MAX_SMID];       /* blocks each SM ran */
+  double *a, *b, *c, *span;  /* samples: repetitions each; span: SMs */
 } sweep_bufs;
 
-/* The largest block's cycles of the last launch (blocks of it). */
-static int read_cycles(tn_calib_gpu *g, sweep_bufs *sb, int blocks,
-                       double *out)
+/* Of the last launch (blocks of warps_per_block warps, `loads` loads a
+ * thread): the SM cycles per warp-wide load, each SM's span over its own
+ * loads, median of SMs, into *cycles, and the most blocks one SM ran. */
+static int read_clocks(tn_calib_gpu *g, sweep_bufs *sb, int blocks,
+                       int warps_per_block, int loads, double *cycles,
+                       int *most)
 {
-  long long most = 0;
-  int i;
-  if (CU(cuMemcpyDtoH(sb->host_cycles, sb->cycles,
-                      sizeof(long long) * (size_t)blocks)))
+  tn_calib_stat st;
+  int i, n = 0;
+  if (CU(cuMemcpyDtoH(sb->host_clk, sb->clk,
+                      3 * sizeof(long long) * (size_t)blocks)))
     return -1;
-  for (i = 0; i < blocks; i++)
-    if (sb->host_cycles[i] > most)
-      most = sb->host_cycles[i];
-  *out = (double)most;
+  memset(sb->count, 0, sizeof(sb->count));
+  *most = 0;
+  for (i = 0; i < blocks; i++) {
+    long long t0 = sb->host_clk[3 * i], t1 = sb->host_clk[3 * i + 1];
+    long long id = sb->host_clk[3 * i + 2];
+    if (id < 0 || id >= MAX_SMID)
+      continue;
+    if (sb->count[id] == 0 || t0 < sb->first[id])
+      sb->first[id] = t0;
+    if (sb->count[id] == 0 || t1 > sb->last[id])
+      sb->last[id] = t1;
+    if (++sb->count[id] > *most)
+      *most = sb->count[id];
+  }
+  for (i = 0; i < MAX_SMID; i++)
+    if (sb->count[i] > 0)
+      sb->span[n++] = (double)(sb->last[i] - sb->first[i]) /
+                      ((double)sb->count[i] * warps_per_block * loads);
+  tn_calib_stat_from(sb->span, n, &st);
+  *cycles = st.median;
   return 0;
 }
 
 /* One stride at one width: one warp, then many warps. */
 static int one_stride(tn_calib_gpu *g, tn_calib_profile *p, sweep_bufs *sb,
-                      tn_calib_stride *st)
+                      tn_calib_width *cw, tn_calib_stride *st)
 {
-  int stride = st->stride, loads = TN_CALIB_SWEEP_LOADS, r;
-  int bps = p->smem_blocks_per_sm, blocks = p->sm_count * bps;
-  double warp_loads = (double)loads * bps * (TN_CALIB_BLOCK / 32);
-  void *args[4] = {&stride, &loads, &sb->out, &sb->cycles};
+  int stride = st->stride, loads = TN_CALIB_SWEEP_LOADS, r, most;
+  int blocks = p->sm_count * cw->blocks_per_sm;
+  int warps = TN_CALIB_BLOCK / 32;
+  void *args[4] = {&stride, &loads, &sb->out, &sb->clk};
   for (r = 0; r < g->repetitions; r++) {
-    double ms, cyc;
+    double ms;
     if (tn_calib_time(g, sb->fn, 1, 32, args, 1, r == 0, &ms) ||
-        read_cycles(g, sb, 1, &cyc))
+        read_clocks(g, sb, 1, 1, loads, &sb->a[r], &most))
       return -1;
-    sb->a[r] = cyc / loads;
   }
   tn_calib_stat_from(sb->a, g->repetitions, &st->warp_cycles);
   for (r = 0; r < g->repetitions; r++) {
-    double ms, cyc;
+    double ms;
     if (tn_calib_time(g, sb->fn, (unsigned)blocks, TN_CALIB_BLOCK, args, 1,
                       r == 0, &ms) ||
-        read_cycles(g, sb, blocks, &cyc))
+        read_clocks(g, sb, blocks, warps, loads, &sb->c[r], &most))
       return -1;
-    /* per warp-wide load of one SM: the SM's loads run interleaved */
-    sb->b[r] = ms * 1e6 / warp_loads;
-    sb->c[r] = cyc / warp_loads;
+    /* the launch lasts as long as its busiest SM: per warp-wide load of
+     * that SM, whose loads run interleaved */
+    sb->b[r] = ms * 1e6 / ((double)loads * warps * (most > 0 ? most : 1));
+    if (most > cw->most_blocks_seen)
+      cw->most_blocks_seen = most;
   }
   tn_calib_stat_from(sb->b, g->repetitions, &st->sm_ns);
   tn_calib_stat_from(sb->c, g->repetitions, &st->sm_cycles);
@@ -125,12 +141,14 @@ static void fit(tn_calib_width *cw)
 {
   double x[TN_CALIB_MAX_STRIDE], y[TN_CALIB_MAX_STRIDE];
   double base_w = cw->s[0].warp_cycles.median;
+  double base_c = cw->s[0].sm_cycles.median;
   double base_s = cw->s[0].sm_ns.median;
   int s;
   for (s = 0; s < TN_CALIB_MAX_STRIDE; s++) {
     tn_calib_stride *st = &cw->s[s];
     st->warp_ratio = base_w > 0 ? st->warp_cycles.median / base_w : 0.0;
-    st->sm_ratio = base_s > 0 ? st->sm_ns.median / base_s : 0.0;
+    st->sm_ratio = base_c > 0 ? st->sm_cycles.median / base_c : 0.0;
+    st->sm_ns_ratio = base_s > 0 ? st->sm_ns.median / base_s : 0.0;
     x[s] = st->predicted_wavefronts;
   }
   for (s = 0; s < TN_CALIB_MAX_STRIDE; s++)
@@ -146,57 +164,66 @@ static void fit(tn_calib_width *cw)
 
 int tn_calib_sweep(tn_calib_gpu *g, tn_calib_profile *p, tn_err *err)
 {
-  sweep_bufs sb;
-  int w, s, blocks, rc = -1;
+  sweep_bufs *sb = calloc(1, sizeof(*sb));
+  int w, s, most = 0, rc = -1;
 
-  memset(&sb, 0, sizeof(sb));
-  if (tn_calib_sweep_predict(p) != 0)
+  if (sb == NULL)
+    return tn_errf(err, TN_ETOOL, "out of memory");
+  if (tn_calib_sweep_predict(p) != 0) {
+    free(sb);
     return tn_errf(err, TN_ETOOL, "the wavefront model refuses a load of "
                                   "the stride sweep");
+  }
   p->smem_loads = TN_CALIB_SWEEP_LOADS;
-  p->smem_blocks_per_sm = blocks_per_sm(p);
-  blocks = p->sm_count * p->smem_blocks_per_sm;
-  sb.host_cycles = malloc(sizeof(long long) * (size_t)blocks);
-  sb.a = malloc(sizeof(double) * (size_t)g->repetitions);
-  sb.b = malloc(sizeof(double) * (size_t)g->repetitions);
-  sb.c = malloc(sizeof(double) * (size_t)g->repetitions);
-  if (!sb.host_cycles || !sb.a || !sb.b || !sb.c) {
+  /* the launch with the most blocks: 8 a SM at most (2048 threads) */
+  most = p->sm_count * 8;
+  sb->host_clk = malloc(3 * sizeof(long long) * (size_t)most);
+  sb->a = malloc(sizeof(double) * (size_t)g->repetitions);
+  sb->b = malloc(sizeof(double) * (size_t)g->repetitions);
+  sb->c = malloc(sizeof(double) * (size_t)g->repetitions);
+  sb->span = malloc(sizeof(double) * MAX_SMID);
+  if (!sb->host_clk || !sb->a || !sb->b || !sb->c || !sb->span) {
     tn_errf(err, TN_ETOOL, "out of memory");
     goto done;
   }
-  if (CU(cuMemAlloc(&sb.out, (size_t)blocks * TN_CALIB_BLOCK * 4)) ||
-      CU(cuMemAlloc(&sb.cycles, sizeof(long long) * (size_t)blocks)))
+  if (CU(cuMemAlloc(&sb->out, (size_t)most * TN_CALIB_BLOCK * 4)) ||
+      CU(cuMemAlloc(&sb->clk, 3 * sizeof(long long) * (size_t)most)))
     goto fail;
   for (w = 0; w < TN_CALIB_N_WIDTHS; w++) {
+    tn_calib_width *cw = &p->smem[w];
     char name[32];
     snprintf(name, sizeof(name), "tn_cal_smem_w%d", widths[w]);
     fprintf(stderr, "calibrate: shared-memory stride sweep, %d bytes\n",
             widths[w]);
-    sb.fn = tn_calib_fn(g, name);
+    sb->fn = tn_calib_fn(g, name);
     /* all the shared memory an SM has goes to shared memory, not L1, so
-     * that blocks_per_sm blocks fit */
-    if (sb.fn == NULL ||
+     * that as many blocks fit as its size allows; at most 4 (32 warps:
+     * enough to keep the shared-memory pipeline busy) */
+    if (sb->fn == NULL ||
         CU(cuFuncSetAttribute(
-            sb.fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-            100)))
+            sb->fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+            100)) ||
+        tn_calib_resident_blocks(g, p, sb->fn, 4, &cw->blocks_per_sm))
       goto fail;
     for (s = 0; s < TN_CALIB_MAX_STRIDE; s++)
-      if (one_stride(g, p, &sb, &p->smem[w].s[s]))
+      if (one_stride(g, p, sb, cw, &cw->s[s]))
         goto fail;
-    fit(&p->smem[w]);
+    fit(cw);
   }
   rc = 0;
   goto done;
 fail:
   tn_calib_fail(g, err);
 done:
-  if (sb.out)
-    g->cu.cuMemFree(sb.out);
-  if (sb.cycles)
-    g->cu.cuMemFree(sb.cycles);
-  free(sb.host_cycles);
-  free(sb.a);
-  free(sb.b);
-  free(sb.c);
+  if (sb->out)
+    g->cu.cuMemFree(sb->out);
+  if (sb->clk)
+    g->cu.cuMemFree(sb->clk);
+  free(sb->host_clk);
+  free(sb->a);
+  free(sb->b);
+  free(sb->c);
+  free(sb->span);
+  free(sb);
   return rc ? TN_ETOOL : 0;
 }
