@@ -232,8 +232,11 @@ int tn_calib_write(const tn_calib_profile *p, const char *path, tn_err *err)
   json_t *root = profile_json(p);
   char *text;
   int rc;
+  /* json_real refuses NaN and infinities, which no guarded division
+   * here gives; else this is memory */
   if (root == NULL)
-    return tn_errf(err, TN_ETOOL, "out of memory building the profile");
+    return tn_errf(err, TN_ETOOL, "cannot build the profile's JSON (out of "
+                                  "memory, or a figure that is not finite)");
   text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
   json_decref(root);
   if (text == NULL)
