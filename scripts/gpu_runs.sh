@@ -51,6 +51,16 @@ for s in "$@"; do
     /usr/bin/time -v "${cmd[@]}" >>"$LOGS/$s.log" 2>&1 || status=1
     grep -E "best|tuner:|Elapsed|baseline" "$LOGS/$s.log" | tail -8
     ;;
+  calibrate)
+    # the device profile a time model needs (issue 16): results/devices/
+    # <arch>-<device>-<YYYYMMDD>.json (DEVICES: another folder), the
+    # summary with the stride sweep's table in the log
+    step calibrate
+    cmd=("$tuner" calibrate --device 0 --output "${DEVICES:-results/devices}/")
+    echo "command: ${cmd[*]}" >"$LOGS/calibrate.log"
+    /usr/bin/time -v "${cmd[@]}" >>"$LOGS/calibrate.log" 2>&1 || status=1
+    grep -E "^  [a-z_0-9]+ |wavefront adds|profile:|Elapsed" "$LOGS/calibrate.log"
+    ;;
   gemm-shapes | tc-shapes)
     # one job over 13 GEMM shapes (M = 1 .. 8192 x 4096 x 4096, three
     # squares): each shape's winner against the single best and cuBLAS in
