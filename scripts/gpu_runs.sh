@@ -75,11 +75,17 @@ for s in "$@"; do
     "$tuner" merge --output "$out/merged" "$out"/$name-*.json \
       >"$LOGS/$name-merge.log" 2>&1 || status=1
     ;;
-  mvn-transpose | mvn-gemm)
+  mvn-transpose | mvn-transpose-tma | mvn-gemm)
     step "$s"
     if [ "$s" = mvn-transpose ]; then
       kernel=transpose
       cfgs="configs/transpose.cfg tests/configs/gpu-transpose.cfg"
+    elif [ "$s" = mvn-transpose-tma ]; then
+      # the threads' reads (and stores into the TMA store's tile) under
+      # each swizzle, predicted against ncu; the copy engine's own traffic
+      # is not the LSU's
+      kernel=transpose
+      cfgs="tests/configs/gpu-transpose-tma.cfg"
     else
       kernel=gemm
       cfgs="tests/configs/gpu-gemm-model.cfg tests/configs/gpu-gemm-model-even.cfg"
