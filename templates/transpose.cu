@@ -9,13 +9,18 @@
  *   TN_PAD              padding elements at the end of each tile row
  *   TN_SWIZZLE_B, _M, _S  Swizzle<B, M, S> of the tile (B = 0: none)
  *   TN_GROUP            tile rows per group in the order blocks take tiles
+ *   TN_TMA              1: the copy engine (TMA, sm_90+) loads the tile
+ *   TN_TMA_STORE        with TN_TMA: 1 the copy engine stores it too
+ *   TN_BOX_ROWS, TN_BOX_COLS  the box as configured (0: the default)
  * and the layout values its access plan derives from them (computed once,
  * in shape_of() of tuner/family/transpose.c):
  *   TN_THREADS_X, TN_BLOCK_Y  the block: TN_TILE / TN_VEC x
  *                       TN_TILE / TN_ROWS_PER_THREAD threads
  *   TN_THREADS          TN_THREADS_X * TN_BLOCK_Y
  *   TN_SW               width in elements of the fast path's shared stores
- *   TN_SMEM_ELEMS       elements of the padded tile
+ *   TN_SMEM_ELEMS       elements of the padded tile (with TN_TMA: of the
+ *                       tile, and of the transposed one TN_TMA_STORE needs)
+ *   TN_BOXR, TN_BOXC    the copy engine's box, resolved: rows x columns
  * A block is (TN_TILE / TN_VEC) x (TN_TILE / TN_ROWS_PER_THREAD) threads and
  * moves one TN_TILE x TN_TILE tile.  The grid is one-dimensional: block b
  * takes tiles in groups of TN_GROUP tile rows, column by column within a
