@@ -311,13 +311,15 @@ static int tma_offset(const tn_params *p, const shape *s, int row, int col)
                        sw->m, sw->s);
 }
 
-/* The threads' accesses of one block of the copy engine's path, executed
- * by `times` blocks: every read lies in the tile (zeros beyond the
- * matrix), so edge blocks read as interior ones do.  A warp reads a
- * column of the tile (tile[c0 + k][r]); storing by TMA it then writes its
- * vec elements as one access into the transposed tile, a row of it. */
-static void plan_tma(const tn_params *p, long long times,
-                     tn_access_sink *sink)
+/* The threads' accesses of one block of the copy engine's path whose tile
+ * has valid_rows x valid_cols elements inside the matrix, executed by
+ * `times` blocks.  A warp reads a column of the tile (tile[c0 + k][r]).
+ * Storing by TMA, every read lies in the tile (zeros beyond the matrix)
+ * and the warp then writes its vec elements as one access into the
+ * transposed tile, a row of it; the threads storing, a lane reads only
+ * where it stores (all of a full tile). */
+static void plan_tma(const tn_params *p, int valid_rows, int valid_cols,
+                     long long times, tn_access_sink *sink)
 {
   shape s;
   int w, j, k, lane;
@@ -332,9 +334,11 @@ static void plan_tma(const tn_params *p, long long times,
           int lin = w * 32 + lane, c = s.vec * (lin % s.nx) + k;
           int r = lin / s.nx + j * s.by;
           ld.addr[lane] = 4u * (unsigned)tma_offset(p, &s, c, r);
-          ld.active |= 1u << lane;
+          if (s.tma_store || (r < valid_cols && c < valid_rows))
+            ld.active |= 1u << lane;
         }
-        tn_sink_access(sink, &ld, times);
+        if (ld.active)
+          tn_sink_access(sink, &ld, times);
       }
       if (s.tma_store) {
         tn_warp_access st;
@@ -416,8 +420,20 @@ static void plan(const tn_params *p, const tn_problem *prob,
   int rem_r = (int)(rows % tile), rem_c = (int)(cols % tile);
   int aligned = rows % vec == 0 && cols % vec == 0;
 
+  if (p->v[P_TMA].i && p->v[P_TMA_STORE].i) {
+    plan_tma(p, (int)tile, (int)tile,
+             (full_r + (rem_r != 0)) * (full_c + (rem_c != 0)), sink);
+    return;
+  }
   if (p->v[P_TMA].i) {
-    plan_tma(p, (full_r + (rem_r != 0)) * (full_c + (rem_c != 0)), sink);
+    /* interior blocks read alike with vector stores or without */
+    plan_tma(p, (int)tile, (int)tile, full_r * full_c, sink);
+    if (rem_c)
+      plan_tma(p, (int)tile, rem_c, full_r, sink);
+    if (rem_r)
+      plan_tma(p, rem_r, (int)tile, full_c, sink);
+    if (rem_r && rem_c)
+      plan_tma(p, rem_r, rem_c, 1, sink);
     return;
   }
 
