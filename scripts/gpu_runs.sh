@@ -57,6 +57,16 @@ for s in "$@"; do
     /usr/bin/time -v "${cmd[@]}" >>"$LOGS/$s.log" 2>&1 || status=1
     grep -E "best|tuner:|Elapsed|baseline" "$LOGS/$s.log" | tail -8
     ;;
+  calibrate)
+    # the device profile a time model needs (issue 16): results/devices/
+    # <arch>-<device>-<YYYYMMDD>.json (DEVICES: another folder), the
+    # summary with the stride sweep's table in the log
+    step calibrate
+    cmd=("$tuner" calibrate --device 0 --output "${DEVICES:-results/devices}/")
+    echo "command: ${cmd[*]}" >"$LOGS/calibrate.log"
+    /usr/bin/time -v "${cmd[@]}" >>"$LOGS/calibrate.log" 2>&1 || status=1
+    grep -E "^  [a-z_0-9]+ |wavefront adds|profile:|Elapsed" "$LOGS/calibrate.log"
+    ;;
   gemm-shapes | tc-shapes)
     # one job over 13 GEMM shapes (M = 1 .. 8192 x 4096 x 4096, three
     # squares): each shape's winner against the single best and cuBLAS in
@@ -108,6 +118,29 @@ for s in "$@"; do
     done
     python3 scripts/compare_winners.py "$LOGS"/noise-1/*.json "$LOGS"/noise-2/*.json \
       | tee "$LOGS/noise.txt" || status=1
+    ;;
+  speed)
+    # issue 13 in one GPU run: configs/gemm.cfg and configs/transpose.cfg
+    # racing, with the full protocol, and transpose --no-prune (120 timed),
+    # each from fresh caches (the tuner's and NVRTC's), then the table
+    step speed
+    for cfg in gemm transpose; do
+      for mode in race full noprune; do
+        [ "$cfg" = gemm ] && [ "$mode" = noprune ] && continue
+        fresh=$(mktemp -d)
+        args=(--config "configs/$cfg.cfg" --device 0 -q --cache-dir "$fresh"
+              --output "$LOGS/speed-$cfg-$mode")
+        [ "$mode" = full ] && args+=(--full-protocol)
+        [ "$mode" = noprune ] && args+=(--no-prune)
+        echo "command: CUDA_CACHE_PATH=$fresh/nv $tuner ${args[*]}" \
+          >"$LOGS/speed-$cfg-$mode.log"
+        CUDA_CACHE_PATH=$fresh/nv /usr/bin/time -v "$tuner" "${args[@]}" \
+          >>"$LOGS/speed-$cfg-$mode.log" 2>&1 || status=1
+        rm -rf "$fresh"
+      done
+    done
+    python3 scripts/speed_table.py "$LOGS" >"$LOGS/speed.md" || status=1
+    cat "$LOGS/speed.md"
     ;;
   compile-speedup)
     # the 94 GEMM candidates on 1, 2, 4, 8, 16 workers (and all cores), no

@@ -1,13 +1,16 @@
 /* test_compile_archs.c -- every valid candidate of a shipped config (or,
  * with "pruned", every candidate a tuning run compiles: the model's pruning
  * applied) renders and compiles with NVRTC for an architecture, with its
- * resources read from the ptxas report.
+ * resources read from the ptxas report; and the family's reference
+ * kernels (the verification's) compile for it too.
  * Usage: test_compile_archs CONFIG sm_XX[a] [pruned]  (sm_90a: sm_90 with
  * its architecture-specific features) */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pipeline/compile.h"
+#include "pipeline/compile_nvrtc.h"
 #include "pipeline/config.h"
 #include "pipeline/render.h"
 #include "pipeline/space.h"
@@ -24,16 +27,16 @@ int main(int argc, char **argv)
   const tn_arch *arch;
   static tn_arch feat; /* sm_XXa: sm_XX's limits, its features' name */
   static char base[16];
-  size_t len = argc >= 3 ? strlen(argv[2]) : 0;
+  size_t alen = argc >= 3 ? strlen(argv[2]) : 0;
   int i, compiled = 0;
 
   /* sm_90a, sm_100a: the architecture-specific features (wgmma,
    * setmaxnreg; the copy engine needs none), which NVRTC takes as
    * -arch=sm_90a; the tuner's table knows the plain architecture */
   arch = argc >= 3 ? tn_arch_find(argv[2]) : NULL;
-  if (arch == NULL && len > 1 && len < sizeof(base) &&
-      argv[2][len - 1] == 'a') {
-    memcpy(base, argv[2], len - 1);
+  if (arch == NULL && alen > 1 && alen < sizeof(base) &&
+      argv[2][alen - 1] == 'a') {
+    memcpy(base, argv[2], alen - 1);
     arch = tn_arch_find(base);
     if (arch != NULL) {
       feat = *arch;
@@ -80,6 +83,19 @@ int main(int argc, char **argv)
   }
   CHECK(compiled > 0);
   CHECK_EQ_INT(stats.failed, 0);
+  if (job.family->reference_source) {
+    void *cubin = NULL;
+    size_t len = 0;
+    char *log = NULL;
+    int rc = tn_compile_helper(job.family->reference_source, "reference.cu",
+                               arch, &cubin, &len, &log, &err);
+    if (rc != 0)
+      fprintf(stderr, "the reference kernels: %s\n%s\n", err.msg,
+              log ? log : "");
+    CHECK(rc == 0 && len > 0);
+    free(cubin);
+    free(log);
+  }
   printf("%s %s: %d candidates compiled in %.1f s on %d threads\n", argv[1],
          arch->name, compiled, stats.wall_s, stats.threads);
   tn_space_free(&space);

@@ -9,6 +9,8 @@
  *                                                 headers (docs/fleet.md)
  *   tuner report [options] RESULTS... -o FILE     one HTML page of runs or a
  *                                                 fleet (docs/report.md)
+ *   tuner calibrate [--device N] [--output PATH]  a GPU's device profile
+ *                                                 (results/devices/)
  *   tuner __worker N                              (internal) GPU worker
  *   tuner __compile                               (internal) NVRTC worker
  */
@@ -25,6 +27,7 @@
 #include "fleet/merge.h"
 #include "fleet/predict.h"
 #include "report/report.h"
+#include "calibrate/calibrate.h"
 #include "pipeline/tune.h"
 #include "base/util.h"
 #include "gpu/worker.h"
@@ -40,6 +43,7 @@ static void usage(FILE *out)
 "  or:  tuner conflicts [--arch sm_XX] [FILE]\n"
 "  or:  tuner merge [options] RESULTS...\n"
 "  or:  tuner report [options] RESULTS... -o report.html\n"
+"  or:  tuner calibrate [--device N] [--output PATH]\n"
 "\n"
 "Tunes the shared-memory tile layout (tile size, padding, swizzle, ...) of a\n"
 "CUDA kernel family for a GPU: renders every point of the config's space\n"
@@ -100,6 +104,11 @@ static void usage(FILE *out)
 "  report                one self-contained HTML page of runs or of a\n"
 "                        fleet and its nights; see 'tuner report --help'\n"
 "                        and docs/report.md\n"
+"  calibrate             measure a GPU's device profile (shared-memory time\n"
+"                        per wavefront by access width, bandwidth, launch\n"
+"                        overhead, fp32, integer and tensor-core\n"
+"                        throughput) into results/devices/; see 'tuner\n"
+"                        calibrate --help'\n"
 "\n"
 "Exit status: 0 done; 1 a tool failed (I/O, NVRTC, memory); 2 bad input\n"
 "(config, template, options, an output that cannot be written, a --resume\n"
@@ -180,6 +189,8 @@ int main(int argc, char **argv)
     return tn_merge_main(argc - 1, argv + 1);
   if (argc >= 2 && strcmp(argv[1], "report") == 0)
     return tn_report_main(argc - 1, argv + 1);
+  if (argc >= 2 && strcmp(argv[1], "calibrate") == 0)
+    return tn_calibrate_main(argc - 1, argv + 1);
 
   memset(&opts, 0, sizeof(opts));
   opts.device = 0;

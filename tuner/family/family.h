@@ -107,6 +107,15 @@ struct tn_verify_env {
   int (*launch)(tn_verify_env *env, const char *name, const unsigned grid[3],
                 const unsigned block[3], tn_args *args);
   int (*alloc)(tn_verify_env *env, size_t bytes, tn_devptr *out);
+  /* alloc for a faster way that has a fallback: 1 when the device is out
+   * of memory (nothing recorded as the job's failure), else as alloc. */
+  int (*alloc_spare)(tn_verify_env *env, size_t bytes, tn_devptr *out);
+  /* fp64 row-major c = op(a) * op(b) (op(a) m x k, op(b) k x n) by the
+   * GPU's BLAS (cuBLAS DGEMM), done when it returns.  0; 1 when there is
+   * no BLAS (the family falls back on its own kernels); -1 failed. */
+  int (*dgemm)(tn_verify_env *env, int trans_a, int trans_b, int m, int n,
+               int k, tn_devptr a, tn_devptr b, tn_devptr c, char *why,
+               size_t why_len);
   int (*download)(tn_verify_env *env, void *dst, tn_devptr src, size_t bytes);
   void *impl;
 };
@@ -152,6 +161,10 @@ typedef struct tn_family {
   /* Emits every shared-memory warp access of one launch on prob. */
   void (*plan)(const tn_params *p, const tn_problem *prob,
                tn_access_sink *sink);
+  /* How long p takes NVRTC, relative to the family's other points (the
+   * code its unrolled loops make): the compiles go longest first, so that
+   * no long one is left for the end.  NULL: all alike. */
+  double (*compile_weight)(const tn_params *p);
 
   /* Worker side. */
   /* Describes prob's buffers into out (zeroed by the caller, so a field

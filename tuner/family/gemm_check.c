@@ -1,6 +1,8 @@
 /* gemm_check.c -- the GEMM families' verification: a fp64 reference on the
- * GPU, itself checked against the host at 256 positions, and the error
- * bound of the accumulation the kernels do (family/gemm_ref.h).  The fp32
+ * GPU (cuBLAS DGEMM of the widened operands where there is cuBLAS, else a
+ * kernel of its own), itself checked against the host at 256 positions,
+ * and the error bound of the accumulation the kernels do
+ * (family/gemm_ref.h).  The fp32
  * family (gemm.c) and the tensor-core one (gemm_tc.c) share it. */
 #include <math.h>
 #include <stdint.h>
@@ -10,9 +12,11 @@
 
 #include "family/gemm_ref.h"
 
-/* The reference: fp64 sums of a * b and |a| * |b| in k order (exact
- * products, so the host can reproduce them), ref and absref per element,
- * and the comparison with the candidate's C on the spot.  Each block of
+/* The reference kernels.  tn_gemm_ref: fp64 sums of a * b and |a| * |b|
+ * in k order (exact products, so the host can reproduce them), ref and
+ * absref per element, and the comparison with the candidate's C on the
+ * spot.  tn_gemm_widen and tn_gemm_judge: the same, with the sums made by
+ * DGEMM between them.  Each block of
  * 16 x 16 threads does a 64 x 64 tile of C (4 x 4 per thread) and writes 6
  * doubles: bad elements, the worst error / bound, its index, ref, bound
  * and c there.  ref[] keeps every reference value for the host's check. */
@@ -36,51 +40,19 @@ const char tn_gemm_reference_source[] =
     "  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h));\n"
     "  return f;\n"
     "}\n"
-    "extern \"C\" __global__ void __launch_bounds__(RT * RT)\n"
-    "tn_gemm_ref(const void *A, const void *B, const void *C0,\n"
-    "            const void *C, double *ref, double *stats, int M, int N,\n"
-    "            int K, int trans_a, int trans_b, double alpha,\n"
-    "            double beta, int in_type, int out_type, double u_acc,\n"
-    "            double u_out)\n"
+    "/* Judges this thread's RW x RW elements of the block's 64 x 64 tile\n"
+    " * from their sums s (of a * b) and u (of |a| * |b|): writes ref and the\n"
+    " * block's stats.  Every thread of the block calls it. */\n"
+    "__device__ void tn_ref_judge(const double (*s)[RW], const double (*u)[RW],\n"
+    "                             const void *C0, const void *C, double *ref,\n"
+    "                             double *stats, int M, int N, int K,\n"
+    "                             double alpha, double beta, int out_type,\n"
+    "                             double u_acc, double u_out)\n"
     "{\n"
-    "  __shared__ double sa[RK][RB + 1], sb[RK][RB + 1];\n"
     "  __shared__ double r_bad[RT * RT], r_ratio[RT * RT], r_idx[RT * RT];\n"
     "  __shared__ double r_ref[RT * RT], r_tol[RT * RT], r_c[RT * RT];\n"
     "  const int tx = threadIdx.x, ty = threadIdx.y, t = ty * RT + tx;\n"
     "  const int m0 = blockIdx.y * RB, n0 = blockIdx.x * RB;\n"
-    "  double s[RW][RW], u[RW][RW];\n"
-    "  for (int i = 0; i < RW; i++)\n"
-    "    for (int j = 0; j < RW; j++)\n"
-    "      s[i][j] = u[i][j] = 0.0;\n"
-    "  for (int k0 = 0; k0 < K; k0 += RK) {\n"
-    "    for (int e = t; e < RB * RK; e += RT * RT) {\n"
-    "      int am = m0 + e / RK, ak = k0 + e % RK;\n"
-    "      int bk = k0 + e / RB, bn = n0 + e % RB;\n"
-    "      double a = 0.0, b = 0.0;\n"
-    "      if (am < M && ak < K)\n"
-    "        a = tn_elem(A, trans_a ? (size_t)ak * M + am\n"
-    "                               : (size_t)am * K + ak, in_type);\n"
-    "      if (bk < K && bn < N)\n"
-    "        b = tn_elem(B, trans_b ? (size_t)bn * K + bk\n"
-    "                               : (size_t)bk * N + bn, in_type);\n"
-    "      sa[e % RK][e / RK] = a;\n"
-    "      sb[e / RB][e % RB] = b;\n"
-    "    }\n"
-    "    __syncthreads();\n"
-    "    for (int kk = 0; kk < RK; kk++) {\n"
-    "      double a[RW], b[RW];\n"
-    "      for (int i = 0; i < RW; i++)\n"
-    "        a[i] = sa[kk][ty + RT * i];\n"
-    "      for (int j = 0; j < RW; j++)\n"
-    "        b[j] = sb[kk][tx + RT * j];\n"
-    "      for (int i = 0; i < RW; i++)\n"
-    "        for (int j = 0; j < RW; j++) {\n"
-    "          s[i][j] += a[i] * b[j];\n"
-    "          u[i][j] += fabs(a[i]) * fabs(b[j]);\n"
-    "        }\n"
-    "    }\n"
-    "    __syncthreads();\n"
-    "  }\n"
     "  double bad = 0.0, worst = -1.0, widx = -1.0, wref = 0.0, wtol = 0.0;\n"
     "  double wc = 0.0;\n"
     "  const double inf = __longlong_as_double(0x7ff0000000000000LL);\n"
@@ -141,6 +113,87 @@ const char tn_gemm_reference_source[] =
     "    o[4] = r_tol[0];\n"
     "    o[5] = r_c[0];\n"
     "  }\n"
+    "}\n"
+    "extern \"C\" __global__ void __launch_bounds__(RT * RT)\n"
+    "tn_gemm_ref(const void *A, const void *B, const void *C0,\n"
+    "            const void *C, double *ref, double *stats, int M, int N,\n"
+    "            int K, int trans_a, int trans_b, double alpha,\n"
+    "            double beta, int in_type, int out_type, double u_acc,\n"
+    "            double u_out)\n"
+    "{\n"
+    "  __shared__ double sa[RK][RB + 1], sb[RK][RB + 1];\n"
+    "  const int tx = threadIdx.x, ty = threadIdx.y, t = ty * RT + tx;\n"
+    "  const int m0 = blockIdx.y * RB, n0 = blockIdx.x * RB;\n"
+    "  double s[RW][RW], u[RW][RW];\n"
+    "  for (int i = 0; i < RW; i++)\n"
+    "    for (int j = 0; j < RW; j++)\n"
+    "      s[i][j] = u[i][j] = 0.0;\n"
+    "  for (int k0 = 0; k0 < K; k0 += RK) {\n"
+    "    for (int e = t; e < RB * RK; e += RT * RT) {\n"
+    "      int am = m0 + e / RK, ak = k0 + e % RK;\n"
+    "      int bk = k0 + e / RB, bn = n0 + e % RB;\n"
+    "      double a = 0.0, b = 0.0;\n"
+    "      if (am < M && ak < K)\n"
+    "        a = tn_elem(A, trans_a ? (size_t)ak * M + am\n"
+    "                               : (size_t)am * K + ak, in_type);\n"
+    "      if (bk < K && bn < N)\n"
+    "        b = tn_elem(B, trans_b ? (size_t)bn * K + bk\n"
+    "                               : (size_t)bk * N + bn, in_type);\n"
+    "      sa[e % RK][e / RK] = a;\n"
+    "      sb[e / RB][e % RB] = b;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    for (int kk = 0; kk < RK; kk++) {\n"
+    "      double a[RW], b[RW];\n"
+    "      for (int i = 0; i < RW; i++)\n"
+    "        a[i] = sa[kk][ty + RT * i];\n"
+    "      for (int j = 0; j < RW; j++)\n"
+    "        b[j] = sb[kk][tx + RT * j];\n"
+    "      for (int i = 0; i < RW; i++)\n"
+    "        for (int j = 0; j < RW; j++) {\n"
+    "          s[i][j] += a[i] * b[j];\n"
+    "          u[i][j] += fabs(a[i]) * fabs(b[j]);\n"
+    "        }\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  tn_ref_judge(s, u, C0, C, ref, stats, M, N, K, alpha, beta, out_type,\n"
+    "               u_acc, u_out);\n"
+    "}\n"
+    "/* v[i] = x or |x| for element x = src[i] of type t, in fp64 (exact):\n"
+    " * the operands of the BLAS reference */\n"
+    "extern \"C\" __global__ void tn_gemm_widen(const void *src, double *v,\n"
+    "                                         unsigned long long n, int t,\n"
+    "                                         int absolute)\n"
+    "{\n"
+    "  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x\n"
+    "                              + threadIdx.x;\n"
+    "       i < n; i += (unsigned long long)gridDim.x * blockDim.x) {\n"
+    "    double x = tn_elem(src, i, t);\n"
+    "    v[i] = absolute ? fabs(x) : x;\n"
+    "  }\n"
+    "}\n"
+    "/* The judgement of the BLAS reference: S = A B and U = |A| |B| in fp64\n"
+    " * (row-major M x N); ref may be S (each element is read, then written,\n"
+    " * by one thread).  The same grid and stats as tn_gemm_ref. */\n"
+    "extern \"C\" __global__ void __launch_bounds__(RT * RT)\n"
+    "tn_gemm_judge(const double *S, const double *U, const void *C0,\n"
+    "              const void *C, double *ref, double *stats, int M, int N,\n"
+    "              int K, double alpha, double beta, int out_type,\n"
+    "              double u_acc, double u_out)\n"
+    "{\n"
+    "  const int tx = threadIdx.x, ty = threadIdx.y;\n"
+    "  const int m0 = blockIdx.y * RB, n0 = blockIdx.x * RB;\n"
+    "  double s[RW][RW], u[RW][RW];\n"
+    "  for (int i = 0; i < RW; i++)\n"
+    "    for (int j = 0; j < RW; j++) {\n"
+    "      int m = m0 + ty + RT * i, n = n0 + tx + RT * j;\n"
+    "      size_t idx = (size_t)m * N + n;\n"
+    "      s[i][j] = m < M && n < N ? S[idx] : 0.0;\n"
+    "      u[i][j] = m < M && n < N ? U[idx] : 0.0;\n"
+    "    }\n"
+    "  tn_ref_judge(s, u, C0, C, ref, stats, M, N, K, alpha, beta, out_type,\n"
+    "               u_acc, u_out);\n"
     "}\n";
 
 /* A 2-byte element's value: bf16 is fp32's upper half; fp16 decoded
@@ -238,7 +291,8 @@ static int check_reference(tn_verify_env *env, const tn_gemm_check_spec *c,
       snprintf(why, n, "gemm: reading the reference back failed");
       return -1;
     }
-    /* both sum exact products in k order: only the last roundings differ */
+    /* both sum exact products, in k order or (DGEMM) in any: fp64 sums of
+     * K terms in any order are within K * 2^-53 * absr of the exact one */
     if (!(fabs(dev - r) <= (K + 2) * ldexp(1.0, -50) * absr + 1e-300)) {
       snprintf(why, n,
                "gemm: the GPU reference disagrees with the host at "
@@ -250,8 +304,84 @@ static int check_reference(tn_verify_env *env, const tn_gemm_check_spec *c,
   return 0;
 }
 
-int tn_gemm_check(tn_verify_env *env, const tn_gemm_check_spec *c,
-                  char *why, size_t n)
+/* The reference through the GPU's BLAS: A and B widened to fp64, then
+ * ref = A B and U = |A| |B| by DGEMM, judged by tn_gemm_judge into the
+ * same stats as tn_gemm_ref's.  Ten times faster than tn_gemm_ref on an
+ * H200 (fp64 tensor cores), and the host still checks ref at 256 places.
+ * Returns 0, 1 when there is no BLAS or no memory for its operands (the
+ * caller runs tn_gemm_ref), or -1 with why. */
+static int blas_reference(tn_verify_env *env, const tn_gemm_check_spec *c,
+                          tn_devptr c0, tn_devptr ref, tn_devptr stats,
+                          const unsigned grid[3], char *why, size_t n)
+{
+  const tn_problem *prob = env->problem;
+  int M = (int)prob->size.dims[0], N = (int)prob->size.dims[1];
+  int K = (int)prob->size.dims[2];
+  unsigned long long na = (unsigned long long)M * K;
+  unsigned long long nb = (unsigned long long)K * N;
+  unsigned wgrid[3] = {1024, 1, 1}, wblock[3] = {256, 1, 1};
+  unsigned block[3] = {16, 16, 1};
+  tn_devptr da, db, u;
+  int rc, pass, in_type = (int)c->in, out_type = (int)c->out;
+  double alpha = c->alpha, beta = c->beta, u_acc = c->u_acc;
+  double u_out = c->u_out;
+  tn_args a;
+
+  if (env->dgemm == NULL || env->alloc_spare == NULL)
+    return 1;
+  if ((rc = env->alloc_spare(env, (size_t)M * (size_t)N * 8, &u)) != 0 ||
+      (rc = env->alloc_spare(env, (size_t)na * 8, &da)) != 0 ||
+      (rc = env->alloc_spare(env, (size_t)nb * 8, &db)) != 0)
+    return rc;
+  for (pass = 0; pass < 2; pass++) { /* a * b into ref, |a| * |b| into u */
+    tn_devptr src[2] = {env->dev[c->buf_a], env->dev[c->buf_b]};
+    tn_devptr dst[2] = {da, db};
+    unsigned long long count[2] = {na, nb};
+    int i;
+    for (i = 0; i < 2; i++) {
+      memset(&a, 0, sizeof(a));
+      tn_args_add(&a, &src[i], sizeof(tn_devptr));
+      tn_args_add(&a, &dst[i], sizeof(tn_devptr));
+      tn_args_add(&a, &count[i], sizeof(count[i]));
+      tn_args_add(&a, &in_type, sizeof(in_type));
+      tn_args_add(&a, &pass, sizeof(pass));
+      if (env->launch(env, "tn_gemm_widen", wgrid, wblock, &a) != 0) {
+        snprintf(why, n, "gemm: widening the operands to fp64 failed");
+        return -1;
+      }
+    }
+    rc = env->dgemm(env, c->trans_a, c->trans_b, M, N, K, da, db,
+                    pass ? u : ref, why, n);
+    if (rc != 0)
+      return rc;
+  }
+  memset(&a, 0, sizeof(a));
+  tn_args_add(&a, &ref, sizeof(ref));
+  tn_args_add(&a, &u, sizeof(u));
+  tn_args_add(&a, &c0, sizeof(c0));
+  tn_args_add(&a, &env->dev[c->buf_c], sizeof(tn_devptr));
+  tn_args_add(&a, &ref, sizeof(ref));
+  tn_args_add(&a, &stats, sizeof(stats));
+  tn_args_add(&a, &M, sizeof(M));
+  tn_args_add(&a, &N, sizeof(N));
+  tn_args_add(&a, &K, sizeof(K));
+  tn_args_add(&a, &alpha, sizeof(alpha));
+  tn_args_add(&a, &beta, sizeof(beta));
+  tn_args_add(&a, &out_type, sizeof(out_type));
+  tn_args_add(&a, &u_acc, sizeof(u_acc));
+  tn_args_add(&a, &u_out, sizeof(u_out));
+  if (env->launch(env, "tn_gemm_judge", grid, block, &a) != 0) {
+    snprintf(why, n, "gemm: the reference's judgement failed to run");
+    return -1;
+  }
+  return 0;
+}
+
+/* The reference by a kernel of its own (tn_gemm_ref): where there is no
+ * BLAS, or no memory for its fp64 operands.  0, or -1 with why. */
+static int kernel_reference(tn_verify_env *env, const tn_gemm_check_spec *c,
+                            tn_devptr c0, tn_devptr ref, tn_devptr stats,
+                            const unsigned grid[3], char *why, size_t n)
 {
   const tn_problem *prob = env->problem;
   int M = (int)prob->size.dims[0], N = (int)prob->size.dims[1];
@@ -260,26 +390,9 @@ int tn_gemm_check(tn_verify_env *env, const tn_gemm_check_spec *c,
   int in_type = (int)c->in, out_type = (int)c->out;
   double alpha = c->alpha, beta = c->beta, u_acc = c->u_acc;
   double u_out = c->u_out;
-  unsigned grid[3], block[3] = {16, 16, 1};
-  tn_devptr ref, stats, c0 = beta != 0.0 ? env->dev_init[c->buf_c] : 0;
-  size_t nblocks, i, worst = 0;
-  double *st = NULL, bad = 0.0;
+  unsigned block[3] = {16, 16, 1};
   tn_args a;
-  int rc = -1;
 
-  grid[0] = (unsigned)((N + REF_TILE - 1) / REF_TILE);
-  grid[1] = (unsigned)((M + REF_TILE - 1) / REF_TILE);
-  grid[2] = 1;
-  nblocks = (size_t)grid[0] * grid[1];
-  if (beta != 0.0 && c0 == 0) {
-    snprintf(why, n, "gemm: no device copy of C's starting values");
-    return -1;
-  }
-  if (env->alloc(env, (size_t)M * (size_t)N * 8, &ref) != 0 ||
-      env->alloc(env, nblocks * REF_STATS * 8, &stats) != 0) {
-    snprintf(why, n, "gemm: no device memory for the reference");
-    return -1;
-  }
   memset(&a, 0, sizeof(a));
   tn_args_add(&a, &env->dev[c->buf_a], sizeof(tn_devptr));
   tn_args_add(&a, &env->dev[c->buf_b], sizeof(tn_devptr));
@@ -302,6 +415,39 @@ int tn_gemm_check(tn_verify_env *env, const tn_gemm_check_spec *c,
     snprintf(why, n, "gemm: the reference kernel failed to run");
     return -1;
   }
+  return 0;
+}
+
+int tn_gemm_check(tn_verify_env *env, const tn_gemm_check_spec *c,
+                  char *why, size_t n)
+{
+  const tn_problem *prob = env->problem;
+  int M = (int)prob->size.dims[0], N = (int)prob->size.dims[1];
+  double beta = c->beta;
+  unsigned grid[3];
+  tn_devptr ref, stats, c0 = beta != 0.0 ? env->dev_init[c->buf_c] : 0;
+  size_t nblocks, i, worst = 0;
+  double *st = NULL, bad = 0.0;
+  int rc = -1;
+
+  grid[0] = (unsigned)((N + REF_TILE - 1) / REF_TILE);
+  grid[1] = (unsigned)((M + REF_TILE - 1) / REF_TILE);
+  grid[2] = 1;
+  nblocks = (size_t)grid[0] * grid[1];
+  if (beta != 0.0 && c0 == 0) {
+    snprintf(why, n, "gemm: no device copy of C's starting values");
+    return -1;
+  }
+  if (env->alloc(env, (size_t)M * (size_t)N * 8, &ref) != 0 ||
+      env->alloc(env, nblocks * REF_STATS * 8, &stats) != 0) {
+    snprintf(why, n, "gemm: no device memory for the reference");
+    return -1;
+  }
+  rc = blas_reference(env, c, c0, ref, stats, grid, why, n);
+  if (rc < 0 ||
+      (rc > 0 && kernel_reference(env, c, c0, ref, stats, grid, why, n) != 0))
+    return -1;
+  rc = -1;
   st = malloc(nblocks * REF_STATS * sizeof(double));
   if (st == NULL) {
     snprintf(why, n, "gemm: out of memory for the reference's results");

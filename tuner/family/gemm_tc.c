@@ -413,6 +413,16 @@ static int baseline(const char *name, tn_baseline_env *env, char *why,
                            why, n);
 }
 
+/* NVRTC's time grows with the unrolled warp tile: its mma.sync per
+ * k-tile, and the staged epilogue's stores beside them. */
+static double compile_weight(const tn_params *p)
+{
+  double mmas = (double)(p->v[TC_WARP_M].i / 16) *
+                (double)(p->v[TC_WARP_N].i / 8);
+  return mmas * (double)(p->v[TC_BK].i / 16) +
+         (p->v[TC_EPILOGUE].i ? mmas / 2 : 0.0);
+}
+
 const tn_family tn_family_gemm_tc = {
     .name = "gemm_tc",
     .kernel = "gemm_tc",
@@ -427,6 +437,7 @@ const tn_family tn_family_gemm_tc = {
     .defines = defines,
     .one_block = one_block,
     .plan = tn_gemm_tc_plan,
+    .compile_weight = compile_weight,
     .buffers = buffers,
     .args = args,
     .reference_source = tn_gemm_reference_source,

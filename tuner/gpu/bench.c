@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/arch.h"
+#include "gpu/cublas.h"
 #include "gpu/tmap.h"
 #include "pipeline/compile.h"
 #include "gpu/driver.h"
@@ -159,6 +160,36 @@ static int env_alloc(tn_verify_env *env, size_t bytes, tn_devptr *out)
   return 0;
 }
 
+static int env_alloc_spare(tn_verify_env *env, size_t bytes,
+                           tn_devptr *out)
+{
+  tn_bench *b = env->impl;
+  CUdeviceptr p;
+  CUresult r;
+  if (b->n_scratch >= MAX_SCRATCH)
+    return 1;
+  r = b->cu.cuMemAlloc(&p, bytes);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY)
+    return 1; /* not the job's failure: the caller has a fallback */
+  if (failed(b, r, "cuMemAlloc"))
+    return -1;
+  b->scratch[b->n_scratch++] = p;
+  *out = p;
+  return 0;
+}
+
+static int env_dgemm(tn_verify_env *env, int trans_a, int trans_b, int m,
+                     int n, int k, tn_devptr a, tn_devptr bm, tn_devptr c,
+                     char *why, size_t why_len)
+{
+  tn_bench *b = env->impl;
+  int rc = tn_cublas_dgemm(b->stream, trans_a, trans_b, m, n, k, a, bm, c,
+                           why, why_len);
+  if (rc != 0)
+    return rc;
+  return CU(cuStreamSynchronize(b->stream)) ? -1 : 0;
+}
+
 static int env_download(tn_verify_env *env, void *dst, tn_devptr src,
                         size_t bytes)
 {
@@ -247,6 +278,8 @@ static int verify(tn_bench *b, const tn_family *f, const tn_problem *prob,
   }
   env.launch = env_launch;
   env.alloc = env_alloc;
+  env.alloc_spare = env_alloc_spare;
+  env.dgemm = env_dgemm;
   env.download = env_download;
   env.impl = b;
   rc = on_host ? f->verify(&env, res->reason, sizeof(res->reason))

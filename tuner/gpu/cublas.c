@@ -19,6 +19,7 @@
   X(cublasSetStream_v2)                                                      \
   X(cublasSetMathMode)                                                       \
   X(cublasSgemm_v2)                                                          \
+  X(cublasDgemm_v2)                                                          \
   X(cublasGemmEx)
 
 static struct {
@@ -204,6 +205,28 @@ int tn_cublas_gemm_ex(void *stream, tn_elem_type in_type,
   if (s != CUBLAS_STATUS_SUCCESS) {
     snprintf(why, why_len, "cublasGemmEx (%s inputs, %s output): %s",
              tn_elem_name(in_type), tn_elem_name(out_type), status_text(s));
+    return -1;
+  }
+  return 0;
+}
+
+int tn_cublas_dgemm(void *stream, int trans_a, int trans_b, int m, int n,
+                    int k, unsigned long long a, unsigned long long b,
+                    unsigned long long c, char *why, size_t why_len)
+{
+  const double one = 1.0, zero = 0.0;
+  cublasStatus_t s;
+
+  if (ready(stream, why, why_len) != 0)
+    return g.lib == NULL ? 1 : -1;
+  /* B first, as in tn_cublas_sgemm */
+  s = g.cublasDgemm_v2(g.handle, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                       trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &one,
+                       (const double *)(uintptr_t)b, trans_b ? k : n,
+                       (const double *)(uintptr_t)a, trans_a ? m : k, &zero,
+                       (double *)(uintptr_t)c, n);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    snprintf(why, why_len, "cublasDgemm: %s", status_text(s));
     return -1;
   }
   return 0;

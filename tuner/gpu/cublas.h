@@ -1,5 +1,5 @@
 /* cublas.h -- cuBLAS SGEMM and GemmEx for the GEMM families' baselines,
- * loaded at run time.
+ * and DGEMM for their reference, loaded at run time.
  *
  * The tuner links no CUDA library but NVRTC, so cuBLAS is found with dlopen
  * when it is first needed: libcublas.so.13, .12, .11, then libcublas.so
@@ -45,5 +45,13 @@ int tn_cublas_gemm_ex(void *stream, tn_elem_type in_type,
                       int n, int k, float alpha, unsigned long long a,
                       unsigned long long b, float beta, unsigned long long c,
                       char *why, size_t why_len);
+
+/* fp64 C = op(A) * op(B) for row-major matrices (as tn_cublas_sgemm,
+ * alpha 1, beta 0): the GEMM families' reference.  cuBLAS's default math
+ * mode does plain fp64 (no emulation).  Returns 0, 1 when cuBLAS is not
+ * there (why says so), or -1 with why. */
+int tn_cublas_dgemm(void *stream, int trans_a, int trans_b, int m, int n,
+                    int k, unsigned long long a, unsigned long long b,
+                    unsigned long long c, char *why, size_t why_len);
 
 #endif

@@ -4,6 +4,7 @@
 #include "pipeline/compile.h"
 
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -98,7 +99,8 @@ struct tn_compile_run {
   char cache_dir[4096];
   tn_compile_pool own, *pool; /* pool: opts->pool, or &own */
   slot *s;
-  int next, want, cancel, done, fatal, started;
+  int *order, *pos; /* the compile order, and each index's place in it */
+  int next, want, cancel, done, fatal, started; /* next: a place */
   int queued;  /* slots S_QUEUED */
   int stalled; /* a miss found no room: collect before the next */
   double warm_start, warm_ready; /* the pool's, copied under mu */
@@ -112,14 +114,14 @@ struct tn_compile_run {
   double wait_warm_s;
 };
 
-/* The next request: the one the caller waits for, else in order. */
+/* The next request: the one the caller waits for, else in r->order. */
 static int pick(tn_compile_run *r)
 {
   if (r->want >= 0 && r->s[r->want].state == S_QUEUED)
     return r->want;
-  while (r->next < r->space->n && r->s[r->next].state != S_QUEUED)
+  while (r->next < r->space->n && r->s[r->order[r->next]].state != S_QUEUED)
     r->next++;
-  return r->next < r->space->n ? r->next : -1;
+  return r->next < r->space->n ? r->order[r->next] : -1;
 }
 
 /* With the lock held: slot i goes back in the queue. */
@@ -127,8 +129,8 @@ static void requeue(tn_compile_run *r, int i)
 {
   r->s[i].state = S_QUEUED;
   r->queued++;
-  if (i < r->next)
-    r->next = i;
+  if (r->pos[i] < r->next)
+    r->next = r->pos[i];
 }
 
 /* With the lock held: slot i is compiled. */
@@ -290,6 +292,69 @@ static void *feed(void *arg)
   return NULL;
 }
 
+static const tn_family *weigh_family;
+static const tn_space *weigh_space;
+
+/* Heaviest first (the family's compile_weight), then by index. */
+static int cmp_weight(const void *pa, const void *pb)
+{
+  int a = *(const int *)pa, b = *(const int *)pb;
+  double wa = weigh_family->compile_weight(&weigh_space->c[a].params);
+  double wb = weigh_family->compile_weight(&weigh_space->c[b].params);
+  if (wa != wb)
+    return wa > wb ? -1 : 1;
+  return (a > b) - (a < b);
+}
+
+int tn_compile_order(const tn_family *f, const tn_space *space,
+                     const int *given, int *order)
+{
+  int i, ok = 1;
+  int *seen = calloc((size_t)(space->n > 0 ? space->n : 1), sizeof(int));
+  if (seen == NULL)
+    return -1;
+  for (i = 0; i < space->n; i++)
+    order[i] = given ? given[i] : i;
+  if (given == NULL && f->compile_weight) {
+    /* one thread sorts at a time: the comparison reads these two */
+    static pthread_mutex_t sort_mu = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&sort_mu);
+    weigh_family = f;
+    weigh_space = space;
+    qsort(order, (size_t)space->n, sizeof(int), cmp_weight);
+    pthread_mutex_unlock(&sort_mu);
+  }
+  for (i = 0; ok && i < space->n; i++) {
+    ok = order[i] >= 0 && order[i] < space->n && !seen[order[i]];
+    if (ok)
+      seen[order[i]] = 1;
+  }
+  free(seen);
+  return ok ? 0 : -1;
+}
+
+/* r->order (tn_compile_order) and r->pos, its inverse.  0, or -1. */
+static int make_order(tn_compile_run *r, const tn_compile_opts *opts)
+{
+  int i, n = r->space->n > 0 ? r->space->n : 1;
+  r->order = malloc(sizeof(int) * (size_t)n);
+  r->pos = malloc(sizeof(int) * (size_t)n);
+  if (r->order == NULL || r->pos == NULL ||
+      tn_compile_order(r->job->family, r->space, opts->order, r->order) != 0)
+    return -1;
+  for (i = 0; i < r->space->n; i++)
+    r->pos[r->order[i]] = i;
+  return 0;
+}
+
+static void free_run(tn_compile_run *r)
+{
+  free(r->order);
+  free(r->pos);
+  free(r->s);
+  free(r);
+}
+
 int tn_compile_start(const tn_job *job, const tn_template *t,
                      const tn_arch *arch, tn_space *space,
                      const tn_compile_opts *opts, int background,
@@ -302,17 +367,21 @@ int tn_compile_start(const tn_job *job, const tn_template *t,
   *out = NULL;
   if (r == NULL)
     return tn_errf(err, TN_ETOOL, "out of memory");
+  r->job = job;
+  r->space = space;
   r->s = calloc((size_t)(space->n > 0 ? space->n : 1), sizeof(slot));
-  if (r->s == NULL || pipe2(r->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
-    free(r->s);
-    free(r);
-    return tn_errf(err, TN_ETOOL, "out of memory");
+  if (r->s == NULL || make_order(r, opts) != 0) {
+    free_run(r);
+    return tn_errf(err, TN_ETOOL, "out of memory, or a compile order that "
+                                  "is not one of the candidates");
+  }
+  if (pipe2(r->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+    free_run(r);
+    return tn_errf(err, TN_ETOOL, "pipe: %s", strerror(errno));
   }
   r->t0 = tn_now();
-  r->job = job;
   r->t = t;
   r->arch = arch;
-  r->space = space;
   r->want = -1;
   r->background = background;
   r->use_cache = opts->cache_dir[0] != '\0';
@@ -355,8 +424,7 @@ int tn_compile_start(const tn_job *job, const tn_template *t,
   if (rc != 0 || pthread_create(&r->thread, NULL, feed, r) != 0) {
     close(r->wake[0]);
     close(r->wake[1]);
-    free(r->s);
-    free(r);
+    free_run(r);
     return rc ? rc : tn_errf(err, TN_ETOOL, "pthread_create failed");
   }
   r->started = 1;
@@ -488,8 +556,7 @@ void tn_compile_finish(tn_compile_run *r, int cancel, tn_compile_stats *stats)
   close(r->wake[1]);
   pthread_mutex_destroy(&r->mu);
   pthread_cond_destroy(&r->cv);
-  free(r->s);
-  free(r);
+  free_run(r);
 }
 
 int tn_compile_space(const tn_job *job, const tn_template *t,

@@ -27,6 +27,11 @@ typedef struct {
    * miss), which outlive the compile; NULL: the compile starts its own
    * and stops them when it ends */
   tn_compile_pool *pool;
+  /* the order the caller will wait for the candidates in (a permutation
+   * of the space's indices), which the compiles follow; NULL: the longest
+   * first, by the family's compile_weight, so that no long compile is
+   * left for the end while the other workers idle */
+  const int *order;
 } tn_compile_opts;
 
 typedef struct {
@@ -55,14 +60,20 @@ int tn_compile_space(const tn_job *job, const tn_template *t,
                      tn_err *err);
 
 /* A space being compiled in the background. */
+/* The order compiles take (n = space->n indices): given (a permutation
+ * of the space's indices, copied), else the longest first by
+ * f->compile_weight (ties, and families without it, by index).  0, or -1
+ * when given is not a permutation or memory ran out. */
+int tn_compile_order(const tn_family *f, const tn_space *space,
+                     const int *given, int *order);
+
 typedef struct tn_compile_run tn_compile_run;
 
 /* Starts compiling every TN_ST_PENDING candidate of space: a thread
  * looks each up in the cache and feeds the misses to opts->pool, else to
  * opts->jobs workers of its own (TUNER_COMPILER=none, or a program that
- * does not serve "__compile": one at a time in that thread), in the
- * order of the candidates, except that the one tn_compile_wait waits for
- * goes next; while more are left than there are workers, each worker
+ * does not serve "__compile": one at a time in that thread), in
+ * opts->order, except that the one tn_compile_wait waits for goes next; while more are left than there are workers, each worker
  * gets its next source before it answers.  The candidates stay untouched
  * until waited for; background: no progress bar.  Returns 0 with *out,
  * or TN_ETOOL. */

@@ -129,7 +129,7 @@ int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err)
   const tn_job *job = run->job;
   const tn_tune_opts *opts = run->opts;
   tn_compile_opts copts;
-  int rc, i;
+  int rc, i, *order;
 
   rc = tn_space_build(job, run->arch, &run->space, err);
   if (rc != 0)
@@ -161,14 +161,23 @@ int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err)
     tn_space_check_registers(&run->space, run->arch);
     return 0;
   }
+  /* the compiles follow the benchmark's order (likely winners first), so
+   * that the GPU rarely waits for the one it wants next */
+  order = malloc(sizeof(int) * (size_t)(run->space.n + 1));
+  if (order == NULL || tn_select_order(job->family, &run->space, order)) {
+    free(order);
+    return tn_errf(err, TN_ETOOL, "out of memory");
+  }
+  copts.order = order;
   run->compile_start_s = tn_now();
   rc = tn_compile_start(job, tpl, run->arch, &run->space, &copts, 1,
                         &run->compiling, err);
   for (i = 0; rc == 0 && i < run->space.n; i++) {
-    rc = tn_run_wait(run, i, err);
-    if (run->space.c[i].status == TN_ST_COMPILED)
+    rc = tn_run_wait(run, order[i], err);
+    if (run->space.c[order[i]].status == TN_ST_COMPILED)
       break;
   }
+  free(order); /* tn_compile_start keeps its own copy */
   if (rc)
     tn_run_finish_compile(run, 1);
   return rc;
