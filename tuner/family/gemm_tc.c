@@ -45,37 +45,37 @@ static const tn_option_desc options[TC_N_OPTIONS] = {
 
 static const tn_param_desc params[TC_N_PARAMS] = {
     {"bm", TN_PARAM_INT, 0, 16, 256, 128,
-     "block tile rows (of C and op(A)), a power of two"},
-    {"bn", TN_PARAM_INT, 0, 16, 256, 128, "block tile columns, a power of two"},
+     "block tile rows (of C and op(A)), a power of two", 0},
+    {"bn", TN_PARAM_INT, 0, 16, 256, 128, "block tile columns, a power of two", 0},
     {"bk", TN_PARAM_INT, 0, 16, 128, 32,
-     "block tile depth (k), a power of two of at least 16"},
+     "block tile depth (k), a power of two of at least 16", 0},
     {"warp_m", TN_PARAM_INT, 0, 16, 256, 64,
      "warp tile rows, a multiple of 16 dividing bm (bm / warp_m warps along "
-     "m)"},
+     "m)", 0},
     {"warp_n", TN_PARAM_INT, 0, 16, 256, 64,
      "warp tile columns, a multiple of 16 dividing bn (bn / warp_n warps "
-     "along n)"},
+     "along n)", 0},
     {"stages", TN_PARAM_INT, 0, 2, 4, 3,
-     "shared buffers of the cp.async ring (2 to 4)"},
+     "shared buffers of the cp.async ring (2 to 4)", 0},
     {"epilogue", TN_PARAM_INT, 0, 0, 1, 0,
      "0: fragments straight to C; 1: each warp's tile staged through "
-     "shared memory, then whole 16-byte runs of C's rows"},
+     "shared memory, then whole 16-byte runs of C's rows", 0},
     {"group_m", TN_PARAM_INT, 0, 0, 64, 0,
      "0: tiles in row-major launch order; g: in groups of g tile rows, "
-     "column by column (L2 reuse of A and B)"},
+     "column by column (L2 reuse of A and B)", 0},
     {"min_blocks", TN_PARAM_INT, 0, 0, 8, 0,
-     "minimum resident blocks per SM for __launch_bounds__ (0: none)"},
+     "minimum resident blocks per SM for __launch_bounds__ (0: none)", 0},
     {"pad_a", TN_PARAM_INT, 1, 0, 64, 0,
-     "padding elements at the end of each As row (a multiple of 8)"},
+     "padding elements at the end of each As row (a multiple of 8)", 0},
     {"pad_b", TN_PARAM_INT, 1, 0, 64, 0,
-     "padding elements at the end of each Bs row (a multiple of 8)"},
+     "padding elements at the end of each Bs row (a multiple of 8)", 0},
     {"pad_c", TN_PARAM_INT, 1, 0, 32, 0,
      "epilogue 1: padding floats at the end of each staging row (a "
-     "multiple of 4)"},
+     "multiple of 4)", 0},
     {"swizzle_a", TN_PARAM_SWIZZLE, 1, 0, 0, 0,
-     "swizzle of As: none, xor, sw32, sw64, sw128, cute(B,M,S) (M >= 3)"},
+     "swizzle of As: none, xor, sw32, sw64, sw128, cute(B,M,S) (M >= 3)", 0},
     {"swizzle_b", TN_PARAM_SWIZZLE, 1, 0, 0, 0,
-     "swizzle of Bs: none, xor, sw32, sw64, sw128, cute(B,M,S) (M >= 3)"},
+     "swizzle of Bs: none, xor, sw32, sw64, sw128, cute(B,M,S) (M >= 3)", 0},
 };
 
 void tn_gemm_tc_geometry(const tn_params *p, const tn_problem *prob,

@@ -50,6 +50,11 @@ static void prune(tn_candidate *c, tn_pruned_by by, const char *fmt,
 static int check_limits(const tn_launch *l, const tn_arch *arch, char *why,
                         size_t n)
 {
+  if (l->min_cc > 10 * arch->major + arch->minor) {
+    snprintf(why, n, "%s needs sm_%d or later, not %s",
+             l->needs ? l->needs : "the code", l->min_cc, arch->name);
+    return 1;
+  }
   if (l->threads > arch->max_threads_per_block) {
     snprintf(why, n, "%d threads per block exceed %s's %d", l->threads,
              arch->name, arch->max_threads_per_block);
