@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # On a GPU with Nsight Compute: the model's shared-memory wavefronts per
 # launch against ncu's, for every candidate of the transpose at odd sizes
-# (all equal) and of the GEMM model config (equal on every launch without
+# (all equal), of every shipped tensor-core GEMM candidate (ldmatrix,
+# stmatrix and shared stores all equal, cp.async's shared side apart) and
+# of the GEMM model config (equal on every launch without
 # cp.async whose executed instructions are the plan's; with cp.async ncu's
 # counts depend on more than the addresses, even the loads' once:
 # results/model-validation/README.md).  NVRTC 13.0 now and then compiles a
@@ -26,11 +28,22 @@ python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
   fail=1
 grep -E "^[0-9]+ launches|^DIFFERS|^CODE IS NOT|^launches without" \
   "$tmp/gemm.log"
+# the tensor-core GEMM: every shipped candidate (the layouts of one tile
+# unpruned, the pruned survivors of the fp16 and bf16 jobs), all equal with
+# cp.async's shared side left out of both counts (--apart-cp-async)
+for cfg in gemm-bf16-layouts gemm-fp16-odd gemm-bf16; do
+  np=""
+  [ "$cfg" = gemm-bf16-layouts ] && np=--no-prune
+  python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
+    --config "$src/configs/$cfg.cfg" --kernel gemm_tc $np --apart-cp-async \
+    --out "$tmp/$cfg" >"$tmp/$cfg.log" 2>&1 || fail=1
+  grep -E "^[0-9]+ launches|^[0-9]+\s" "$tmp/$cfg.log" | head -20
+done
 # the per-launch tables, for the record (TUNER_TEST_LOGS=DIR keeps them)
 if [ -n "${TUNER_TEST_LOGS:-}" ]; then
   mkdir -p "$TUNER_TEST_LOGS/model_vs_ncu" &&
     cp "$tmp"/*.log "$TUNER_TEST_LOGS/model_vs_ncu/" &&
-    for k in transpose gemm; do
+    for k in transpose gemm gemm-bf16-layouts gemm-fp16-odd gemm-bf16; do
       cp "$tmp/$k/model_vs_ncu.tsv" "$TUNER_TEST_LOGS/model_vs_ncu/$k.tsv"
     done
 fi

@@ -226,6 +226,36 @@ static void test_cp_async_cg(void)
   CHECK(cp_async_cost(TN_OP_CP_ASYNC_CG, 8, s, g, ~0u) < 0);
 }
 
+/* A launch's totals keep cp.async's part of the stores apart (what Nsight
+ * Compute counts as LDGSTS), and only that part. */
+static void test_async_split(void)
+{
+  tn_model_cost total;
+  tn_warp_access a;
+  char why[128];
+  int lane;
+  memset(&total, 0, sizeof(total));
+  memset(&a, 0, sizeof(a));
+  a.width = 16;
+  a.active = ~0u;
+  for (lane = 0; lane < 32; lane++)
+    a.addr[lane] = a.gaddr[lane] = 16u * (unsigned)lane;
+  a.op = TN_OP_CP_ASYNC_CG; /* 4 wavefronts, 3 times */
+  CHECK(tn_model_accumulate(&total, &a, 3, tn_arch_find("sm_90"), why,
+                            sizeof(why)) == 0);
+  a.op = TN_OP_ST; /* 4 wavefronts, 5 times */
+  CHECK(tn_model_accumulate(&total, &a, 5, tn_arch_find("sm_90"), why,
+                            sizeof(why)) == 0);
+  a.op = TN_OP_LD;
+  CHECK(tn_model_accumulate(&total, &a, 2, tn_arch_find("sm_90"), why,
+                            sizeof(why)) == 0);
+  CHECK_EQ_INT(total.st_wavefronts, 32);
+  CHECK_EQ_INT(total.st_insts, 8);
+  CHECK_EQ_INT(total.async_wavefronts, 12);
+  CHECK_EQ_INT(total.async_insts, 3);
+  CHECK_EQ_INT(total.ld_wavefronts, 8);
+}
+
 /* Malformed accesses are refused, not priced. */
 static void test_errors(void)
 {
@@ -257,5 +287,6 @@ int main(void)
   test_errors();
   test_cp_async_ca();
   test_cp_async_cg();
+  test_async_split();
   TEST_DONE();
 }

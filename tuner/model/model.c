@@ -187,6 +187,15 @@ int tn_model_accumulate(tn_model_cost *total, const tn_warp_access *a,
                            "large to model");
     return -1;
   }
+  if ((a->op == TN_OP_CP_ASYNC_CA || a->op == TN_OP_CP_ASYNC_CG) &&
+      (__builtin_add_overflow(total->async_wavefronts, wf,
+                              &total->async_wavefronts) ||
+       __builtin_add_overflow(total->async_insts, times,
+                              &total->async_insts))) {
+    snprintf(why, why_len, "the launch has more than 2^63 wavefronts: too "
+                           "large to model");
+    return -1;
+  }
   if (c.degree > total->max_degree)
     total->max_degree = c.degree;
   return 0;

@@ -28,6 +28,9 @@ typedef struct {
   long long ld_wavefronts, st_wavefronts; /* ldmatrix counts as ld, */
   long long ld_insts, st_insts;           /* stmatrix and cp.async as st */
   long long ideal_wavefronts;   /* the same instructions without conflicts */
+  /* of st: the cp.async part (its shared side), which Nsight Compute
+   * counts apart and the hardware serves by more than addresses */
+  long long async_wavefronts, async_insts;
   int max_degree;               /* worst conflict degree of any access */
   long long blocks;             /* thread blocks in the launch */
 } tn_model_cost;

@@ -229,11 +229,13 @@ static double reference_ms(const tn_run *run)
 
 static json_t *model_json(const tn_model_cost *m)
 {
-  return json_pack("{s:I, s:I, s:I, s:I, s:I, s:i, s:I, s:f}",
+  return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:I, s:f}",
                    "ld_wavefronts", (json_int_t)m->ld_wavefronts,
                    "st_wavefronts", (json_int_t)m->st_wavefronts, "ld_insts",
                    (json_int_t)m->ld_insts, "st_insts",
-                   (json_int_t)m->st_insts, "ideal_wavefronts",
+                   (json_int_t)m->st_insts, "cp_async_wavefronts",
+                   (json_int_t)m->async_wavefronts, "cp_async_insts",
+                   (json_int_t)m->async_insts, "ideal_wavefronts",
                    (json_int_t)m->ideal_wavefronts, "max_degree",
                    m->max_degree, "blocks", (json_int_t)m->blocks,
                    "wavefronts_per_block", tn_model_wavefronts_per_block(m));
