@@ -132,6 +132,14 @@ typedef struct tn_family {
    * width) and checks the family's rules.  Returns 0 if p is a valid
    * point, else 1 with the reason in why. */
   int (*prepare)(tn_params *p, const tn_problem *prob, char *why, size_t n);
+  /* Whether a prepared p can run on arch at all, beyond the launch limits
+   * (threads, shared memory) that the space checks itself: an instruction
+   * that arch lacks.  Returns 0 if it can, else 1 with the reason in why.
+   * NULL: every architecture the template compiles for.  (prepare() has
+   * no architecture: it also checks a config's input alone and the points
+   * of results read back.) */
+  int (*arch_check)(const tn_params *p, const tn_problem *prob,
+                    const tn_arch *arch, char *why, size_t n);
   void (*launch)(const tn_params *p, const tn_problem *prob, tn_launch *out);
   /* Macros for the template beyond TN_<PARAM> of each int parameter and
    * TN_<PARAM>_B/_M/_S of each swizzle (those the renderer adds). */

@@ -107,7 +107,10 @@ static int classify(const tn_job *job, const tn_arch *arch, tn_candidate *c,
   for (k = 0; k < job->n_problems; k++) {
     tn_launch l;
     f->launch(&c->params, &job->problems[k], &l);
-    if (check_limits(&l, arch, why, sizeof(why)) != 0) {
+    if (check_limits(&l, arch, why, sizeof(why)) != 0 ||
+        (f->arch_check != NULL &&
+         f->arch_check(&c->params, &job->problems[k], arch, why,
+                       sizeof(why)) != 0)) {
       prune(c, TN_BY_LIMITS, "%s%s", why, "");
       return 0;
     }
