@@ -23,6 +23,9 @@
  *   TN_EPILOGUE               0: fragments straight to C; 1: each warp's
  *                             tile staged through shared memory (fp32,
  *                             rows of WN + TN_PAD_C floats), then 16-byte
+ *                             rows to C; 2 (sm_90 and later, a 16-bit C):
+ *                             staged as C's values by stmatrix (rows of
+ *                             WN + TN_PAD_C 16-bit elements), then 16-byte
  *                             rows to C
  *   TN_GROUP_M                0: blocks in row-major tile order; g: tiles
  *                             visited in groups of g tile rows (L2 reuse)
@@ -50,6 +53,13 @@
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #error "gemm_tc needs sm_80 or later (mma.sync m16n8k16 on bf16/fp16)"
+#endif
+/* the family never renders these (gemm_tc.c's prepare and arch_check) */
+#if TN_EPILOGUE == 2 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#error "epilogue 2 stores with stmatrix: sm_90 or later"
+#endif
+#if TN_EPILOGUE == 2 && TN_OUT_F32
+#error "epilogue 2 stages 16-bit values: C must have the inputs' type"
 #endif
 
 #define BM TN_BM
