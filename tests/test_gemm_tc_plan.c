@@ -157,6 +157,34 @@ static int kind_degree(const char *label, const setting *set, int n_set,
   return kind_cost(label, set, n_set, prob, op, width, 0);
 }
 
+/* The first access of kind op in one block's plan into *out; 0, or -1. */
+static int first_access(const char *label, const setting *set, int n_set,
+                        const tn_problem *prob, tn_op op,
+                        tn_warp_access *out)
+{
+  const tn_family *f = &tn_family_gemm_tc;
+  char why[1024];
+  tn_params p;
+  tn_problem one;
+  tn_block_plan bp;
+  int i, rc = -1;
+  memset(&bp, 0, sizeof(bp));
+  if (point(set, n_set, prob, &p, why, sizeof(why)) != 0 ||
+      f->one_block(&p, prob, 0, &one, why, sizeof(why)) != 0 ||
+      tn_drift_block_plan(f, &p, &one, &bp, why, sizeof(why)) != 0) {
+    CHECK(0, "%s: %s", label, why);
+    tn_block_plan_free(&bp);
+    return -1;
+  }
+  for (i = 0; i < bp.n && rc != 0; i++)
+    if ((int)bp.v[i].a.op == (int)op) {
+      *out = bp.v[i].a;
+      rc = 0;
+    }
+  tn_block_plan_free(&bp);
+  return rc;
+}
+
 /* Per warp and k-tile of 128 x 256 x 32: the copies, 2 chunks of A (128
  * rows x 4 chunks over 256 threads) and 4 of B (32 x 32), as 16-byte
  * stores; per 16-deep k-step 4 ldmatrix.x4 of A (64 rows) and 4 of B (64
@@ -309,6 +337,24 @@ static void test_stmatrix(void)
           cases[i].label, deg, cases[i].degree);
     CHECK(lwf == 8 * 4 * 4 * 4, "%s: %d staging load wavefronts a block, "
           "expected %d", cases[i].label, lwf, 8 * 4 * 4 * 4);
+  }
+  /* which lane names which row (costs alone would not see matrices
+   * swapped): warp 0's first stmatrix, rows of 72 elements; lane l gives
+   * row l % 8 of matrix l / 8, the matrices at (row, column) (0, 0),
+   * (8, 0), (0, 8), (8, 8), the template's register order */
+  {
+    static const int lanes[] = {0, 7, 8, 16, 31};
+    static const unsigned want[] = {0, 2 * 7 * 72, 2 * 8 * 72, 2 * 8,
+                                    2 * (15 * 72 + 8)};
+    tn_warp_access a;
+    if (first_access("stmatrix rows", e8, 4, &prob, TN_OP_STMATRIX, &a) ==
+        0)
+      for (i = 0; i < sizeof(lanes) / sizeof(lanes[0]); i++)
+        CHECK(a.addr[lanes[i]] == want[i] && a.matrices == 4,
+              "stmatrix lane %d: address %u, expected %u", lanes[i],
+              a.addr[lanes[i]], want[i]);
+    else
+      CHECK(0, "no stmatrix in the plan");
   }
   /* the launch: the epilogue adds, per block, 8 warps x 4 slices x 4 of
    * each, and its wavefronts to epilogue 0's */
