@@ -160,7 +160,8 @@ __device__ __forceinline__ void epilogue_staged_f32(elem_t *smem, out_t *C,
  * rounding, as epilogue 0 and the check (gemm_ref.h) have it.  stmatrix
  * stores b16, so the values are rounded before they are staged; adding
  * beta * C0 to the staged (rounded) alpha * acc on the way out would round
- * twice, an error of up to two half-units where the bound allows one.  So
+ * twice: the errors add (up to a unit in the last place, not half of one)
+ * and the result need not be the correctly rounded value at all.  So
  * beta is applied here, in fp32 before the packing: each lane reads C0 at
  * its own fragment's pairs (the reads epilogue 0 makes; global memory,
  * nothing of the plan), and the staged values are final: the copy out
