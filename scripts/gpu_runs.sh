@@ -30,7 +30,8 @@ for s in "$@"; do
     tail -5 "$LOGS/ctest-gpu.log"
     ;;
   transpose | transpose-noprune | gemm | gemm-noprune | gemm-odd | \
-  tc-bf16 | tc-bf16-8192 | tc-fp16-odd | tc-layouts)
+  tc-bf16 | tc-bf16-8192 | tc-fp16-odd | tc-layouts | tma-transpose | \
+  tma-transpose-odd)
     step "$s"
     case "$s" in
     transpose) args=(--config configs/transpose.cfg) ;;
@@ -43,6 +44,11 @@ for s in "$@"; do
     tc-bf16-8192) args=(--config configs/gemm-bf16-8192.cfg) ;;
     tc-fp16-odd) args=(--config configs/gemm-fp16-odd.cfg) ;;
     tc-layouts) args=(--config configs/gemm-bf16-layouts.cfg --no-prune) ;;
+    # the copy engine's transpose (issue 12): every swizzle mode measured,
+    # beside the threads' best region and the copy
+    tma-transpose) args=(--config configs/transpose-tma.cfg --no-prune) ;;
+    tma-transpose-odd)
+      args=(--config configs/transpose-tma-odd.cfg --no-prune) ;;
     esac
     # RESULTS: where the results files go (default: the config's)
     [ -n "${RESULTS:-}" ] && args+=(--output "$RESULTS")
@@ -79,11 +85,17 @@ for s in "$@"; do
     "$tuner" merge --output "$out/merged" "$out"/$name-*.json \
       >"$LOGS/$name-merge.log" 2>&1 || status=1
     ;;
-  mvn-transpose | mvn-gemm)
+  mvn-transpose | mvn-transpose-tma | mvn-gemm)
     step "$s"
     if [ "$s" = mvn-transpose ]; then
       kernel=transpose
       cfgs="configs/transpose.cfg tests/configs/gpu-transpose.cfg"
+    elif [ "$s" = mvn-transpose-tma ]; then
+      # the threads' reads (and stores into the TMA store's tile) under
+      # each swizzle, predicted against ncu; the copy engine's own traffic
+      # is not the LSU's
+      kernel=transpose
+      cfgs="tests/configs/gpu-transpose-tma.cfg"
     else
       kernel=gemm
       cfgs="tests/configs/gpu-gemm-model.cfg tests/configs/gpu-gemm-model-even.cfg"

@@ -245,6 +245,23 @@ template <int X> struct operand {
     }
   }
 
+  /* Round it's chunk of the k-tile at k0 into stage `stage`, when go,
+   * for aligned operands (mainloop_aligned): predicated, no branch. */
+  __device__ __forceinline__ void load_chunk(elem_t *smem, unsigned stage,
+                                             int k0, int K, int tid, int it,
+                                             bool go) const
+  {
+    if (!live(it, tid))
+      return;
+    TN_TRACE_ST(smem + BASE + stage * ELEMS +
+                    at((r0 + it * RS) % ROWS, col),
+                16, go);
+    const unsigned sbase = smem_addr(smem) + 2u * stage * ELEMS;
+    const bool in = inside(it, 0, k0, K) && inside(it, 7, k0, K);
+    cp_async16_if(sbase + dst_of(it), in ? ptr + it * round_step : base, in,
+                  go);
+  }
+
   __device__ __forceinline__ void advance(void)
   {
     ptr += step;
@@ -391,80 +408,7 @@ __device__ __forceinline__ void load_fragments(const elem_t *smem,
   }
 }
 
-/* acc = the block's tile of op(A) op(B), k-tile by k-tile.  aa, ab: the
- * operands' chunks are 16-byte aligned (cp.async), else copied element by
- * element.  (Instances of this loop for each case, with the flags as
- * template parameters, spilled registers on sm_90 where this one, with a
- * branch uniform over the launch, does not.) */
-__device__ __forceinline__ void mainloop(elem_t *smem, unsigned sbase,
-                                         op_a &ga, op_b &gb, int K,
-                                         int ktiles, bool aa, bool ab,
-                                         int tid, int wm0, int wn0, int lane,
-                                         float (&acc)[MI][NI][4])
-{
-  /* Tile t lives in stage t % STAGES.  The fragments are double-buffered
-   * in registers: while the mma of k-step kk run, the ldmatrix of kk + 1
-   * are in flight, and the last k-step of a tile overlaps the first loads
-   * of the next.  So the wait and the barrier come before the last k-step:
-   * after them tile kt + 1 has landed and every warp has read all of tile
-   * kt's stage it will read (kt's last fragments are in registers), and at
-   * the next tile's first k-step the stage of tile kt receives tile
-   * kt + STAGES.  One barrier per k-tile; a commit per tile even when
-   * empty, so that the wait counts groups uniformly. */
-#pragma unroll
-  for (int s = 0; s < TN_STAGES - 1; s++) {
-    if (s < ktiles) {
-      ga.load(smem, s, s * BK, K, aa, tid);
-      gb.load(smem, s, s * BK, K, ab, tid);
-      ga.advance();
-      gb.advance();
-    }
-    cp_async_commit();
-  }
-  cp_async_wait<TN_STAGES - 2>();
-  __syncthreads();
-
-  constexpr int KK = BK / 16;
-  unsigned af[2][MI][4], bf[2][NI / 2][4];
-  int read_stage = 0, write_stage = TN_STAGES - 1;
-  frag_offsets<0> fa;
-  frag_offsets<1> fb;
-  fa.init(wm0, lane);
-  fb.init(wn0, lane);
-  load_fragments(smem, sbase, 0, 0, fa, fb, af[0], bf[0]);
-  for (int kt = 0; kt < ktiles; kt++) {
-#pragma unroll
-    for (int kk = 0; kk < KK; kk++) {
-      if (kk == KK - 1) {
-        cp_async_wait<TN_STAGES - 2>();
-        __syncthreads();
-        read_stage = read_stage + 1 == TN_STAGES ? 0 : read_stage + 1;
-      }
-      /* the next k-step's fragments (none past the last tile) */
-      if (kk < KK - 1 || kt + 1 < ktiles)
-        load_fragments(smem, sbase, read_stage, 16 * ((kk + 1) % KK), fa, fb,
-                       af[(kk + 1) % 2], bf[(kk + 1) % 2]);
-      if (kk == 0) {
-        const int next = kt + TN_STAGES - 1;
-        if (next < ktiles) {
-          ga.load(smem, write_stage, next * BK, K, aa, tid);
-          gb.load(smem, write_stage, next * BK, K, ab, tid);
-          ga.advance();
-          gb.advance();
-        }
-        cp_async_commit();
-        write_stage = write_stage + 1 == TN_STAGES ? 0 : write_stage + 1;
-      }
-#pragma unroll
-      for (int i = 0; i < MI; i++)
-#pragma unroll
-        for (int j = 0; j < NI; j++)
-          mma16816(acc[i][j], af[kk % 2][i], bf[kk % 2][j / 2][2 * (j % 2)],
-                   bf[kk % 2][j / 2][2 * (j % 2) + 1]);
-    }
-  }
-
-}
+#include "gemm_tc_mainloop.h"
 
 /* The epilogue (C from the accumulators), after the types and the
  * operand helpers it uses. */
@@ -503,8 +447,12 @@ gemm_tc(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
       for (int e = 0; e < 4; e++)
         acc[i][j][e] = 0.0f;
 
-  mainloop(smem, sbase, ga, gb, K, ktiles, aligned_a, aligned_b, tid, wm0,
-           wn0, lane, acc);
+  if (aligned_a && aligned_b)
+    mainloop_aligned(smem, sbase, ga, gb, K, ktiles, tid, wm0, wn0, lane,
+                     acc);
+  else
+    mainloop(smem, sbase, ga, gb, K, ktiles, aligned_a, aligned_b, tid, wm0,
+             wn0, lane, acc);
 
   epilogue(smem, C, M, N, m0 + wm0, n0 + wn0, warp, lane, alpha, beta, acc);
 }

@@ -46,4 +46,22 @@ TN_LAYOUT_FN int tn_smem_elems(int rows, int width, int pad)
   return rows * (width + pad);
 }
 
+/* Element offset of (row, col) in a tile of `width` columns that the copy
+ * engine (TMA) fills box by box: boxes of box_rows x box_cols elements
+ * (both dividing the tile), row of boxes after row of boxes, each box's
+ * rows dense; the whole swizzled by Swizzle<b, m, s> on the element offset
+ * from the tile's start.  The hardware's SWIZZLE_32B/64B/128B xor the
+ * 16-byte chunk index (shared address bits 4..) with bits 7.. of the
+ * address itself (CuTe Swizzle<1|2|3, 4, 3> on bytes; <b, 4 - log2(elem
+ * bytes), 3> on elements, what tn_swizzle_resolve gives), so with the
+ * tile aligned to 1024 bytes the offset from its start is what they see. */
+TN_LAYOUT_FN int tn_tma_offset(int row, int col, int width, int box_rows,
+                               int box_cols, int b, int m, int s)
+{
+  int box = (row / box_rows) * (width / box_cols) + col / box_cols;
+  int off = box * box_rows * box_cols + (row % box_rows) * box_cols +
+            col % box_cols;
+  return tn_swizzle_offset(off, b, m, s);
+}
+
 #endif

@@ -1,8 +1,8 @@
 /* tc_ops.h -- the PTX that templates/gemm_tc.cu issues, one wrapper each:
  * cp.async of 16 bytes (zero-filled when the source is outside the
- * matrix) and its groups, ldmatrix.x4 (.trans), stmatrix.x4 (sm_90 and
- * later), mma.sync m16n8k16 with fp32 accumulators, and the 16-bit
- * conversions (no cuda_bf16.h: NVRTC
+ * matrix) and its groups, ldmatrix.x4 (.trans), both also predicated,
+ * stmatrix.x4 (sm_90 and later), mma.sync m16n8k16 with fp32
+ * accumulators, and the 16-bit conversions (no cuda_bf16.h: NVRTC
  * need not find it).  TN_IN_F16 picks fp16 over bf16.  CUDA only. */
 #ifndef TN_TC_OPS_H
 #define TN_TC_OPS_H
@@ -18,6 +18,17 @@ __device__ __forceinline__ void cp_async16(unsigned dst, const void *src,
 {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst),
                "l"(src), "r"(full ? 16 : 0));
+}
+
+/* The same when go, else nothing: a predicate, not a branch, so that the
+ * mainloop of aligned operands stays one block ptxas can schedule. */
+__device__ __forceinline__ void cp_async16_if(unsigned dst, const void *src,
+                                              bool full, bool go)
+{
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %3, 0;\n"
+               "@p cp.async.cg.shared.global [%0], [%1], 16, %2;\n}\n" ::"r"(
+                   dst),
+               "l"(src), "r"(full ? 16 : 0), "r"(go ? 1 : 0));
 }
 
 __device__ __forceinline__ void cp_async_commit(void)
@@ -47,6 +58,25 @@ __device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4],
                : "r"(addr));
 }
 
+/* ldmatrix.x4 (.trans with TRANS) when go; else r keeps its values. */
+template <bool TRANS>
+__device__ __forceinline__ void ldmatrix_x4_if(unsigned (&r)[4],
+                                               unsigned addr, bool go)
+{
+  if (TRANS)
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %5, 0;\n"
+                 "@p ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 "
+                 "{%0,%1,%2,%3}, [%4];\n}\n"
+                 : "+r"(r[0]), "+r"(r[1]), "+r"(r[2]), "+r"(r[3])
+                 : "r"(addr), "r"(go ? 1 : 0));
+  else
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %5, 0;\n"
+                 "@p ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
+                 "{%0,%1,%2,%3}, [%4];\n}\n"
+                 : "+r"(r[0]), "+r"(r[1]), "+r"(r[2]), "+r"(r[3])
+                 : "r"(addr), "r"(go ? 1 : 0));
+}
+
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 /* Four 8 x 8 matrices of 16-bit elements to shared memory: lane l gives
  * the 16-byte row address of row l % 8 of matrix l / 8, and r[q] holds,
@@ -63,17 +93,18 @@ __device__ __forceinline__ void stmatrix_x4(unsigned addr,
 }
 #endif
 
-/* d += a * b on one m16n8k16 fragment. */
+/* d += a * b on one m16n8k16 fragment.  volatile: the mma keep their
+ * place among the ldmatrix and cp.async written between them. */
 __device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4],
                                          unsigned b0, unsigned b1)
 {
 #if TN_IN_F16
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
       "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 #else
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
       "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));

@@ -9,18 +9,28 @@
  *   TN_PAD              padding elements at the end of each tile row
  *   TN_SWIZZLE_B, _M, _S  Swizzle<B, M, S> of the tile (B = 0: none)
  *   TN_GROUP            tile rows per group in the order blocks take tiles
+ *   TN_TMA              1: the copy engine (TMA, sm_90+) loads the tile
+ *   TN_TMA_STORE        with TN_TMA: 1 the copy engine stores it too
+ *   TN_BOX_ROWS, TN_BOX_COLS  the box as configured (0: the default)
  * and the layout values its access plan derives from them (computed once,
  * in shape_of() of tuner/family/transpose.c):
  *   TN_THREADS_X, TN_BLOCK_Y  the block: TN_TILE / TN_VEC x
  *                       TN_TILE / TN_ROWS_PER_THREAD threads
  *   TN_THREADS          TN_THREADS_X * TN_BLOCK_Y
  *   TN_SW               width in elements of the fast path's shared stores
- *   TN_SMEM_ELEMS       elements of the padded tile
+ *   TN_SMEM_ELEMS       elements of the padded tile (with TN_TMA: of the
+ *                       tile, and of the transposed one TN_TMA_STORE needs)
+ *   TN_BOXR, TN_BOXC    the copy engine's box, resolved: rows x columns
  * A block is (TN_TILE / TN_VEC) x (TN_TILE / TN_ROWS_PER_THREAD) threads and
  * moves one TN_TILE x TN_TILE tile.  The grid is one-dimensional: block b
  * takes tiles in groups of TN_GROUP tile rows, column by column within a
  * group, so that blocks running together touch compact regions of both
  * matrices (TN_GROUP = 1: row by row).
+ *
+ * TN_TMA = 1 (sm_90 and later) is the copy engine's path, below the
+ * threads' one; TN_TMA_STORE, TN_BOXR x TN_BOXC (the box, resolved) and
+ * the swizzle (none, or sw32/sw64/sw128 as the tensor maps have it) shape
+ * it.
  *
  * Interior tiles of a matrix whose sizes are multiples of TN_VEC take a
  * path without bounds checks, with TN_VEC-wide global accesses and shared
@@ -32,6 +42,157 @@
  */
 #include "smem_layout.h"
 #include "smem_trace.h"
+
+template <int N> struct vec_of;
+template <> struct vec_of<1> { typedef float type; };
+template <> struct vec_of<2> { typedef float2 type; };
+template <> struct vec_of<4> { typedef float4 type; };
+typedef vec_of<TN_VEC>::type vec_t;
+
+#if TN_TMA
+/* The copy engine's path.  One thread loads the tile as TN_BOXR x TN_BOXC
+ * boxes through map_in (rows x cols, zeros beyond the matrix) into `tile`
+ * under the tensor map's swizzle, completing on an mbarrier; the threads
+ * read it column-wise, as the threads' path does, and either store to
+ * global memory themselves (predicated at the matrix's edges) or, with
+ * TN_TMA_STORE, write the transposed tile row-wise into a second tile of
+ * the same layout that one thread stores through map_out (cols x rows;
+ * what lies beyond the matrix is clipped).  Both tiles start on 1024
+ * bytes, so the swizzle the hardware applies by address is the one
+ * tn_tma_offset computes from the tile's start. */
+#include "tma_ops.h"
+
+#define TMA_AT(row, col)                                                     \
+  tn_tma_offset((row), (col), TN_TILE, TN_BOXR, TN_BOXC, TN_SWIZZLE_B,        \
+                TN_SWIZZLE_M, TN_SWIZZLE_S)
+#define TMA_BOXES_X (TN_TILE / TN_BOXC)
+#define TMA_BOXES_Y (TN_TILE / TN_BOXR)
+#define TMA_TILE (TN_TILE * TN_TILE)
+
+static_assert(TN_THREADS_X * TN_VEC == TN_TILE,
+              "a tile row is TN_THREADS_X vectors of TN_VEC");
+static_assert(TN_BLOCK_Y * TN_ROWS_PER_THREAD == TN_TILE,
+              "TN_BLOCK_Y rows of threads cover the tile");
+static_assert(TN_THREADS == TN_THREADS_X * TN_BLOCK_Y, "threads");
+static_assert(TN_PAD == 0, "the copy engine writes dense boxes");
+static_assert(TN_TILE % TN_BOXC == 0 && TN_TILE % TN_BOXR == 0,
+              "boxes tile the tile");
+static_assert(TN_BOXC % 4 == 0 && TN_VEC <= 4,
+              "a thread's vector stays in one 16-byte chunk");
+static_assert(TN_SMEM_ELEMS == TMA_TILE * (1 + TN_TMA_STORE), "the tiles");
+
+extern "C" __global__ void __launch_bounds__(TN_THREADS)
+transpose(const __grid_constant__ tn_tensor_map map_in,
+#if TN_TMA_STORE
+          const __grid_constant__ tn_tensor_map map_out,
+#endif
+          const float *__restrict__ in, float *__restrict__ out, int rows,
+          int cols)
+{
+  __shared__ __align__(1024) float tile[TN_SMEM_ELEMS];
+  __shared__ __align__(8) unsigned long long bar;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int tid = tx + TN_THREADS_X * ty;
+  const int tiles_r = (rows + TN_TILE - 1) / TN_TILE;
+  const int tiles_c = (cols + TN_TILE - 1) / TN_TILE;
+  const int per_group = TN_GROUP * tiles_c;
+  const int group = blockIdx.x / per_group, in_group = blockIdx.x % per_group;
+  const int first = group * TN_GROUP;
+  const int height = min(tiles_r - first, TN_GROUP);
+  const int row0 = (first + in_group % height) * TN_TILE;
+  const int col0 = (in_group / height) * TN_TILE;
+  const int c0 = TN_VEC * tx;
+  (void)in;
+  TN_TRACE_BASE(tile);
+
+  if (tid == 0) {
+    /* the model's layout assumes the alignment: never read a wrong one */
+    if ((tn_smem_u32(tile) & 1023u) != 0)
+      __trap();
+    tn_mbar_init(&bar, 1);
+    tn_mbar_init_fence();
+  }
+  __syncthreads();
+  if (tid == 0) {
+    /* boxes reaching beyond the matrix still deliver all their bytes */
+    tn_mbar_expect_tx(&bar, TMA_TILE * 4);
+#pragma unroll
+    for (int by = 0; by < TMA_BOXES_Y; by++)
+#pragma unroll
+      for (int bx = 0; bx < TMA_BOXES_X; bx++)
+        tn_tma_load_2d(&tile[(by * TMA_BOXES_X + bx) * TN_BOXR * TN_BOXC],
+                       &map_in, col0 + bx * TN_BOXC, row0 + by * TN_BOXR,
+                       &bar);
+  }
+  tn_mbar_wait(&bar, 0);
+
+#if TN_TMA_STORE
+  /* every read and write lies in the tiles, at the edges too */
+#pragma unroll
+  for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
+    int r = ty + j * TN_BLOCK_Y;
+    vec_t v;
+    float *e = reinterpret_cast<float *>(&v);
+#pragma unroll
+    for (int k = 0; k < TN_VEC; k++) {
+      TN_TRACE_LD(&tile[TMA_AT(c0 + k, r)], 4, true);
+      e[k] = tile[TMA_AT(c0 + k, r)];
+    }
+    TN_TRACE_ST(&tile[TMA_TILE + TMA_AT(r, c0)], 4 * TN_VEC, true);
+    *reinterpret_cast<vec_t *>(&tile[TMA_TILE + TMA_AT(r, c0)]) = v;
+  }
+#else
+  /* The threads store: a full tile of a matrix whose rows are a multiple
+   * of TN_VEC with vector stores; elsewhere element by element, each read
+   * made only where its store is (the compiler would sink the reads into
+   * the predicated stores anyway, which ncu counted: the plan says so). */
+  float *dst = out + (size_t)col0 * rows + row0;
+  if (row0 + TN_TILE <= rows && col0 + TN_TILE <= cols &&
+      (rows & (TN_VEC - 1)) == 0) {
+#pragma unroll
+    for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
+      int r = ty + j * TN_BLOCK_Y;
+      vec_t v;
+      float *e = reinterpret_cast<float *>(&v);
+#pragma unroll
+      for (int k = 0; k < TN_VEC; k++) {
+        TN_TRACE_LD(&tile[TMA_AT(c0 + k, r)], 4, true);
+        e[k] = tile[TMA_AT(c0 + k, r)];
+      }
+      *reinterpret_cast<vec_t *>(dst + (size_t)r * rows + c0) = v;
+    }
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
+    int r = ty + j * TN_BLOCK_Y;
+#pragma unroll
+    for (int k = 0; k < TN_VEC; k++) {
+      const bool in = col0 + r < cols && row0 + c0 + k < rows;
+      TN_TRACE_LD(&tile[TMA_AT(c0 + k, r)], 4, in);
+      if (in)
+        dst[(size_t)r * rows + c0 + k] = tile[TMA_AT(c0 + k, r)];
+    }
+  }
+#endif
+#if TN_TMA_STORE
+  tn_tma_store_fence();
+  __syncthreads();
+  if (tid == 0) {
+#pragma unroll
+    for (int by = 0; by < TMA_BOXES_Y; by++)
+#pragma unroll
+      for (int bx = 0; bx < TMA_BOXES_X; bx++)
+        tn_tma_store_2d(
+            &map_out,
+            &tile[TMA_TILE + (by * TMA_BOXES_X + bx) * TN_BOXR * TN_BOXC],
+            row0 + bx * TN_BOXC, col0 + by * TN_BOXR);
+    tn_tma_store_drain();
+  }
+#endif
+}
+
+#else /* the threads' path */
 
 #define TILE_AT(row, col)                                                    \
   tn_smem_offset((row), (col), TN_TILE, TN_PAD, TN_SWIZZLE_B, TN_SWIZZLE_M,   \
@@ -51,11 +212,6 @@ static_assert(TN_SWIZZLE_B == 0 || (1 << TN_SWIZZLE_M) >= TN_SW,
 static_assert(TN_SMEM_ELEMS == TN_TILE * (TN_TILE + TN_PAD),
               "the padded tile");
 
-template <int N> struct vec_of;
-template <> struct vec_of<1> { typedef float type; };
-template <> struct vec_of<2> { typedef float2 type; };
-template <> struct vec_of<4> { typedef float4 type; };
-typedef vec_of<TN_VEC>::type vec_t;
 typedef vec_of<TN_SW>::type store_t;
 
 extern "C" __global__ void __launch_bounds__(TN_THREADS)
@@ -130,3 +286,4 @@ transpose(const float *__restrict__ in, float *__restrict__ out,
     }
   }
 }
+#endif

@@ -22,6 +22,7 @@
 #include "drift.h"
 #include "../templates/smem_trace.h"
 #include "gpu/driver.h"
+#include "gpu/tmap.h"
 #include "pipeline/compile.h"
 #include "pipeline/config.h"
 #include "pipeline/render.h"
@@ -106,7 +107,12 @@ static long long run_one(gpu *g, const tn_family *f, const tn_params *p,
     CU_CALL(g, cuMemsetD32(bufs[i], 0, (descs[i].bytes + 16) / 4),
             "cuMemsetD32");
   }
-  f->args(prob, bufs, &args);
+  /* the tensor maps of a copy-engine path too, over these buffers */
+  if (tn_kernel_args(&g->cu, f, p, prob, bufs, &args, why, sizeof(why)) !=
+      0) {
+    fprintf(stderr, "%s: %s\n", label, why);
+    goto fail;
+  }
   CU_CALL(g, cuModuleLoadData(&mod, cubin), "cuModuleLoadData");
   CU_CALL(g, cuModuleGetFunction(&fn, mod, f->kernel), "cuModuleGetFunction");
   if (set_global(g, mod, "tn_trace_buf", &tptr, sizeof(tptr), label) ||

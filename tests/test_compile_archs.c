@@ -3,7 +3,8 @@
  * applied) renders and compiles with NVRTC for an architecture, with its
  * resources read from the ptxas report; and the family's reference
  * kernels (the verification's) compile for it too.
- * Usage: test_compile_archs CONFIG sm_XX [pruned] */
+ * Usage: test_compile_archs CONFIG sm_XX[a] [pruned]  (sm_90a: sm_90 with
+ * its architecture-specific features) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +25,27 @@ int main(int argc, char **argv)
   tn_compile_stats stats;
   tn_err err = {{0}};
   const tn_arch *arch;
+  static tn_arch feat; /* sm_XXa: sm_XX's limits, its features' name */
+  static char base[16];
+  size_t alen = argc >= 3 ? strlen(argv[2]) : 0;
   int i, compiled = 0;
 
-  if (argc < 3 || argc > 4 || (arch = tn_arch_find(argv[2])) == NULL) {
-    fprintf(stderr, "usage: test_compile_archs CONFIG sm_XX [pruned]\n");
+  /* sm_90a, sm_100a: the architecture-specific features (wgmma,
+   * setmaxnreg; the copy engine needs none), which NVRTC takes as
+   * -arch=sm_90a; the tuner's table knows the plain architecture */
+  arch = argc >= 3 ? tn_arch_find(argv[2]) : NULL;
+  if (arch == NULL && alen > 1 && alen < sizeof(base) &&
+      argv[2][alen - 1] == 'a') {
+    memcpy(base, argv[2], alen - 1);
+    arch = tn_arch_find(base);
+    if (arch != NULL) {
+      feat = *arch;
+      feat.name = argv[2];
+      arch = &feat;
+    }
+  }
+  if (argc < 3 || argc > 4 || arch == NULL) {
+    fprintf(stderr, "usage: test_compile_archs CONFIG sm_XX[a] [pruned]\n");
     return 2;
   }
   if (tn_config_load(argv[1], &job, &err) != 0 ||

@@ -371,7 +371,7 @@ static void test_stmatrix(void)
   }
 }
 
-/* Epilogue 2's rules: a 16-bit C, 16-byte staging rows, stmatrix. */
+/* Epilogue 2's rules: a 16-bit C, 16-byte staging rows, sm_90's stmatrix. */
 static void test_stmatrix_rules(void)
 {
   static const setting e8[] = {{"epilogue", "2"}, {"pad_c", "8"}};
@@ -381,6 +381,7 @@ static void test_stmatrix_rules(void)
   tn_problem b16 = problem_b16(4096, 4096, 4096);
   char why[1024] = "";
   tn_params p;
+  tn_launch l;
   int rc = point(e8, 2, &f32, &p, why, sizeof(why));
   CHECK(rc == 1 && strstr(why, "not f32") != NULL,
         "epilogue 2, fp32 C: rc %d, why '%s'", rc, why);
@@ -389,18 +390,17 @@ static void test_stmatrix_rules(void)
         "epilogue 2, pad_c 4: rc %d, why '%s'", rc, why);
   rc = point(e8, 2, &b16, &p, why, sizeof(why));
   CHECK(rc == 0, "epilogue 2, pad_c 8, 16-bit C: refused: %s", why);
-  CHECK(f->arch_check != NULL, "no arch_check");
-  if (rc != 0 || f->arch_check == NULL)
+  if (rc != 0)
     return;
-  rc = f->arch_check(&p, &b16, tn_arch_find("sm_80"), why, sizeof(why));
-  CHECK(rc == 1 && strstr(why, "stmatrix") != NULL,
-        "epilogue 2 on sm_80: rc %d, why '%s'", rc, why);
-  CHECK(f->arch_check(&p, &b16, tn_arch_find("sm_90"), why,
-                      sizeof(why)) == 0,
-        "epilogue 2 on sm_90: refused: %s", why);
-  CHECK(f->arch_check(&p, &b16, tn_arch_find("sm_120"), why,
-                      sizeof(why)) == 0,
-        "epilogue 2 on sm_120: refused: %s", why);
+  /* the space excludes it before sm_90 (launch's min_cc), with why */
+  f->launch(&p, &b16, &l);
+  CHECK(l.min_cc == 90 && l.needs != NULL && strstr(l.needs, "stmatrix"),
+        "epilogue 2: min_cc %d, needs '%s'", l.min_cc,
+        l.needs ? l.needs : "(null)");
+  rc = point(e4, 0, &b16, &p, why, sizeof(why));
+  f->launch(&p, &b16, &l);
+  CHECK(rc == 0 && l.min_cc == 0, "epilogue 0: rc %d, min_cc %d", rc,
+        l.min_cc);
 }
 
 /* The copies' 16-byte stores: a warp writes 512 bytes, a quarter-warp

@@ -27,7 +27,7 @@ static const tn_option_desc options[] = {
 };
 enum { OPT_TRANS, OPT_ALPHA, OPT_DTYPE };
 static const tn_param_desc params[] = {
-    {"tile", TN_PARAM_INT, 0, 1, 64, 32, "a size"},
+    {"tile", TN_PARAM_INT, 0, 1, 64, 32, "a size", 0},
 };
 static const tn_family fam = {
     .name = "choicetest",

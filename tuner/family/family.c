@@ -75,6 +75,19 @@ void tn_args_add(tn_args *a, const void *value, size_t size)
   a->n++;
 }
 
+void *tn_args_add_map(tn_args *a)
+{
+  void *slot;
+  if (a->n >= TN_MAX_ARGS || a->n_maps >= TN_MAX_TMAPS) {
+    a->overflow = 1;
+    return NULL;
+  }
+  slot = a->maps[a->n_maps++];
+  memset(slot, 0, 128);
+  a->ptrs[a->n++] = slot;
+  return slot;
+}
+
 int tn_family_model(const tn_family *f, const tn_params *p,
                     const tn_problem *prob, const tn_arch *arch,
                     tn_model_cost *cost, char *why, size_t n)

@@ -14,6 +14,7 @@
 #include "model/model.h"
 #include "family/param.h"
 #include "family/size.h"
+#include "family/tmap.h"
 
 typedef unsigned long long tn_devptr; /* a CUdeviceptr */
 
@@ -22,6 +23,12 @@ typedef struct {
   int threads;      /* block[0] * block[1] * block[2] */
   int smem_static;  /* bytes of __shared__ the template declares */
   int smem_dynamic; /* bytes of dynamic shared memory at launch */
+  /* The oldest compute capability the code runs on, as 10 * major +
+   * minor (0: any the tuner knows); a candidate is excluded on older
+   * architectures, with `needs` as the reason's subject ("the copy engine
+   * (TMA)"). */
+  int min_cc;
+  const char *needs;
 } tn_launch;
 
 /* Preprocessor definitions for the rendered source.  A define that does
@@ -48,8 +55,17 @@ typedef struct {
   int overflow;
   void *ptrs[TN_MAX_ARGS];
   unsigned char storage[TN_MAX_ARGS][16];
+  /* Tensor maps (CUtensorMap: 128 bytes, 64-byte aligned, as the driver
+   * wants the map it encodes), passed by value as __grid_constant__
+   * parameters; ptrs[] of such an argument points here. */
+  int n_maps;
+  _Alignas(64) unsigned char maps[TN_MAX_TMAPS][128];
 } tn_args;
 void tn_args_add(tn_args *a, const void *value, size_t size);
+/* Adds an argument of the next free map slot and returns that slot for
+ * the caller to encode into (NULL, with overflow set, if none is left).
+ * The slot lives in a, so a must not move before the launch. */
+void *tn_args_add_map(tn_args *a);
 
 typedef enum {
   TN_BUF_IN,   /* filled with fresh random values in [-1, 1), exact in
@@ -132,14 +148,6 @@ typedef struct tn_family {
    * width) and checks the family's rules.  Returns 0 if p is a valid
    * point, else 1 with the reason in why. */
   int (*prepare)(tn_params *p, const tn_problem *prob, char *why, size_t n);
-  /* Whether a prepared p can run on arch at all, beyond the launch limits
-   * (threads, shared memory) that the space checks itself: an instruction
-   * that arch lacks.  Returns 0 if it can, else 1 with the reason in why.
-   * NULL: every architecture the template compiles for.  (prepare() has
-   * no architecture: it also checks a config's input alone and the points
-   * of results read back.) */
-  int (*arch_check)(const tn_params *p, const tn_problem *prob,
-                    const tn_arch *arch, char *why, size_t n);
   void (*launch)(const tn_params *p, const tn_problem *prob, tn_launch *out);
   /* Macros for the template beyond TN_<PARAM> of each int parameter and
    * TN_<PARAM>_B/_M/_S of each swizzle (those the renderer adds). */
@@ -163,6 +171,13 @@ typedef struct tn_family {
    * left alone is 0: elem fp32); returns how many. */
   int (*buffers)(const tn_problem *prob, tn_buffer_desc *out);
   void (*args)(const tn_problem *prob, const tn_devptr *bufs, tn_args *out);
+  /* The tensor maps (TMA descriptors) p's kernel takes, into out (at most
+   * TN_MAX_TMAPS); returns how many (NULL or 0: none).  They are the
+   * kernel's first parameters, in this order, before args()'s; the GPU
+   * side encodes each against the buffer it names in the set launched
+   * (gpu/tmap.h).  prepare() checks them with tn_tmap_check. */
+  int (*tensor_maps)(const tn_params *p, const tn_problem *prob,
+                     tn_tmap_desc *out);
   const char *reference_source; /* NULL or CUDA source of reference kernels */
   /* Compares the output with the reference; 0 if right, else 1 with why.
    * -1 if the check itself could not run. */

@@ -45,39 +45,39 @@ static const tn_option_desc options[TC_N_OPTIONS] = {
 
 static const tn_param_desc params[TC_N_PARAMS] = {
     {"bm", TN_PARAM_INT, 0, 16, 256, 128,
-     "block tile rows (of C and op(A)), a power of two"},
-    {"bn", TN_PARAM_INT, 0, 16, 256, 128, "block tile columns, a power of two"},
+     "block tile rows (of C and op(A)), a power of two", 0},
+    {"bn", TN_PARAM_INT, 0, 16, 256, 128, "block tile columns, a power of two", 0},
     {"bk", TN_PARAM_INT, 0, 16, 128, 32,
-     "block tile depth (k), a power of two of at least 16"},
+     "block tile depth (k), a power of two of at least 16", 0},
     {"warp_m", TN_PARAM_INT, 0, 16, 256, 64,
      "warp tile rows, a multiple of 16 dividing bm (bm / warp_m warps along "
-     "m)"},
+     "m)", 0},
     {"warp_n", TN_PARAM_INT, 0, 16, 256, 64,
      "warp tile columns, a multiple of 16 dividing bn (bn / warp_n warps "
-     "along n)"},
+     "along n)", 0},
     {"stages", TN_PARAM_INT, 0, 2, 4, 3,
-     "shared buffers of the cp.async ring (2 to 4)"},
+     "shared buffers of the cp.async ring (2 to 4)", 0},
     {"epilogue", TN_PARAM_INT, 0, 0, 2, 0,
      "0: fragments straight to C; 1: each warp's tile staged through "
      "shared memory in fp32, then whole 16-byte runs of C's rows; 2: "
      "staged as C's 16-bit values by stmatrix (sm_90 and later, output = "
-     "\"input\"), then 16-byte runs"},
+     "\"input\"), then 16-byte runs", 0},
     {"group_m", TN_PARAM_INT, 0, 0, 64, 0,
      "0: tiles in row-major launch order; g: in groups of g tile rows, "
-     "column by column (L2 reuse of A and B)"},
+     "column by column (L2 reuse of A and B)", 0},
     {"min_blocks", TN_PARAM_INT, 0, 0, 8, 0,
-     "minimum resident blocks per SM for __launch_bounds__ (0: none)"},
+     "minimum resident blocks per SM for __launch_bounds__ (0: none)", 0},
     {"pad_a", TN_PARAM_INT, 1, 0, 64, 0,
-     "padding elements at the end of each As row (a multiple of 8)"},
+     "padding elements at the end of each As row (a multiple of 8)", 0},
     {"pad_b", TN_PARAM_INT, 1, 0, 64, 0,
-     "padding elements at the end of each Bs row (a multiple of 8)"},
+     "padding elements at the end of each Bs row (a multiple of 8)", 0},
     {"pad_c", TN_PARAM_INT, 1, 0, 32, 0,
      "padding at the end of each staging row: epilogue 1 in floats (a "
-     "multiple of 4), epilogue 2 in 16-bit elements (a multiple of 8)"},
+     "multiple of 4), epilogue 2 in 16-bit elements (a multiple of 8)", 0},
     {"swizzle_a", TN_PARAM_SWIZZLE, 1, 0, 0, 0,
-     "swizzle of As: none, xor, sw32, sw64, sw128, cute(B,M,S) (M >= 3)"},
+     "swizzle of As: none, xor, sw32, sw64, sw128, cute(B,M,S) (M >= 3)", 0},
     {"swizzle_b", TN_PARAM_SWIZZLE, 1, 0, 0, 0,
-     "swizzle of Bs: none, xor, sw32, sw64, sw128, cute(B,M,S) (M >= 3)"},
+     "swizzle of Bs: none, xor, sw32, sw64, sw128, cute(B,M,S) (M >= 3)", 0},
 };
 
 void tn_gemm_tc_geometry(const tn_params *p, const tn_problem *prob,
@@ -260,20 +260,6 @@ static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
   return 0;
 }
 
-/* tn_family.arch_check: stmatrix, which epilogue 2 stores with, is sm_90's
- * and later's (arch.h's has_stmatrix). */
-static int arch_check(const tn_params *p, const tn_problem *prob,
-                      const tn_arch *arch, char *why, size_t n)
-{
-  (void)prob;
-  if (p->v[TC_EPILOGUE].i == 2 && !arch->has_stmatrix) {
-    snprintf(why, n, "epilogue 2 stores with stmatrix, which %s lacks (sm_90 "
-                     "and later)", arch->name);
-    return 1;
-  }
-  return 0;
-}
-
 static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
 {
   tc_geometry g;
@@ -294,6 +280,10 @@ static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
   l->block[1] = l->block[2] = 1;
   l->threads = g.threads;
   l->smem_dynamic = (int)g.smem_bytes; /* the template's is extern */
+  if (g.epilogue == 2) {
+    l->min_cc = 90; /* stmatrix (arch.h's has_stmatrix) */
+    l->needs = "epilogue 2 (stmatrix)";
+  }
 }
 
 static void defines(const tn_params *p, const tn_problem *prob,
@@ -462,7 +452,6 @@ const tn_family tn_family_gemm_tc = {
     .options = options,
     .n_options = TC_N_OPTIONS,
     .prepare = prepare,
-    .arch_check = arch_check,
     .launch = launch,
     .defines = defines,
     .one_block = one_block,

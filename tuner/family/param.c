@@ -155,11 +155,14 @@ void tn_params_format(const tn_param_desc *descs, int n_params,
   for (i = 0; i < n_params && used < n; i++) {
     char sw[32];
     int w;
+    if (descs[i].added && descs[i].kind == TN_PARAM_INT &&
+        p->v[i].i == descs[i].def)
+      continue; /* as the texts written before it was added */
     if (descs[i].kind == TN_PARAM_SWIZZLE)
-      w = snprintf(out + used, n - used, "%s%s=%s", i ? " " : "",
+      w = snprintf(out + used, n - used, "%s%s=%s", used ? " " : "",
                    descs[i].name, tn_swizzle_name(&p->v[i].sw, sw, sizeof(sw)));
     else
-      w = snprintf(out + used, n - used, "%s%s=%lld", i ? " " : "",
+      w = snprintf(out + used, n - used, "%s%s=%lld", used ? " " : "",
                    descs[i].name, p->v[i].i);
     if (w < 0)
       break;

@@ -41,6 +41,11 @@ typedef struct {
   long long min, max; /* valid range of an int parameter */
   long long def;      /* value when the config does not list it */
   const char *help;
+  /* Last, so that the tables of other parameters stay as they are: a
+   * parameter added after results files were written (an int).  A file
+   * without it means its default, and at its default it is left out of
+   * the parameters' text, so that the texts of those files still match. */
+  int added;
 } tn_param_desc;
 
 typedef struct {

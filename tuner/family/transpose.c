@@ -4,29 +4,176 @@
  * threads moves one tile x tile tile through shared memory; `group` orders
  * the tiles among blocks.  The access plan below lists exactly the
  * shared-memory instructions of that template (the order of tiles does not
- * change them). */
+ * change them).  With tma = 1 the copy engine (sm_90+) loads the tile in
+ * boxes under a tensor map's swizzle, and stores it with tma_store = 1:
+ * the plan then lists the threads' accesses only (the copy engine's own
+ * writes and reads of shared memory are not warp accesses). */
 #include <stdio.h>
 #include <string.h>
 
 #include "family/family.h"
 #include "../../templates/smem_layout.h"
 
-enum { P_TILE, P_ROWS, P_VEC, P_PAD, P_SWIZZLE, P_GROUP, N_PARAMS };
+enum {
+  P_TILE,
+  P_ROWS,
+  P_VEC,
+  P_PAD,
+  P_SWIZZLE,
+  P_GROUP,
+  P_TMA,
+  P_TMA_STORE,
+  P_BOX_ROWS,
+  P_BOX_COLS,
+  N_PARAMS
+};
 
 static const tn_param_desc params[N_PARAMS] = {
     {"tile", TN_PARAM_INT, 0, 8, 64, 32,
-     "tile edge in elements, a power of two"},
+     "tile edge in elements, a power of two", 0},
     {"rows_per_thread", TN_PARAM_INT, 0, 1, 64, 4,
-     "tile rows each thread moves; divides tile"},
+     "tile rows each thread moves; divides tile", 0},
     {"vec", TN_PARAM_INT, 0, 1, 4, 1,
-     "elements each thread moves per row: 1, 2 or 4 (global access width)"},
+     "elements each thread moves per row: 1, 2 or 4 (global access width)", 0},
     {"pad", TN_PARAM_INT, 1, 0, 32, 0,
-     "padding elements at the end of each tile row"},
+     "padding elements at the end of each tile row", 0},
     {"swizzle", TN_PARAM_SWIZZLE, 1, 0, 0, 0,
-     "swizzle of the tile: none, xor, sw32, sw64, sw128, cute(B,M,S)"},
+     "swizzle of the tile: none, xor, sw32, sw64, sw128, cute(B,M,S)", 0},
     {"group", TN_PARAM_INT, 0, 1, 64, 1,
-     "tile rows per group in the order blocks take tiles (1: row by row)"},
+     "tile rows per group in the order blocks take tiles (1: row by row)", 0},
+    {"tma", TN_PARAM_INT, 0, 0, 1, 0,
+     "1: the copy engine (TMA, sm_90+) loads the tile, 0: the threads",
+     1},
+    {"tma_store", TN_PARAM_INT, 0, 0, 1, 0,
+     "with tma = 1: 1 the copy engine stores the tile, 0 the threads", 1},
+    {"box_rows", TN_PARAM_INT, 1, 0, 256, 0,
+     "with tma = 1: rows of a copy engine box (0: the tile)", 1},
+    {"box_cols", TN_PARAM_INT, 1, 0, 256, 0,
+     "with tma = 1: columns of a box (0: the swizzle's span, else the "
+     "tile)",
+     1},
 };
+
+/* Bytes of the copy engine's swizzle for the swizzle parameter (0: none),
+ * or -1 for one it does not have. */
+static int tma_span(const tn_swizzle *sw)
+{
+  switch (sw->kind) {
+  case TN_SWZ_NONE:
+    return 0;
+  case TN_SWZ_SW32:
+    return 32;
+  case TN_SWZ_SW64:
+    return 64;
+  case TN_SWZ_SW128:
+    return 128;
+  default:
+    return -1;
+  }
+}
+
+/* The box of the copy engine's path, its zeros resolved. */
+static void tma_box(const tn_params *p, int *box_rows, int *box_cols)
+{
+  int tile = (int)p->v[P_TILE].i, span = tma_span(&p->v[P_SWIZZLE].sw);
+  *box_rows = p->v[P_BOX_ROWS].i ? (int)p->v[P_BOX_ROWS].i : tile;
+  *box_cols = p->v[P_BOX_COLS].i ? (int)p->v[P_BOX_COLS].i
+              : span > 0         ? span / 4
+                                 : tile;
+}
+
+/* The tensor maps of the copy engine's path: the input (cols inner, rows
+ * outer) and, storing by TMA, the output (rows inner, cols outer), both in
+ * boxes of box_rows x box_cols under the swizzle. */
+static int tensor_maps(const tn_params *p, const tn_problem *prob,
+                       tn_tmap_desc *out)
+{
+  unsigned long long rows = (unsigned long long)prob->size.dims[0];
+  unsigned long long cols = (unsigned long long)prob->size.dims[1];
+  int br, bc, span = tma_span(&p->v[P_SWIZZLE].sw), i;
+
+  if (!p->v[P_TMA].i)
+    return 0;
+  tma_box(p, &br, &bc);
+  for (i = 0; i < 1 + (int)p->v[P_TMA_STORE].i; i++) {
+    tn_tmap_desc *d = &out[i];
+    memset(d, 0, sizeof(*d));
+    d->buffer = i; /* BUF_IN, BUF_OUT */
+    d->elem = TN_ELEM_F32;
+    d->rank = 2;
+    d->dims[0] = i == 0 ? cols : rows;
+    d->dims[1] = i == 0 ? rows : cols;
+    d->strides[0] = d->dims[0] * 4;
+    d->box[0] = (unsigned)bc;
+    d->box[1] = (unsigned)br;
+    d->swizzle = span < 0 ? 0 : span;
+    d->l2_promotion = 128;
+  }
+  return i;
+}
+
+/* The copy engine's path's rules, each failing one with its reason. */
+static int prepare_tma(tn_params *p, const tn_problem *prob, char *why,
+                       size_t n)
+{
+  tn_tmap_desc maps[TN_MAX_TMAPS];
+  tn_swizzle *sw = &p->v[P_SWIZZLE].sw;
+  int tile = (int)p->v[P_TILE].i, span = tma_span(sw), br, bc, nm, i;
+  long long box_bytes, period;
+  char name[64];
+
+  if (span < 0) {
+    snprintf(why, n, "the copy engine swizzles as none, sw32, sw64 or "
+                     "sw128, not %s", tn_swizzle_name(sw, name, sizeof(name)));
+    return 1;
+  }
+  if (p->v[P_PAD].i != 0) {
+    snprintf(why, n, "pad %lld: the copy engine writes dense boxes (pad 0 "
+                     "with tma = 1)", p->v[P_PAD].i);
+    return 1;
+  }
+  if (tile < 16) {
+    snprintf(why, n, "tile %d: the copy engine's tiles start on 1024 bytes, "
+                     "a tile of at least 16 x 16 keeps the second there",
+             tile);
+    return 1;
+  }
+  tma_box(p, &br, &bc);
+  if (tile % br != 0 || tile % bc != 0) {
+    snprintf(why, n, "a box of %d x %d does not divide the %dx%d tile", br,
+             bc, tile, tile);
+    return 1;
+  }
+  if (span > 0 && bc * 4 != span) {
+    /* the driver takes narrower boxes; their layout is not modelled */
+    snprintf(why, n, "a %d-byte swizzle needs boxes %d elements wide (its "
+                     "span), not %d", span, span / 4, bc);
+    return 1;
+  }
+  box_bytes = 4LL * br * bc;
+  period = span > 0 ? 8LL * span : 128;
+  if (box_bytes % period != 0) {
+    snprintf(why, n, "a box of %lld bytes: each box must start on %lld "
+                     "bytes (%s)", box_bytes, period,
+             span > 0 ? "the swizzle's period, 8 rows of its span"
+                      : "the copy engine's shared-memory alignment");
+    return 1;
+  }
+  if (tn_swizzle_resolve(sw, bc, 4, why, n) != 0)
+    return 1;
+  memset(maps, 0, sizeof(maps));
+  nm = tensor_maps(p, prob, maps);
+  for (i = 0; i < nm; i++)
+    if (tn_tmap_check(&maps[i], why, n) != 0) {
+      size_t used = strlen(why);
+      snprintf(why + used, n - used, " (%s: %lld x %lld)",
+               i == 0 ? "the input" : "the output",
+               prob->size.dims[i == 0 ? 0 : 1],
+               prob->size.dims[i == 0 ? 1 : 0]);
+      return 1;
+    }
+  return 0;
+}
 
 static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
 {
@@ -50,6 +197,13 @@ static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
           ((prob->size.dims[1] + tile - 1) / tile) >
       2147483647LL) {
     snprintf(why, n, "more than 2^31 - 1 tiles of %lld", tile);
+    return 1;
+  }
+  if (p->v[P_TMA].i)
+    return prepare_tma(p, prob, why, n);
+  if (p->v[P_TMA_STORE].i || p->v[P_BOX_ROWS].i || p->v[P_BOX_COLS].i) {
+    snprintf(why, n, "tma_store, box_rows and box_cols belong to the copy "
+                     "engine's path (tma = 1)");
     return 1;
   }
   if (tn_swizzle_resolve(sw, (int)tile, 4, why, n) != 0)
@@ -90,6 +244,8 @@ typedef struct {
   int nx, by, threads; /* block of nx x by threads */
   int sw;              /* fast-path store width in elements */
   int smem_elems;
+  int tma, tma_store;  /* the copy engine's path, and its store */
+  int box_rows, box_cols;
 } shape;
 
 static void shape_of(const tn_params *p, shape *s)
@@ -102,7 +258,12 @@ static void shape_of(const tn_params *p, shape *s)
   s->by = s->tile / s->rpt;
   s->threads = s->nx * s->by;
   s->sw = store_width(p);
-  s->smem_elems = tn_smem_elems(s->tile, s->tile, s->pad);
+  s->tma = (int)p->v[P_TMA].i;
+  s->tma_store = (int)p->v[P_TMA_STORE].i;
+  tma_box(p, &s->box_rows, &s->box_cols);
+  /* the copy engine's path: the tile, and the transposed one it stores */
+  s->smem_elems = s->tma ? s->tile * s->tile * (1 + s->tma_store)
+                         : tn_smem_elems(s->tile, s->tile, s->pad);
 }
 
 static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
@@ -120,6 +281,11 @@ static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
   l->grid[2] = 1;
   l->threads = s.threads;
   l->smem_static = s.smem_elems * 4;
+  if (s.tma) {
+    l->smem_static += 8; /* the mbarrier */
+    l->min_cc = 90;
+    l->needs = "the copy engine (TMA)";
+  }
 }
 
 /* The layout values the template reads, from shape_of(). */
@@ -134,6 +300,60 @@ static void defines(const tn_params *p, const tn_problem *prob,
   tn_defines_add(d, "TN_THREADS", "%d", s.threads);
   tn_defines_add(d, "TN_SW", "%d", s.sw);
   tn_defines_add(d, "TN_SMEM_ELEMS", "%d", s.smem_elems);
+  tn_defines_add(d, "TN_BOXR", "%d", s.box_rows);
+  tn_defines_add(d, "TN_BOXC", "%d", s.box_cols);
+}
+
+static int tma_offset(const tn_params *p, const shape *s, int row, int col)
+{
+  const tn_swizzle *sw = &p->v[P_SWIZZLE].sw;
+  return tn_tma_offset(row, col, s->tile, s->box_rows, s->box_cols, sw->b,
+                       sw->m, sw->s);
+}
+
+/* The threads' accesses of one block of the copy engine's path whose tile
+ * has valid_rows x valid_cols elements inside the matrix, executed by
+ * `times` blocks.  A warp reads a column of the tile (tile[c0 + k][r]).
+ * Storing by TMA, every read lies in the tile (zeros beyond the matrix)
+ * and the warp then writes its vec elements as one access into the
+ * transposed tile, a row of it; the threads storing, a lane reads only
+ * where it stores (all of a full tile). */
+static void plan_tma(const tn_params *p, int valid_rows, int valid_cols,
+                     long long times, tn_access_sink *sink)
+{
+  shape s;
+  int w, j, k, lane;
+
+  shape_of(p, &s);
+  for (w = 0; w * 32 < s.threads; w++) {
+    for (j = 0; j < s.rpt; j++) {
+      for (k = 0; k < s.vec; k++) {
+        tn_warp_access ld;
+        tn_warp_access_init(&ld, TN_OP_LD, 4);
+        for (lane = 0; lane < 32 && w * 32 + lane < s.threads; lane++) {
+          int lin = w * 32 + lane, c = s.vec * (lin % s.nx) + k;
+          int r = lin / s.nx + j * s.by;
+          ld.addr[lane] = 4u * (unsigned)tma_offset(p, &s, c, r);
+          if (s.tma_store || (r < valid_cols && c < valid_rows))
+            ld.active |= 1u << lane;
+        }
+        if (ld.active)
+          tn_sink_access(sink, &ld, times);
+      }
+      if (s.tma_store) {
+        tn_warp_access st;
+        tn_warp_access_init(&st, TN_OP_ST, 4 * s.vec);
+        for (lane = 0; lane < 32 && w * 32 + lane < s.threads; lane++) {
+          int lin = w * 32 + lane, c = s.vec * (lin % s.nx);
+          int r = lin / s.nx + j * s.by;
+          st.addr[lane] = 4u * (unsigned)(s.tile * s.tile +
+                                          tma_offset(p, &s, r, c));
+          st.active |= 1u << lane;
+        }
+        tn_sink_access(sink, &st, times);
+      }
+    }
+  }
 }
 
 /* The accesses of one block whose tile has valid_rows x valid_cols elements
@@ -199,6 +419,23 @@ static void plan(const tn_params *p, const tn_problem *prob,
   long long full_r = rows / tile, full_c = cols / tile;
   int rem_r = (int)(rows % tile), rem_c = (int)(cols % tile);
   int aligned = rows % vec == 0 && cols % vec == 0;
+
+  if (p->v[P_TMA].i && p->v[P_TMA_STORE].i) {
+    plan_tma(p, (int)tile, (int)tile,
+             (full_r + (rem_r != 0)) * (full_c + (rem_c != 0)), sink);
+    return;
+  }
+  if (p->v[P_TMA].i) {
+    /* interior blocks read alike with vector stores or without */
+    plan_tma(p, (int)tile, (int)tile, full_r * full_c, sink);
+    if (rem_c)
+      plan_tma(p, (int)tile, rem_c, full_r, sink);
+    if (rem_r)
+      plan_tma(p, rem_r, (int)tile, full_c, sink);
+    if (rem_r && rem_c)
+      plan_tma(p, rem_r, rem_c, 1, sink);
+    return;
+  }
 
   /* Interior blocks, the right edge, the bottom edge and the corner. */
   plan_block(p, (int)tile, (int)tile, aligned, full_r * full_c, sink);
@@ -363,6 +600,11 @@ static int one_block(const tn_params *p, const tn_problem *base, int ragged,
   out->size.n_dims = 2;
   out->size.dims[0] = ragged ? tile - 1 : tile;
   out->size.dims[1] = ragged ? tile - 3 : tile;
+  if (ragged && p->v[P_TMA].i) {
+    /* the tensor maps' rows must be multiples of 16 bytes */
+    out->size.dims[0] = tile - 4;
+    out->size.dims[1] = tile - 4;
+  }
   return 0;
 }
 
@@ -407,6 +649,7 @@ const tn_family tn_family_transpose = {
     .plan = plan,
     .buffers = buffers,
     .args = args,
+    .tensor_maps = tensor_maps,
     .reference_source = reference_source,
     .verify = verify,
     .verify_device = verify_device,

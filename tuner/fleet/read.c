@@ -64,6 +64,10 @@ int tn_fleet_parse_params(const mg_run *r, json_t *o, const char *where,
   for (k = 0; k < f->n_params; k++) {
     const tn_param_desc *d = &f->params[k];
     v = json_object_get(o, d->name);
+    if (v == NULL && d->added && d->kind == TN_PARAM_INT) {
+      p->v[k].i = d->def; /* a file from before the parameter */
+      continue;
+    }
     if (v == NULL)
       return tn_errf(err, TN_EINPUT, "%s: %s.%s: missing", r->path, where,
                      d->name);

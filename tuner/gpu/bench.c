@@ -9,6 +9,7 @@
 
 #include "base/arch.h"
 #include "gpu/cublas.h"
+#include "gpu/tmap.h"
 #include "pipeline/compile.h"
 #include "gpu/driver.h"
 #include "gpu/inputs.h"
@@ -319,12 +320,11 @@ static int enqueue(tn_bench *b, const runner *r, int s, char *why, size_t n)
     tn_args args;
     const tn_launch *l = &job->launch;
     memset(&args, 0, sizeof(args));
-    r->f->args(&job->problem, b->bufs.dev[s], &args);
-    if (args.overflow) {
-      snprintf(why, n, "family %s has more kernel arguments than %d (or "
-                       "one over 16 bytes)", r->f->name, TN_MAX_ARGS);
+    /* tensor maps are encoded here, per launch, against set s: a host
+     * call of about a microsecond, far below any kernel timed */
+    if (tn_kernel_args(&b->cu, r->f, &job->params, &job->problem,
+                       b->bufs.dev[s], &args, why, n) != 0)
       return -1;
-    }
     return CU(cuLaunchKernel(r->fn, l->grid[0], l->grid[1], l->grid[2],
                              l->block[0], l->block[1], l->block[2],
                              (unsigned)l->smem_dynamic, b->stream, args.ptrs,

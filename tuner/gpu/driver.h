@@ -50,7 +50,8 @@
   X(cuEventDestroy)                                                          \
   X(cuEventRecord)                                                           \
   X(cuEventSynchronize)                                                      \
-  X(cuEventElapsedTime)
+  X(cuEventElapsedTime)                                                      \
+  X(cuTensorMapEncodeTiled)
 
 typedef struct {
   void *lib;

@@ -50,6 +50,11 @@ static void prune(tn_candidate *c, tn_pruned_by by, const char *fmt,
 static int check_limits(const tn_launch *l, const tn_arch *arch, char *why,
                         size_t n)
 {
+  if (l->min_cc > 10 * arch->major + arch->minor) {
+    snprintf(why, n, "%s needs sm_%d or later, not %s",
+             l->needs ? l->needs : "the code", l->min_cc, arch->name);
+    return 1;
+  }
   if (l->threads > arch->max_threads_per_block) {
     snprintf(why, n, "%d threads per block exceed %s's %d", l->threads,
              arch->name, arch->max_threads_per_block);
@@ -107,10 +112,7 @@ static int classify(const tn_job *job, const tn_arch *arch, tn_candidate *c,
   for (k = 0; k < job->n_problems; k++) {
     tn_launch l;
     f->launch(&c->params, &job->problems[k], &l);
-    if (check_limits(&l, arch, why, sizeof(why)) != 0 ||
-        (f->arch_check != NULL &&
-         f->arch_check(&c->params, &job->problems[k], arch, why,
-                       sizeof(why)) != 0)) {
+    if (check_limits(&l, arch, why, sizeof(why)) != 0) {
       prune(c, TN_BY_LIMITS, "%s%s", why, "");
       return 0;
     }
