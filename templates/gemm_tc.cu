@@ -23,6 +23,9 @@
  *   TN_EPILOGUE               0: fragments straight to C; 1: each warp's
  *                             tile staged through shared memory (fp32,
  *                             rows of WN + TN_PAD_C floats), then 16-byte
+ *                             rows to C; 2 (sm_90 and later, a 16-bit C):
+ *                             staged as C's values by stmatrix (rows of
+ *                             WN + TN_PAD_C 16-bit elements), then 16-byte
  *                             rows to C
  *   TN_GROUP_M                0: blocks in row-major tile order; g: tiles
  *                             visited in groups of g tile rows (L2 reuse)
@@ -38,6 +41,7 @@
  *                             per stage, in 2-byte elements, and the
  *                             offset of stage 0
  *   TN_SMEM_BYTES             shared memory of the launch (dynamic)
+ * The epilogue, C from the accumulators, is in gemm_tc_epilogue.h.
  * tuner/family/gemm_tc_plan.c lists every shared-memory access below, lane
  * by lane, for the model; the TN_TRACE_* hooks (smem_trace.h) let the
  * drift test compare the two on a GPU.  No shared-memory access is skipped
@@ -49,6 +53,13 @@
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #error "gemm_tc needs sm_80 or later (mma.sync m16n8k16 on bf16/fp16)"
+#endif
+/* the family never renders these (gemm_tc.c's prepare and arch_check) */
+#if TN_EPILOGUE == 2 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#error "epilogue 2 stores with stmatrix: sm_90 or later"
+#endif
+#if TN_EPILOGUE == 2 && TN_OUT_F32
+#error "epilogue 2 stages 16-bit values: C must have the inputs' type"
 #endif
 
 #define BM TN_BM
@@ -329,50 +340,6 @@ __device__ __forceinline__ void block_tile(int M, int N, int &tm, int &tn)
 #endif
 }
 
-/* C[row][col] (and col + 1 when pair) = alpha * acc + beta * C. */
-__device__ __forceinline__ void store_pair(out_t *C, int N, int row, int col,
-                                           float v0, float v1, float beta,
-                                           bool pair_ok)
-{
-  out_t *p = C + (size_t)row * N + col;
-  if (pair_ok && col + 1 < N) {
-#if TN_OUT_F32
-    if (beta != 0.0f) {
-      const float2 o = *reinterpret_cast<const float2 *>(p);
-      v0 += beta * o.x;
-      v1 += beta * o.y;
-    }
-    *reinterpret_cast<float2 *>(p) = make_float2(v0, v1);
-#else
-    if (beta != 0.0f) {
-      const unsigned o = *reinterpret_cast<const unsigned *>(p);
-      v0 += beta * elem_to_float((unsigned short)(o & 0xffffu));
-      v1 += beta * elem_to_float((unsigned short)(o >> 16));
-    }
-    *reinterpret_cast<unsigned *>(p) = pack2(v0, v1);
-#endif
-    return;
-  }
-  if (col < N) {
-    if (beta != 0.0f)
-      v0 += beta * out_to_float(p[0]);
-#if TN_OUT_F32
-    p[0] = v0;
-#else
-    p[0] = round1(v0);
-#endif
-  }
-  if (col + 1 < N) {
-    if (beta != 0.0f)
-      v1 += beta * out_to_float(p[1]);
-#if TN_OUT_F32
-    p[1] = v1;
-#else
-    p[1] = round1(v1);
-#endif
-  }
-}
-
 /* The lanes' ldmatrix row offsets (bytes, stage 0) of one operand's
  * fragment blocks f (16 rows of A or 16 columns of B from the warp's w0)
  * at depth kk.  One index moves the rows a lane names by whole rows of
@@ -443,6 +410,10 @@ __device__ __forceinline__ void load_fragments(const elem_t *smem,
 
 #include "gemm_tc_mainloop.h"
 
+/* The epilogue (C from the accumulators), after the types and the
+ * operand helpers it uses. */
+#include "gemm_tc_epilogue.h"
+
 extern "C" __global__ void G_BOUNDS
 gemm_tc(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
         out_t *__restrict__ C, int M, int N, int K, float alpha, float beta)
@@ -483,82 +454,5 @@ gemm_tc(const elem_t *__restrict__ A, const elem_t *__restrict__ B,
     mainloop(smem, sbase, ga, gb, K, ktiles, aligned_a, aligned_b, tid, wm0,
              wn0, lane, acc);
 
-  const int g = lane / 4, t = lane % 4;
-  const bool pair_ok = N % 2 == 0 && ((size_t)C & (2 * sizeof(out_t) - 1)) == 0;
-#if TN_EPILOGUE == 0
-  /* Fragment (i, j): rows g and g + 8, columns 2t and 2t + 1. */
-#pragma unroll
-  for (int i = 0; i < MI; i++)
-#pragma unroll
-    for (int j = 0; j < NI; j++)
-#pragma unroll
-      for (int h = 0; h < 2; h++) {
-        const int row = m0 + wm0 + 16 * i + g + 8 * h;
-        const int col = n0 + wn0 + 8 * j + 2 * t;
-        if (row < M)
-          store_pair(C, N, row, col, alpha * acc[i][j][2 * h],
-                     alpha * acc[i][j][2 * h + 1], beta, pair_ok);
-      }
-#else
-  /* Each warp stages 16 rows of its tile at a time in its own part of
-   * shared memory (fp32, rows of WN + PAD_C), then writes them to C in
-   * 16-byte (4-float) runs: C's rows are written whole, not in the 8-byte
-   * pieces a fragment holds. */
-  cp_async_wait<0>();
-  __syncthreads(); /* every warp is done with the ring */
-  constexpr int SP = WN + TN_PAD_C; /* staging row pitch, floats */
-  float *stage_c = reinterpret_cast<float *>(smem) + warp * 16 * SP;
-  const bool vec4 =
-      N % 4 == 0 && ((size_t)C & (4 * sizeof(out_t) - 1)) == 0;
-#pragma unroll
-  for (int i = 0; i < MI; i++) {
-#pragma unroll
-    for (int j = 0; j < NI; j++)
-#pragma unroll
-      for (int h = 0; h < 2; h++) {
-        float *p = stage_c + (g + 8 * h) * SP + 8 * j + 2 * t;
-        TN_TRACE_ST(p, 8, true);
-        *reinterpret_cast<float2 *>(p) =
-            make_float2(alpha * acc[i][j][2 * h], alpha * acc[i][j][2 * h + 1]);
-      }
-    __syncwarp();
-#pragma unroll
-    for (int q = lane; q < 16 * (WN / 4); q += 32) {
-      const int r = q / (WN / 4), c = 4 * (q % (WN / 4));
-      const float *p = stage_c + r * SP + c;
-      TN_TRACE_LD(p, 16, true);
-      const float4 v = *reinterpret_cast<const float4 *>(p);
-      const int row = m0 + wm0 + 16 * i + r, col = n0 + wn0 + c;
-      if (row >= M)
-        continue;
-      out_t *o = C + (size_t)row * N + col;
-      if (vec4 && col + 3 < N) {
-        float x = v.x, y = v.y, z = v.z, w = v.w;
-#if TN_OUT_F32
-        if (beta != 0.0f) {
-          const float4 b4 = *reinterpret_cast<const float4 *>(o);
-          x += beta * b4.x;
-          y += beta * b4.y;
-          z += beta * b4.z;
-          w += beta * b4.w;
-        }
-        *reinterpret_cast<float4 *>(o) = make_float4(x, y, z, w);
-#else
-        if (beta != 0.0f) {
-          const uint2 b2 = *reinterpret_cast<const uint2 *>(o);
-          x += beta * elem_to_float((unsigned short)(b2.x & 0xffffu));
-          y += beta * elem_to_float((unsigned short)(b2.x >> 16));
-          z += beta * elem_to_float((unsigned short)(b2.y & 0xffffu));
-          w += beta * elem_to_float((unsigned short)(b2.y >> 16));
-        }
-        *reinterpret_cast<uint2 *>(o) = make_uint2(pack2(x, y), pack2(z, w));
-#endif
-      } else {
-        store_pair(C, N, row, col, v.x, v.y, beta, pair_ok);
-        store_pair(C, N, row, col + 2, v.z, v.w, beta, pair_ok);
-      }
-    }
-    __syncwarp();
-  }
-#endif
+  epilogue(smem, C, M, N, m0 + wm0, n0 + wn0, warp, lane, alpha, beta, acc);
 }

@@ -17,6 +17,7 @@
 #define TN_TRACE_OP_LD 0
 #define TN_TRACE_OP_ST 1
 #define TN_TRACE_OP_LDMATRIX 2
+#define TN_TRACE_OP_STMATRIX 3
 #define TN_TRACE_OP_CP_ASYNC_CG 5
 
 #if defined(TN_TRACE) && TN_TRACE
@@ -76,12 +77,16 @@ __device__ __noinline__ void tn_trace_access(unsigned op, unsigned width,
 /* ldmatrix: the lane's row address, 16 bytes */
 #define TN_TRACE_LDMATRIX(p, active)                                         \
   tn_trace_access(TN_TRACE_OP_LDMATRIX, 16, (p), (active))
+/* stmatrix: the same, the lane's row address of 16 bytes */
+#define TN_TRACE_STMATRIX(p, active)                                         \
+  tn_trace_access(TN_TRACE_OP_STMATRIX, 16, (p), (active))
 #else
 #define TN_TRACE_BASE(array) ((void)0)
 #define TN_TRACE_LD(p, width, active) ((void)0)
 #define TN_TRACE_ST(p, width, active) ((void)0)
 #define TN_TRACE_CP_ASYNC(p, width, active) ((void)0)
 #define TN_TRACE_LDMATRIX(p, active) ((void)0)
+#define TN_TRACE_STMATRIX(p, active) ((void)0)
 #endif
 
 #endif

@@ -1,7 +1,8 @@
 /* tc_ops.h -- the PTX that templates/gemm_tc.cu issues, one wrapper each:
  * cp.async of 16 bytes (zero-filled when the source is outside the
- * matrix) and its groups, ldmatrix.x4 (.trans), both also predicated, mma.sync m16n8k16 with
- * fp32 accumulators, and the 16-bit conversions (no cuda_bf16.h: NVRTC
+ * matrix) and its groups, ldmatrix.x4 (.trans), both also predicated,
+ * stmatrix.x4 (sm_90 and later), mma.sync m16n8k16 with fp32
+ * accumulators, and the 16-bit conversions (no cuda_bf16.h: NVRTC
  * need not find it).  TN_IN_F16 picks fp16 over bf16.  CUDA only. */
 #ifndef TN_TC_OPS_H
 #define TN_TC_OPS_H
@@ -75,6 +76,22 @@ __device__ __forceinline__ void ldmatrix_x4_if(unsigned (&r)[4],
                  : "+r"(r[0]), "+r"(r[1]), "+r"(r[2]), "+r"(r[3])
                  : "r"(addr), "r"(go ? 1 : 0));
 }
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+/* Four 8 x 8 matrices of 16-bit elements to shared memory: lane l gives
+ * the 16-byte row address of row l % 8 of matrix l / 8, and r[q] holds,
+ * of matrix q, row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1 (lo
+ * first): the layout of an mma accumulator fragment's pairs, packed.
+ * "memory": the shared reads after it must not move above it. */
+__device__ __forceinline__ void stmatrix_x4(unsigned addr,
+                                            const unsigned (&r)[4])
+{
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], "
+               "{%1,%2,%3,%4};\n" ::"r"(addr),
+               "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+               : "memory");
+}
+#endif
 
 /* d += a * b on one m16n8k16 fragment.  volatile: the mma keep their
  * place among the ldmatrix and cp.async written between them. */

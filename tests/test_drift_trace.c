@@ -201,6 +201,8 @@ int main(int argc, char **argv)
 
   CHECK_EQ_INT(TN_TRACE_OP_LD, TN_OP_LD);
   CHECK_EQ_INT(TN_TRACE_OP_ST, TN_OP_ST);
+  CHECK_EQ_INT(TN_TRACE_OP_LDMATRIX, TN_OP_LDMATRIX);
+  CHECK_EQ_INT(TN_TRACE_OP_STMATRIX, TN_OP_STMATRIX);
   CHECK_EQ_INT(TN_TRACE_OP_CP_ASYNC_CG, TN_OP_CP_ASYNC_CG);
   if (argc < 3 || arch == NULL) {
     fprintf(stderr, "usage: test_drift_trace STRIDE CONFIG[:pruned]...\n");

@@ -81,6 +81,15 @@ static tn_problem problem(long long m, long long n, long long k, int ta,
   return prob;
 }
 
+/* The same with C of the inputs' type (output = "input"), which epilogue 2
+ * needs. */
+static tn_problem problem_b16(long long m, long long n, long long k)
+{
+  tn_problem prob = problem(m, n, k, 0, 0);
+  prob.opt[tn_problem_option_index(&tn_family_gemm_tc, "output")] = 1;
+  return prob;
+}
+
 static int model(const char *label, const setting *set, int n_set,
                  const tn_problem *prob, tn_model_cost *cost,
                  tn_launch *launch)
@@ -101,11 +110,12 @@ static int model(const char *label, const setting *set, int n_set,
   return 0;
 }
 
-/* The worst conflict degree of the accesses of kind op (and width bytes,
- * 0: any) in one block of the point, from the block's plan (drift.h), or
- * -1 if the point is refused or the plan malformed. */
-static int kind_degree(const char *label, const setting *set, int n_set,
-                       const tn_problem *prob, tn_op op, int width)
+/* The worst conflict degree (or, with sum, the wavefronts in all) of the
+ * accesses of kind op (and width bytes, 0: any) in one block of the point,
+ * from the block's plan (drift.h), or -1 if the point is refused or the
+ * plan malformed. */
+static int kind_cost(const char *label, const setting *set, int n_set,
+                     const tn_problem *prob, tn_op op, int width, int sum)
 {
   const tn_family *f = &tn_family_gemm_tc;
   const tn_arch *arch = tn_arch_find("sm_90");
@@ -132,11 +142,47 @@ static int kind_degree(const char *label, const setting *set, int n_set,
       worst = -1;
       break;
     }
-    if (c.degree > worst)
+    if (sum)
+      worst += c.wavefronts;
+    else if (c.degree > worst)
       worst = c.degree;
   }
   tn_block_plan_free(&bp);
   return worst;
+}
+
+static int kind_degree(const char *label, const setting *set, int n_set,
+                       const tn_problem *prob, tn_op op, int width)
+{
+  return kind_cost(label, set, n_set, prob, op, width, 0);
+}
+
+/* The first access of kind op in one block's plan into *out; 0, or -1. */
+static int first_access(const char *label, const setting *set, int n_set,
+                        const tn_problem *prob, tn_op op,
+                        tn_warp_access *out)
+{
+  const tn_family *f = &tn_family_gemm_tc;
+  char why[1024];
+  tn_params p;
+  tn_problem one;
+  tn_block_plan bp;
+  int i, rc = -1;
+  memset(&bp, 0, sizeof(bp));
+  if (point(set, n_set, prob, &p, why, sizeof(why)) != 0 ||
+      f->one_block(&p, prob, 0, &one, why, sizeof(why)) != 0 ||
+      tn_drift_block_plan(f, &p, &one, &bp, why, sizeof(why)) != 0) {
+    CHECK(0, "%s: %s", label, why);
+    tn_block_plan_free(&bp);
+    return -1;
+  }
+  for (i = 0; i < bp.n && rc != 0; i++)
+    if ((int)bp.v[i].a.op == (int)op) {
+      *out = bp.v[i].a;
+      rc = 0;
+    }
+  tn_block_plan_free(&bp);
+  return rc;
 }
 
 /* Per warp and k-tile of 128 x 256 x 32: the copies, 2 chunks of A (128
@@ -248,6 +294,115 @@ static void test_epilogue(void)
   }
 }
 
+/* Epilogue 2, one block of 8 warps of 64 x 64: per warp 4 slices of 16
+ * rows, each 4 stmatrix.x4 (16 x 16 of C's 16-bit values each) and 4
+ * 16-byte loads (16 rows of 128 bytes, 32 lanes at a time).  A stmatrix
+ * matrix is 8 rows of 16 bytes in one phase: on rows of 64 elements (128
+ * bytes) all 8 on the same four banks, 8 wavefronts a matrix, 32 an
+ * instruction; a pad of 8 elements (16 bytes) moves each row four banks
+ * on: 4 an instruction; a pad of 16 (32 bytes) eight banks, so rows r and
+ * r + 4 meet: 2-way, 8.  Each 8-lane phase of the loads reads one whole
+ * 128-byte row: 1 wavefront a phase, 4 a load, whatever the pad. */
+static void test_stmatrix(void)
+{
+  static const setting e0[] = {{"pad_a", "8"}, {"pad_b", "8"},
+                               {"epilogue", "2"}, {"pad_c", "0"}};
+  static const setting e8[] = {{"pad_a", "8"}, {"pad_b", "8"},
+                               {"epilogue", "2"}, {"pad_c", "8"}};
+  static const setting e16[] = {{"pad_a", "8"}, {"pad_b", "8"},
+                                {"epilogue", "2"}, {"pad_c", "16"}};
+  static const setting direct[] = {{"pad_a", "8"}, {"pad_b", "8"}};
+  static const struct {
+    const char *label;
+    const setting *set;
+    int st_wf, degree;
+  } cases[] = {{"stmatrix pad 0", e0, 8 * 4 * 4 * 32, 8},
+               {"stmatrix pad 8", e8, 8 * 4 * 4 * 4, 1},
+               {"stmatrix pad 16", e16, 8 * 4 * 4 * 8, 2}};
+  tn_problem prob = problem_b16(4096, 4096, 4096);
+  tn_model_cost c, d;
+  tn_launch l;
+  long long blocks = 32 * 16;
+  size_t i;
+  for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    int wf = kind_cost(cases[i].label, cases[i].set, 4, &prob,
+                       TN_OP_STMATRIX, 16, 1);
+    int deg = kind_degree(cases[i].label, cases[i].set, 4, &prob,
+                          TN_OP_STMATRIX, 16);
+    int lwf = kind_cost(cases[i].label, cases[i].set, 4, &prob, TN_OP_LD,
+                        16, 1);
+    CHECK(wf == cases[i].st_wf, "%s: %d stmatrix wavefronts a block, "
+          "expected %d", cases[i].label, wf, cases[i].st_wf);
+    CHECK(deg == cases[i].degree, "%s: stmatrix degree %d, expected %d",
+          cases[i].label, deg, cases[i].degree);
+    CHECK(lwf == 8 * 4 * 4 * 4, "%s: %d staging load wavefronts a block, "
+          "expected %d", cases[i].label, lwf, 8 * 4 * 4 * 4);
+  }
+  /* which lane names which row (costs alone would not see matrices
+   * swapped): warp 0's first stmatrix, rows of 72 elements; lane l gives
+   * row l % 8 of matrix l / 8, the matrices at (row, column) (0, 0),
+   * (8, 0), (0, 8), (8, 8), the template's register order */
+  {
+    static const int lanes[] = {0, 7, 8, 16, 31};
+    static const unsigned want[] = {0, 2 * 7 * 72, 2 * 8 * 72, 2 * 8,
+                                    2 * (15 * 72 + 8)};
+    tn_warp_access a;
+    if (first_access("stmatrix rows", e8, 4, &prob, TN_OP_STMATRIX, &a) ==
+        0)
+      for (i = 0; i < sizeof(lanes) / sizeof(lanes[0]); i++)
+        CHECK(a.addr[lanes[i]] == want[i] && a.matrices == 4,
+              "stmatrix lane %d: address %u, expected %u", lanes[i],
+              a.addr[lanes[i]], want[i]);
+    else
+      CHECK(0, "no stmatrix in the plan");
+  }
+  /* the launch: the epilogue adds, per block, 8 warps x 4 slices x 4 of
+   * each, and its wavefronts to epilogue 0's */
+  if (model("stmatrix pad 8", e8, 4, &prob, &c, &l) == 0 &&
+      model("direct", direct, 2, &prob, &d, &l) == 0) {
+    CHECK(c.st_insts - d.st_insts == blocks * 8 * 4 * 4, "st_insts +%lld",
+          c.st_insts - d.st_insts);
+    CHECK(c.ld_insts - d.ld_insts == blocks * 8 * 4 * 4, "ld_insts +%lld",
+          c.ld_insts - d.ld_insts);
+    CHECK(c.st_wavefronts - d.st_wavefronts == blocks * 8 * 4 * 4 * 4,
+          "st wavefronts +%lld", c.st_wavefronts - d.st_wavefronts);
+    CHECK(c.ld_wavefronts - d.ld_wavefronts == blocks * 8 * 4 * 4 * 4,
+          "ld wavefronts +%lld", c.ld_wavefronts - d.ld_wavefronts);
+  }
+}
+
+/* Epilogue 2's rules: a 16-bit C, 16-byte staging rows, sm_90's stmatrix. */
+static void test_stmatrix_rules(void)
+{
+  static const setting e8[] = {{"epilogue", "2"}, {"pad_c", "8"}};
+  static const setting e4[] = {{"epilogue", "2"}, {"pad_c", "4"}};
+  const tn_family *f = &tn_family_gemm_tc;
+  tn_problem f32 = problem(4096, 4096, 4096, 0, 0);
+  tn_problem b16 = problem_b16(4096, 4096, 4096);
+  char why[1024] = "";
+  tn_params p;
+  tn_launch l;
+  int rc = point(e8, 2, &f32, &p, why, sizeof(why));
+  CHECK(rc == 1 && strstr(why, "not f32") != NULL,
+        "epilogue 2, fp32 C: rc %d, why '%s'", rc, why);
+  rc = point(e4, 2, &b16, &p, why, sizeof(why));
+  CHECK(rc == 1 && strstr(why, "multiple of 8") != NULL,
+        "epilogue 2, pad_c 4: rc %d, why '%s'", rc, why);
+  rc = point(e8, 2, &b16, &p, why, sizeof(why));
+  CHECK(rc == 0, "epilogue 2, pad_c 8, 16-bit C: refused: %s", why);
+  if (rc != 0)
+    return;
+  /* the space excludes it before sm_90 (launch's min_cc), with why */
+  f->launch(&p, &b16, &l);
+  CHECK(l.min_cc == 90 && l.needs != NULL && strstr(l.needs, "stmatrix"),
+        "epilogue 2: min_cc %d, needs '%s'", l.min_cc,
+        l.needs ? l.needs : "(null)");
+  rc = point(e4, 0, &b16, &p, why, sizeof(why));
+  f->launch(&p, &b16, &l);
+  CHECK(rc == 0 && l.min_cc == 0, "epilogue 0: rc %d, min_cc %d", rc,
+        l.min_cc);
+}
+
 /* The copies' 16-byte stores: a warp writes 512 bytes, a quarter-warp
  * phase 128: two 64-byte rows of As, contiguous when plain or swizzled
  * (the xor permutes chunks within a row); a 16-byte pad moves the second
@@ -299,6 +454,8 @@ int main(void)
   test_transposed();
   test_epilogue();
   test_copies();
+  test_stmatrix();
+  test_stmatrix_rules();
   test_rules();
   if (failures) {
     printf("%d failures\n", failures);

@@ -57,9 +57,11 @@ static const tn_param_desc params[TC_N_PARAMS] = {
      "along n)", 0},
     {"stages", TN_PARAM_INT, 0, 2, 4, 3,
      "shared buffers of the cp.async ring (2 to 4)", 0},
-    {"epilogue", TN_PARAM_INT, 0, 0, 1, 0,
+    {"epilogue", TN_PARAM_INT, 0, 0, 2, 0,
      "0: fragments straight to C; 1: each warp's tile staged through "
-     "shared memory, then whole 16-byte runs of C's rows", 0},
+     "shared memory in fp32, then whole 16-byte runs of C's rows; 2: "
+     "staged as C's 16-bit values by stmatrix (sm_90 and later, output = "
+     "\"input\"), then 16-byte runs", 0},
     {"group_m", TN_PARAM_INT, 0, 0, 64, 0,
      "0: tiles in row-major launch order; g: in groups of g tile rows, "
      "column by column (L2 reuse of A and B)", 0},
@@ -70,8 +72,8 @@ static const tn_param_desc params[TC_N_PARAMS] = {
     {"pad_b", TN_PARAM_INT, 1, 0, 64, 0,
      "padding elements at the end of each Bs row (a multiple of 8)", 0},
     {"pad_c", TN_PARAM_INT, 1, 0, 32, 0,
-     "epilogue 1: padding floats at the end of each staging row (a "
-     "multiple of 4)", 0},
+     "padding at the end of each staging row: epilogue 1 in floats (a "
+     "multiple of 4), epilogue 2 in 16-bit elements (a multiple of 8)", 0},
     {"swizzle_a", TN_PARAM_SWIZZLE, 1, 0, 0, 0,
      "swizzle of As: none, xor, sw32, sw64, sw128, cute(B,M,S) (M >= 3)", 0},
     {"swizzle_b", TN_PARAM_SWIZZLE, 1, 0, 0, 0,
@@ -113,9 +115,10 @@ void tn_gemm_tc_geometry(const tn_params *p, const tn_problem *prob,
   g->op[0].base = 0;
   g->op[1].base = g->stages * g->op[0].elems;
   g->ring_bytes = 2LL * g->stages * (g->op[0].elems + g->op[1].elems);
+  /* epilogue 1 stages floats, epilogue 2 C's 16-bit values */
   g->staging_bytes = g->epilogue
-                         ? 4LL * g->warps_m * g->warps_n * 16 *
-                               (g->wn + g->pad_c)
+                         ? (g->epilogue == 2 ? 2LL : 4LL) * g->warps_m *
+                               g->warps_n * 16 * (g->wn + g->pad_c)
                          : 0;
   g->smem_bytes = g->ring_bytes > g->staging_bytes ? g->ring_bytes
                                                    : g->staging_bytes;
@@ -213,9 +216,21 @@ static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
                      "cp.async and ldmatrix move 16-byte rows");
     return 1;
   }
+  if (p->v[TC_EPILOGUE].i == 2 && p->v[TC_PAD_C].i % 8 != 0) {
+    snprintf(why, n, "epilogue 2: pad_c counts 16-bit elements and must be "
+                     "a multiple of 8: stmatrix writes and the staging "
+                     "reads take 16-byte rows");
+    return 1;
+  }
   if (p->v[TC_PAD_C].i % 4 != 0) {
     snprintf(why, n, "pad_c must be a multiple of 4 floats: the staging "
                      "rows are read 16 bytes at a time");
+    return 1;
+  }
+  if (p->v[TC_EPILOGUE].i == 2 && TC_OUT_F32(prob)) {
+    snprintf(why, n, "epilogue 2 stages C's values as 16-bit elements "
+                     "(stmatrix stores b16): C must have the inputs' type "
+                     "(output = \"input\"), not f32");
     return 1;
   }
   if (p->v[TC_EPILOGUE].i == 0 && p->v[TC_PAD_C].i != 0) {
@@ -265,6 +280,10 @@ static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
   l->block[1] = l->block[2] = 1;
   l->threads = g.threads;
   l->smem_dynamic = (int)g.smem_bytes; /* the template's is extern */
+  if (g.epilogue == 2) {
+    l->min_cc = 90; /* stmatrix (arch.h's has_stmatrix) */
+    l->needs = "epilogue 2 (stmatrix)";
+  }
 }
 
 static void defines(const tn_params *p, const tn_problem *prob,

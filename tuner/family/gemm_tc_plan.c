@@ -6,7 +6,8 @@
  *
  * A cp.async copy is planned as the 16-byte store of its shared side, as
  * in the fp32 GEMM's plan (gemm_plan.c says why); the element-wise copies
- * of unaligned matrices are those same 16-byte stores. */
+ * of unaligned matrices are those same 16-byte stores.  The epilogues'
+ * reads and writes of C itself are global, not planned. */
 #include <stdint.h>
 #include <string.h>
 
@@ -117,6 +118,42 @@ static void plan_epilogue(const tc_geometry *g, int w, long long times,
   }
 }
 
+/* Epilogue 2, warp w: per 16-row slice, the ni / 2 stmatrix.x4 of its 16 x
+ * 16 blocks of 16-bit elements (rows of wn + pad_c): lane l gives row
+ * l % 8 of matrix l / 8, at row 8 ((l / 8) & 1) + l % 8 and column
+ * 16 jj + 8 ((l / 8) >> 1) (the template's epilogue_staged_b16); then the
+ * 16-byte loads of the slice's rows, 8 elements each, 32 at a time. */
+static void plan_epilogue_b16(const tc_geometry *g, int w, long long times,
+                              tn_access_sink *sink)
+{
+  int sp = g->wn + g->pad_c, i, jj, q, lane;
+  uint32_t base = 2u * (uint32_t)(w * 16 * sp);
+  for (i = 0; i < g->mi; i++) {
+    for (jj = 0; jj < g->ni / 2; jj++) {
+      tn_warp_access st;
+      tn_warp_access_init(&st, TN_OP_STMATRIX, 16);
+      st.matrices = 4;
+      st.active = 0xffffffffu;
+      for (lane = 0; lane < 32; lane++) {
+        int mq = lane / 8, mr = lane % 8;
+        st.addr[lane] = base + 2u * (uint32_t)((8 * (mq & 1) + mr) * sp +
+                                               16 * jj + 8 * (mq >> 1));
+      }
+      tn_sink_access(sink, &st, times);
+    }
+    for (q = 0; q < 16 * (g->wn / 8); q += 32) {
+      tn_warp_access ld;
+      tn_warp_access_init(&ld, TN_OP_LD, 16);
+      ld.active = 0xffffffffu;
+      for (lane = 0; lane < 32; lane++) {
+        int e = q + lane, r = e / (g->wn / 8), c = 8 * (e % (g->wn / 8));
+        ld.addr[lane] = base + 2u * (uint32_t)(r * sp + c);
+      }
+      tn_sink_access(sink, &ld, times);
+    }
+  }
+}
+
 void tn_gemm_tc_plan(const tn_params *p, const tn_problem *prob,
                      tn_access_sink *sink)
 {
@@ -141,7 +178,10 @@ void tn_gemm_tc_plan(const tn_params *p, const tn_problem *prob,
         plan_fragments(&g, wm0, wn0, kk, s, times, sink);
     }
   }
-  if (g.epilogue)
-    for (w = 0; w < g.threads / 32; w++)
+  for (w = 0; g.epilogue && w < g.threads / 32; w++) {
+    if (g.epilogue == 2)
+      plan_epilogue_b16(&g, w, blocks, sink);
+    else
       plan_epilogue(&g, w, blocks, sink);
+  }
 }

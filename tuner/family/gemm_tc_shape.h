@@ -61,7 +61,8 @@ typedef struct {
   int threads, stages, epilogue, pad_c, group_m;
   tc_operand op[2];
   long long ring_bytes;    /* the stages of both operands */
-  long long staging_bytes; /* epilogue 1: every warp's 16 x (wn + pad_c) */
+  long long staging_bytes; /* every warp's 16 x (wn + pad_c): floats for
+                              epilogue 1, 16-bit elements for 2 */
   long long smem_bytes;    /* the larger: the staging reuses the ring */
   long long m, n, k;
 } tc_geometry;

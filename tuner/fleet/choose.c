@@ -248,13 +248,15 @@ static int choose(const mg_set *s, mg_entry *e, tn_err *err)
   return rc;
 }
 
-/* 1 if a launch of p fits arch's limits (threads, shared memory). */
+/* 1 if a launch of p fits arch's limits (threads, shared memory) and runs
+ * there at all (min_cc: the space's rule, pipeline/space.c). */
 static int fits(const tn_family *f, const tn_params *p,
                 const tn_problem *prob, const tn_arch *arch)
 {
   tn_launch l;
   f->launch(p, prob, &l);
-  return l.threads <= arch->max_threads_per_block &&
+  return l.min_cc <= 10 * arch->major + arch->minor &&
+         l.threads <= arch->max_threads_per_block &&
          l.smem_static <= arch->smem_static_max &&
          tn_launch_smem(&l) <= arch->smem_per_block;
 }
