@@ -6,6 +6,27 @@
 #ifndef TN_GEMM_TC_MAINLOOP_H
 #define TN_GEMM_TC_MAINLOOP_H
 
+/* The ring's first STAGES - 1 tiles, in flight, and tile 0 landed: both
+ * mainloops start so.  A commit per tile even when empty, so that the
+ * waits count groups uniformly. */
+__device__ __forceinline__ void ring_prologue(elem_t *smem, op_a &ga,
+                                              op_b &gb, int K, int ktiles,
+                                              bool aa, bool ab, int tid)
+{
+#pragma unroll
+  for (int s = 0; s < TN_STAGES - 1; s++) {
+    if (s < ktiles) {
+      ga.load(smem, s, s * BK, K, aa, tid);
+      gb.load(smem, s, s * BK, K, ab, tid);
+      ga.advance();
+      gb.advance();
+    }
+    cp_async_commit();
+  }
+  cp_async_wait<TN_STAGES - 2>();
+  __syncthreads();
+}
+
 /* acc = the block's tile of op(A) op(B), k-tile by k-tile.  aa, ab: the
  * operands' chunks are 16-byte aligned (cp.async), else copied element by
  * element.  (Instances of this loop for each case, with the flags as
@@ -26,18 +47,7 @@ __device__ __forceinline__ void mainloop(elem_t *smem, unsigned sbase,
    * the next tile's first k-step the stage of tile kt receives tile
    * kt + STAGES.  One barrier per k-tile; a commit per tile even when
    * empty, so that the wait counts groups uniformly. */
-#pragma unroll
-  for (int s = 0; s < TN_STAGES - 1; s++) {
-    if (s < ktiles) {
-      ga.load(smem, s, s * BK, K, aa, tid);
-      gb.load(smem, s, s * BK, K, ab, tid);
-      ga.advance();
-      gb.advance();
-    }
-    cp_async_commit();
-  }
-  cp_async_wait<TN_STAGES - 2>();
-  __syncthreads();
+  ring_prologue(smem, ga, gb, K, ktiles, aa, ab, tid);
 
   constexpr int KK = BK / 16;
   unsigned af[2][MI][4], bf[2][NI / 2][4];
@@ -95,18 +105,7 @@ __device__ __forceinline__ void mainloop_aligned(elem_t *smem, unsigned sbase,
                                                  int wn0, int lane,
                                                  float (&acc)[MI][NI][4])
 {
-#pragma unroll
-  for (int s = 0; s < TN_STAGES - 1; s++) {
-    if (s < ktiles) {
-      ga.load(smem, s, s * BK, K, true, tid);
-      gb.load(smem, s, s * BK, K, true, tid);
-      ga.advance();
-      gb.advance();
-    }
-    cp_async_commit();
-  }
-  cp_async_wait<TN_STAGES - 2>();
-  __syncthreads();
+  ring_prologue(smem, ga, gb, K, ktiles, true, true, tid);
 
   constexpr int KK = BK / 16, NB = NI / 2;
   constexpr int TA = op_a::ITERS, T = op_a::ITERS + op_b::ITERS;
