@@ -119,7 +119,9 @@ __device__ __forceinline__ void epilogue_staged_f32(elem_t *smem, out_t *C,
       const int r = q / (WN / 4), c = 4 * (q % (WN / 4));
       const float *p = stage_c + r * SP + c;
       TN_TRACE_LD(p, 16, true);
-      const float4 v = *reinterpret_cast<const float4 *>(p);
+      const uint4 u = lds128(p);
+      const float4 v = make_float4(__uint_as_float(u.x), __uint_as_float(u.y),
+                                   __uint_as_float(u.z), __uint_as_float(u.w));
       const int row = rm0 + 16 * i + r, col = cn0 + c;
       if (row >= M)
         continue;
@@ -240,7 +242,7 @@ __device__ __forceinline__ void epilogue_staged_b16(elem_t *smem, out_t *C,
       const int r = q / (WN / 8), c = 8 * (q % (WN / 8));
       const elem_t *p = stage_c + r * SP + c;
       TN_TRACE_LD(p, 16, true);
-      const uint4 w = *reinterpret_cast<const uint4 *>(p);
+      const uint4 w = lds128(p);
       const int row = rm0 + 16 * i + r, col = cn0 + c;
       if (row >= M)
         continue;

@@ -12,6 +12,20 @@ __device__ __forceinline__ unsigned smem_addr(const void *p)
   return (unsigned)__cvta_generic_to_shared(p);
 }
 
+/* A 16-byte shared load kept on every path.  The staged epilogues load a
+ * row before they test whether C has it, as their plan (gemm_tc_plan.c)
+ * lists; a plain load would be sunk below that test by ptxas and skipped
+ * at the matrix edges (measured: Nsight Compute counted fewer loads than
+ * the plan on 3000 x 5000). */
+__device__ __forceinline__ uint4 lds128(const void *p)
+{
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(smem_addr(p)));
+  return v;
+}
+
 /* 16 bytes global -> shared; full false: zeros, nothing read. */
 __device__ __forceinline__ void cp_async16(unsigned dst, const void *src,
                                            bool full)

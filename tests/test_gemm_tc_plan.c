@@ -447,6 +447,36 @@ static void test_rules(void)
   }
 }
 
+/* The copies are counted apart as cp.async exactly where the template
+ * uses cp.async: an operand whose leading dimension is a multiple of 8.
+ * Without a staged epilogue every shared store is a copy. */
+static void test_async_split(void)
+{
+  static const setting plain[] = {{"group_m", "8"}};
+  tn_problem aligned = problem(256, 512, 256, 0, 0);
+  tn_problem odd_k = problem(256, 512, 250, 0, 0); /* A's rows: K */
+  tn_problem odd_kn = problem(256, 500, 250, 0, 0);
+  tn_model_cost c;
+  tn_launch l;
+  long long ktiles = (250 + 31) / 32, blocks = 2 * 2, warps = 8;
+
+  if (model("aligned", plain, 1, &aligned, &c, &l) == 0)
+    CHECK(c.async_wavefronts == c.st_wavefronts &&
+              c.async_insts == c.st_insts && c.async_insts > 0,
+          "aligned: cp.async %lld of %lld wavefronts, %lld of %lld insts",
+          c.async_wavefronts, c.st_wavefronts, c.async_insts, c.st_insts);
+  /* A (2 of the 6 copies a warp and k-tile) element-wise, B by cp.async */
+  if (model("K % 8 != 0", plain, 1, &odd_k, &c, &l) == 0)
+    CHECK(c.async_insts == blocks * ktiles * warps * 4 &&
+              c.st_insts == blocks * ktiles * warps * 6,
+          "K %% 8 != 0: cp.async %lld of %lld insts", c.async_insts,
+          c.st_insts);
+  if (model("K, N % 8 != 0", plain, 1, &odd_kn, &c, &l) == 0)
+    CHECK(c.async_wavefronts == 0 && c.async_insts == 0,
+          "K, N %% 8 != 0: cp.async %lld wavefronts, %lld insts",
+          c.async_wavefronts, c.async_insts);
+}
+
 int main(void)
 {
   test_counts();
@@ -454,6 +484,7 @@ int main(void)
   test_transposed();
   test_epilogue();
   test_copies();
+  test_async_split();
   test_stmatrix();
   test_stmatrix_rules();
   test_rules();

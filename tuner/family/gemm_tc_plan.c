@@ -5,8 +5,9 @@
  * and k-tiles, is the launch's.
  *
  * A cp.async copy is planned as the 16-byte store of its shared side, as
- * in the fp32 GEMM's plan (gemm_plan.c says why); the element-wise copies
- * of unaligned matrices are those same 16-byte stores.  The epilogues'
+ * in the fp32 GEMM's plan (gemm_plan.c says why), and marked so that the
+ * model counts it apart (async_wavefronts); the element-wise copies of
+ * unaligned matrices are those same 16-byte stores, not marked.  The epilogues'
  * reads and writes of C itself are global, not planned. */
 #include <stdint.h>
 #include <string.h>
@@ -24,13 +25,15 @@ static uint32_t byte_addr(const tc_operand *o, int stage, int row, int col)
 /* Warp w's copies of one operand's k-tile into `stage`: chunk c = tid +
  * it * threads is row c / (width / 8), 16-byte column c % (width / 8). */
 static void plan_copies(const tc_geometry *g, const tc_operand *o, int w,
-                        int stage, long long times, tn_access_sink *sink)
+                        int stage, int async, long long times,
+                        tn_access_sink *sink)
 {
   int cpr = o->width / 8, chunks = o->rows * cpr;
   int iters = (chunks + g->threads - 1) / g->threads, it, lane;
   for (it = 0; it < iters; it++) {
     tn_warp_access st;
     tn_warp_access_init(&st, TN_OP_ST, 16);
+    st.async_copy = async;
     for (lane = 0; lane < 32; lane++) {
       int c = w * 32 + lane + it * g->threads;
       if (c >= chunks)
@@ -159,9 +162,14 @@ void tn_gemm_tc_plan(const tn_params *p, const tn_problem *prob,
 {
   tc_geometry g;
   long long blocks, ktiles;
-  int s, w, kk;
+  int s, w, kk, async_a, async_b;
 
   tn_gemm_tc_geometry(p, prob, &g);
+  /* as the template decides: an operand whose leading dimension is a
+   * multiple of 8 is copied by cp.async, else element by element through
+   * st.shared (the buffers themselves are 256-byte aligned) */
+  async_a = (TC_TRANS_A(prob) ? g.m : g.k) % 8 == 0;
+  async_b = (TC_TRANS_B(prob) ? g.k : g.n) % 8 == 0;
   blocks = ((g.m + g.bm - 1) / g.bm) * ((g.n + g.bn - 1) / g.bn);
   ktiles = (g.k + g.bk - 1) / g.bk;
   /* tile t is copied into and read from stage t % stages */
@@ -172,8 +180,8 @@ void tn_gemm_tc_plan(const tn_params *p, const tn_problem *prob,
       continue;
     for (w = 0; w < g.threads / 32; w++) {
       int wm0 = (w / g.warps_n) * g.wm, wn0 = (w % g.warps_n) * g.wn;
-      plan_copies(&g, &g.op[0], w, s, times, sink);
-      plan_copies(&g, &g.op[1], w, s, times, sink);
+      plan_copies(&g, &g.op[0], w, s, async_a, times, sink);
+      plan_copies(&g, &g.op[1], w, s, async_b, times, sink);
       for (kk = 0; kk < g.bk; kk += 16)
         plan_fragments(&g, wm0, wn0, kk, s, times, sink);
     }

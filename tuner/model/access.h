@@ -26,6 +26,9 @@ typedef struct {
   uint32_t addr[32]; /* byte offsets in shared memory */
   uint32_t gaddr[32]; /* cp.async only: the global byte offsets read, from
                          a 128-byte-aligned base */
+  int async_copy;  /* a store that is the shared side of a cp.async, priced
+                      as that store (the plans say why) and counted apart
+                      with the cp.async copies (async_wavefronts) */
 } tn_warp_access;
 
 typedef struct {

@@ -187,7 +187,8 @@ int tn_model_accumulate(tn_model_cost *total, const tn_warp_access *a,
                            "large to model");
     return -1;
   }
-  if ((a->op == TN_OP_CP_ASYNC_CA || a->op == TN_OP_CP_ASYNC_CG) &&
+  if ((a->op == TN_OP_CP_ASYNC_CA || a->op == TN_OP_CP_ASYNC_CG ||
+       a->async_copy) &&
       (__builtin_add_overflow(total->async_wavefronts, wf,
                               &total->async_wavefronts) ||
        __builtin_add_overflow(total->async_insts, times,
