@@ -12,7 +12,7 @@ for s in "$@"; do
   case $s in
   build) stage bash scripts/gpu_runs.sh build ;;
   ncu) stage env TUNER_TEST_LOGS=$F/logs/ctest ctest --test-dir build -R "gpu_model_vs_ncu" --output-on-failure ;;
-  drift) stage env TUNER_TEST_LOGS=$F/logs/ctest ctest --test-dir build -R "gpu_drift_trace" --output-on-failure ;;
+  drift) stage env TUNER_TEST_LOGS=$F/logs/ctest timeout ${DRIFT_LIMIT:-1200} ctest --test-dir build -R "gpu_drift_trace" --output-on-failure ;;
   esac
 done
 tail -30 $F/logs/stages.txt
