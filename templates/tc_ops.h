@@ -14,13 +14,14 @@ __device__ __forceinline__ unsigned smem_addr(const void *p)
 
 /* A 16-byte shared load kept on every path.  The staged epilogues load a
  * row before they test whether C has it, as their plan (gemm_tc_plan.c)
- * lists; a plain load would be sunk below that test by ptxas and skipped
- * at the matrix edges (measured: Nsight Compute counted fewer loads than
- * the plan on 3000 x 5000). */
+ * lists; a plain load, even a plain ld.shared in asm volatile, is sunk
+ * below that test by ptxas and skipped at the matrix edges (measured:
+ * Nsight Compute counted exactly the loads of rows past M fewer than the
+ * plan on 3000 x 5000).  .volatile is what ptxas keeps. */
 __device__ __forceinline__ uint4 lds128(const void *p)
 {
   uint4 v;
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+  asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                : "r"(smem_addr(p)));
   return v;
