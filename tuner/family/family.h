@@ -29,6 +29,11 @@ typedef struct {
    * (TMA)"). */
   int min_cc;
   const char *needs;
+  /* 1: the code also needs the architecture-specific features of min_cc's
+   * architecture exactly (wgmma and setmaxnreg: sm_90a), so it is
+   * compiled for that target ("sm_90a", tn_arch.features) and excluded
+   * everywhere else, later architectures too. */
+  int arch_features;
 } tn_launch;
 
 /* Preprocessor definitions for the rendered source.  A define that does
@@ -189,6 +194,11 @@ typedef struct tn_family {
   double (*work)(const tn_problem *prob); /* bytes moved, or flops */
   const char *unit;  /* of work per second, "GB/s" */
   double unit_scale; /* work per second per unit, 1e9 */
+  /* 1: the family's kernels need the architecture-specific target of the
+   * GPU's architecture (tn_launch.arch_features): a run on a GPU, or with
+   * --arch sm_XX, compiles for sm_XXa (base/arch.h) and its results and
+   * headers name that target. */
+  int arch_features;
   const char *const *baselines;           /* first one is the reference */
   int n_baselines;
   /* Enqueues one run of baseline `name` on env->stream; the caller times
