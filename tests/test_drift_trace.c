@@ -18,6 +18,7 @@
 #include "../templates/smem_trace.h"
 #include "pipeline/compile.h"
 #include "pipeline/config.h"
+#include "pipeline/precheck.h"
 #include "pipeline/render.h"
 #include "pipeline/space.h"
 #include "test_util.h"
@@ -109,8 +110,13 @@ static int run_config(const char *arg, int stride, const tn_arch *arch)
     *colon = '\0';
     pruned = 1;
   }
-  if (tn_config_load(path, &job, &err) != 0 ||
-      tn_template_load(job.template_path, &tpl, &err) != 0 ||
+  if (tn_config_load(path, &job, &err) != 0) {
+    fprintf(stderr, "%s\n", err.msg);
+    return 1;
+  }
+  /* what a run compiles for: sm_90a where the family needs it */
+  arch = tn_precheck_target(&job, arch);
+  if (tn_template_load(job.template_path, &tpl, &err) != 0 ||
       tn_space_build(&job, arch, &space, &err) != 0) {
     fprintf(stderr, "%s\n", err.msg);
     return 1;
