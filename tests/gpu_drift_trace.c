@@ -268,8 +268,14 @@ static int run_config(gpu *g, const char *arg)
       long long b;
       snprintf(lab, sizeof(lab), "%s candidate %d (%s) %s", path, c->id,
                ptxt, ragged ? "ragged" : "full");
-      if (tn_drift_one_block(job.family, &c->params, &job.problems[0],
-                             ragged, &prob, why, sizeof(why)) != 0) {
+      int ob = tn_drift_one_block(job.family, &c->params,
+                                  &job.problems[0], ragged, &prob, why,
+                                  sizeof(why));
+      if (ob == 1) {
+        printf("%s: skipped: %s\n", lab, why);
+        break;
+      }
+      if (ob != 0) {
         fprintf(stderr, "%s: %s\n", lab, why);
         bad++;
         continue;

@@ -160,7 +160,9 @@ typedef struct tn_family {
   /* A problem of one block of p like base (its options kept), for the
    * tests that trace one block against the plan: the tile exactly, or
    * (ragged) cut short in every dimension so that the edge paths run.
-   * Returns 0, or -1 with why. */
+   * Returns 0; 1 with why when no launch of p is one block (a cluster of
+   * two blocks: the drift tests skip the point, saying so); or -1 with
+   * why. */
   int (*one_block)(const tn_params *p, const tn_problem *base, int ragged,
                    tn_problem *out, char *why, size_t n);
   /* Emits every shared-memory warp access of one launch on prob. */

@@ -239,7 +239,10 @@ static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
   long long blocks, cl = p->v[WG_CLUSTER].i;
   tn_gemm_wg_geometry(p, prob, &g);
   memset(l, 0, sizeof(*l));
-  blocks = p->v[WG_PERSISTENT].i > 0 ? p->v[WG_PERSISTENT].i : g.tiles;
+  /* persistent: P blocks, or one per tile where there are fewer */
+  blocks = p->v[WG_PERSISTENT].i > 0 && p->v[WG_PERSISTENT].i < g.tiles
+               ? p->v[WG_PERSISTENT].i
+               : g.tiles;
   blocks = (blocks + cl - 1) / cl * cl; /* whole clusters */
   l->grid[0] = (unsigned)blocks;
   l->grid[1] = l->grid[2] = 1;
@@ -266,7 +269,7 @@ static void defines(const tn_params *p, const tn_problem *prob,
 }
 
 /* One block tile, every stage filled once and one more k-tile (the ring
- * wraps); ragged: 8 short in every dimension (the copy engine's rows stay
+ * wraps; a persistent point launches one block for one tile); ragged: 8 short in every dimension (the copy engine's rows stay
  * whole 16-byte units), so that the tiles' edges are zero-filled and
  * clipped. */
 static int one_block(const tn_params *p, const tn_problem *base, int ragged,
@@ -274,8 +277,11 @@ static int one_block(const tn_params *p, const tn_problem *base, int ragged,
 {
   long long bm = p->v[WG_BM].i, bn = p->v[WG_BN].i, bk = p->v[WG_BK].i;
   long long k = (p->v[WG_STAGES].i + 1) * bk;
-  (void)why;
-  (void)n;
+  if (p->v[WG_CLUSTER].i > 1) {
+    snprintf(why, n, "a cluster of %lld launches %lld blocks at least",
+             p->v[WG_CLUSTER].i, p->v[WG_CLUSTER].i);
+    return 1;
+  }
   *out = *base;
   out->size.n_dims = 3;
   out->size.dims[0] = ragged ? bm - 8 : bm;
