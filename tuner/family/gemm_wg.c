@@ -269,9 +269,10 @@ static void defines(const tn_params *p, const tn_problem *prob,
 }
 
 /* One block tile, every stage filled once and one more k-tile (the ring
- * wraps; a persistent point launches one block for one tile); ragged: 8 short in every dimension (the copy engine's rows stay
- * whole 16-byte units), so that the tiles' edges are zero-filled and
- * clipped. */
+ * wraps; a persistent point launches one block for one tile); ragged: 8
+ * short in every dimension (the copy engine's rows stay whole 16-byte
+ * units), so that the tiles' edges are zero-filled and clipped.  A
+ * cluster of 2 is never one block: 1. */
 static int one_block(const tn_params *p, const tn_problem *base, int ragged,
                      tn_problem *out, char *why, size_t n)
 {
