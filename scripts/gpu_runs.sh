@@ -31,7 +31,7 @@ for s in "$@"; do
     ;;
   transpose | transpose-noprune | gemm | gemm-noprune | gemm-odd | \
   tc-bf16 | tc-bf16-8192 | tc-fp16-odd | tc-layouts | tma-transpose | \
-  tma-transpose-odd)
+  tma-transpose-odd | wg-bf16 | wg-bf16-8192 | wg-edges | wg-edges-trans)
     step "$s"
     case "$s" in
     transpose) args=(--config configs/transpose.cfg) ;;
@@ -49,6 +49,14 @@ for s in "$@"; do
     tma-transpose) args=(--config configs/transpose-tma.cfg --no-prune) ;;
     tma-transpose-odd)
       args=(--config configs/transpose-tma-odd.cfg --no-prune) ;;
+    # the wgmma GEMM (family gemm_wg, issue 12 part 3; compiled for
+    # sm_90a): every point measured, each step from the base in its row
+    wg-bf16) args=(--config configs/gemm-wg-bf16.cfg --no-prune) ;;
+    wg-bf16-8192) args=(--config configs/gemm-wg-bf16-8192.cfg --no-prune) ;;
+    # its edges: odd sizes, alpha/beta, transposed operands, fp16 out
+    wg-edges) args=(--config tests/configs/gpu-gemm-wg-edges.cfg --no-prune) ;;
+    wg-edges-trans)
+      args=(--config tests/configs/gpu-gemm-wg-edges-trans.cfg --no-prune) ;;
     esac
     # RESULTS: where the results files go (default: the config's)
     [ -n "${RESULTS:-}" ] && args+=(--output "$RESULTS")

@@ -25,6 +25,7 @@
 #include "gpu/tmap.h"
 #include "pipeline/compile.h"
 #include "pipeline/config.h"
+#include "pipeline/precheck.h"
 #include "pipeline/render.h"
 #include "pipeline/space.h"
 
@@ -197,6 +198,7 @@ static int run_config(gpu *g, const char *arg)
   tn_space space;
   tn_err err = {{0}};
   void **cubins;
+  const tn_arch *arch;
   int i, pruned = 0, rc = 0;
 
   snprintf(path, sizeof(path), "%s", arg);
@@ -205,9 +207,14 @@ static int run_config(gpu *g, const char *arg)
     *colon = '\0';
     pruned = 1;
   }
-  if (tn_config_load(path, &job, &err) != 0 ||
-      tn_template_load(job.template_path, &tpl, &err) != 0 ||
-      tn_space_build(&job, g->arch, &space, &err) != 0) {
+  if (tn_config_load(path, &job, &err) != 0) {
+    fprintf(stderr, "%s\n", err.msg);
+    return -1;
+  }
+  /* what a run compiles for: sm_90a where the family needs it */
+  arch = tn_precheck_target(&job, g->arch);
+  if (tn_template_load(job.template_path, &tpl, &err) != 0 ||
+      tn_space_build(&job, arch, &space, &err) != 0) {
     fprintf(stderr, "%s\n", err.msg);
     return -1;
   }
@@ -229,7 +236,7 @@ static int run_config(gpu *g, const char *arg)
     snprintf(name, sizeof(name), "%s_%d_trace.cu", job.family->name, c->id);
     if (tn_drift_render_traced(job.family, &c->params, &job.problems[0],
                                &tpl, &src, &e) != 0 ||
-        tn_compile_source(src, name, &tpl, g->arch, &cubins[i], &len, &log,
+        tn_compile_source(src, name, &tpl, arch, &cubins[i], &len, &log,
                           &e) != 0) {
 #pragma omp critical
       fprintf(stderr, "%s: candidate %d: the instrumented build fails: "
@@ -261,8 +268,14 @@ static int run_config(gpu *g, const char *arg)
       long long b;
       snprintf(lab, sizeof(lab), "%s candidate %d (%s) %s", path, c->id,
                ptxt, ragged ? "ragged" : "full");
-      if (tn_drift_one_block(job.family, &c->params, &job.problems[0],
-                             ragged, &prob, why, sizeof(why)) != 0) {
+      int ob = tn_drift_one_block(job.family, &c->params,
+                                  &job.problems[0], ragged, &prob, why,
+                                  sizeof(why));
+      if (ob == 1) {
+        printf("%s: skipped: %s\n", lab, why);
+        break;
+      }
+      if (ob != 0) {
         fprintf(stderr, "%s: %s\n", lab, why);
         bad++;
         continue;

@@ -23,6 +23,7 @@
 #include "drift.h"
 #include "pipeline/compile.h"
 #include "pipeline/config.h"
+#include "pipeline/precheck.h"
 #include "pipeline/render.h"
 #include "pipeline/space.h"
 #include "test_util.h"
@@ -136,7 +137,9 @@ int main(int argc, char **argv)
                     "and re-run cmake)\n");
     return ci != NULL && ci[0] != '\0' ? 1 : 77;
   }
-  if (tn_config_load(argv[1], &job, &err) != 0 ||
+  if (tn_config_load(argv[1], &job, &err) == 0)
+    arch = tn_precheck_target(&job, arch); /* sm_90a where needed */
+  if (err.msg[0] != '\0' ||
       tn_template_load(job.template_path, &tpl, &err) != 0 ||
       tn_space_build(&job, arch, &space, &err) != 0) {
     fprintf(stderr, "%s\n", err.msg);

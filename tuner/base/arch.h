@@ -17,10 +17,23 @@ typedef struct {
   int bank_bytes;        /* ... of this many bytes each */
   int has_cp_async;      /* cp.async (sm_80+) */
   int has_stmatrix;      /* stmatrix (sm_90+) */
+  /* 1: the architecture-specific target "sm_XXa" (NVRTC's -arch=sm_90a):
+   * sm_XX's limits and instructions, and the features only that
+   * architecture has (wgmma and setmaxnreg on sm_90a), whose code runs on
+   * that compute capability only, not on later ones.  Not in the table
+   * tn_arch_at walks (one entry per compute capability): tn_arch_find
+   * knows these names, tn_arch_features gives one. */
+  int features;
 } tn_arch;
 
 /* The architecture named "sm_XX", or NULL. */
 const tn_arch *tn_arch_find(const char *name);
+/* The architecture-specific target of arch's compute capability
+ * ("sm_90a" of sm_90, or arch itself if it is one), or NULL if NVRTC has
+ * none for it. */
+const tn_arch *tn_arch_features(const tn_arch *arch);
+/* 1 if a and b are one compute capability (sm_90 and sm_90a are). */
+int tn_arch_same_cc(const tn_arch *a, const tn_arch *b);
 /* The architecture of compute capability major.minor, or NULL. */
 const tn_arch *tn_arch_from_cc(int major, int minor);
 /* The newest known architecture not newer than major.minor, or NULL. */

@@ -152,20 +152,69 @@ static void put_intro(FILE *o, const tn_dispatch *d, const char *M,
 
 /* One branch of the __CUDA_ARCH__ chain (or host code): NAME_<...> as
  * e's macros under prefix, and the template's TN_<...> on request. */
+static void put_branch_of(FILE *o, const tn_family *f,
+                          const tn_problem *problem, const char *M,
+                          const tn_header_entry *e, int cfg_arch,
+                          const char *prefix)
+{
+  tn_defines der;
+  char fam[64];
+  tn_emit_macro_name(fam, sizeof(fam), f->name);
+  tn__emit_derived(f, e->params, problem, &der);
+  fprintf(o, "#define %s_FAMILY_%s 1\n", M, fam);
+  fprintf(o, "#define %s_CONFIG_ARCH %d\n", M, cfg_arch);
+  fprintf(o, "#define %s_CONFIG_PREDICTED %d\n", M, e->predicted);
+  tn__emit_aliases(o, f, der.n > 0 ? &der : NULL, M, prefix);
+  if (problem == NULL)
+    return;
+  fprintf(o, "#ifdef TUNER_TEMPLATE_MACROS\n");
+  tn__emit_template_macros(o, f, e->params, problem);
+  fprintf(o, "#endif\n");
+}
+
 static void put_branch(FILE *o, const tn_dispatch *d, const char *M,
                        const tn_header_entry *e, int cfg_arch,
                        const char *prefix)
 {
+  put_branch_of(o, d->family, d->problem, M, e, cfg_arch, prefix);
+}
+
+/* The feature targets' entries (tn_dispatch.features): their values, and
+ * with chain, the branches in front of the __CUDA_ARCH__ chain, each
+ * under its __CUDA_ARCH_FEAT_SMXX_ALL.  Returns how many branches. */
+static int put_features(FILE *o, const tn_dispatch *d, const char *M,
+                        int chain)
+{
+  const tn_dispatch_features *x = d->features;
+  char prefix[96], arch[16];
   tn_defines der;
-  tn__emit_derived(d->family, e->params, d->problem, &der);
-  fprintf(o, "#define %s_CONFIG_ARCH %d\n", M, cfg_arch);
-  fprintf(o, "#define %s_CONFIG_PREDICTED %d\n", M, e->predicted);
-  tn__emit_aliases(o, d->family, der.n > 0 ? &der : NULL, M, prefix);
-  if (d->problem == NULL)
-    return;
-  fprintf(o, "#ifdef TUNER_TEMPLATE_MACROS\n");
-  tn__emit_template_macros(o, d->family, e->params, d->problem);
-  fprintf(o, "#endif\n");
+  int i, n = 0;
+  for (i = 0; x != NULL && i < x->n_archs; i++) {
+    const tn_header_entry *e = x->archs[i];
+    const tn_arch *a = e ? arch_of(e) : NULL;
+    if (a == NULL || !a->features)
+      continue;
+    tn_emit_macro_name(arch, sizeof(arch), e->arch);
+    snprintf(prefix, sizeof(prefix), "%s_%s", M, arch);
+    if (!chain) {
+      fprintf(o, "\n/* %s (%s), %s: the architecture-specific target's "
+                 "entry. */\n",
+              e->arch, x->family->name,
+              e->predicted ? "predicted" : "measured");
+      tn__emit_derived(x->family, e->params, x->problem, &der);
+      tn__emit_values(o, x->family, e->params, &der, prefix);
+      continue;
+    }
+    fprintf(o, "#%s defined(__CUDA_ARCH__) && "
+               "defined(__CUDA_ARCH_FEAT_SM%d%d_ALL)\n",
+            n ? "elif" : "if", a->major, a->minor);
+    fprintf(o, "/* compiled for %s: %s's entry */\n", e->arch,
+            x->family->name);
+    put_branch_of(o, x->family, x->problem, M, e, a->major * 10 + a->minor,
+                  prefix);
+    n++;
+  }
+  return n;
 }
 
 static void put_compile_time(FILE *o, const tn_dispatch *d, const char *M,
@@ -194,7 +243,11 @@ static void put_compile_time(FILE *o, const tn_dispatch *d, const char *M,
     tn__emit_values(o, d->family, e->params, &der, prefix);
   }
 
-  fprintf(o, "\n#if defined(__CUDA_ARCH__)\n");
+  put_features(o, d, M, 0);
+
+  fprintf(o, "\n");
+  fprintf(o, "#%s defined(__CUDA_ARCH__)\n",
+          put_features(o, d, M, 1) ? "elif" : "if");
   for (i = d->n_archs - 1; i >= 0; i--) {
     const tn_arch *a = tn_arch_at(i), *ea;
     const tn_header_entry *e = resolve(d, i);

@@ -80,6 +80,7 @@ int tn_emit_header(const tn_run *run, tn_err *err);
 int tn_emit_header_text(const tn_run *run, char **text, tn_err *err);
 
 /* What a dispatch header holds. */
+struct tn_dispatch_features;
 typedef struct {
   const tn_family *family;
   const char *name;          /* <name>_dispatch.h */
@@ -90,7 +91,23 @@ typedef struct {
   int n_devices;             /* exact devices, newest architecture first */
   const tn_header_entry *const *devices;
   const tn_header_entry *deflt; /* the portable default (arch NULL) */
+  /* Another job's entries for architecture-specific targets ("sm_90a":
+   * the wgmma family, whose code runs only there), or NULL.  In device
+   * code, an entry of features->archs[] (n_archs of them, NULL: none)
+   * whose arch is sm_XXa is chosen where __CUDA_ARCH_FEAT_SMXX_ALL is
+   * defined (the code is compiled for that target), before this
+   * dispatch's chain, which stays the configuration everywhere else: the
+   * fallback (the mma.sync family on sm_90).  Each branch says whose it
+   * is by NAME_FAMILY_<FAMILY> 1. */
+  const struct tn_dispatch_features *features;
 } tn_dispatch;
+
+typedef struct tn_dispatch_features {
+  const tn_family *family;
+  const tn_problem *problem; /* its template macros; NULL: none */
+  int n_archs;
+  const tn_header_entry *const *archs;
+} tn_dispatch_features;
 
 /* The text (malloc'd) of <name>_dispatch.h.  0, TN_EINPUT or TN_ETOOL. */
 int tn_emit_dispatch_text(const tn_dispatch *d, char **text, tn_err *err);

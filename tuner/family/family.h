@@ -29,6 +29,11 @@ typedef struct {
    * (TMA)"). */
   int min_cc;
   const char *needs;
+  /* 1: the code also needs the architecture-specific features of min_cc's
+   * architecture exactly (wgmma and setmaxnreg: sm_90a), so it is
+   * compiled for that target ("sm_90a", tn_arch.features) and excluded
+   * everywhere else, later architectures too. */
+  int arch_features;
 } tn_launch;
 
 /* Preprocessor definitions for the rendered source.  A define that does
@@ -155,7 +160,9 @@ typedef struct tn_family {
   /* A problem of one block of p like base (its options kept), for the
    * tests that trace one block against the plan: the tile exactly, or
    * (ragged) cut short in every dimension so that the edge paths run.
-   * Returns 0, or -1 with why. */
+   * Returns 0; 1 with why when no launch of p is one block (a cluster of
+   * two blocks: the drift tests skip the point, saying so); or -1 with
+   * why. */
   int (*one_block)(const tn_params *p, const tn_problem *base, int ragged,
                    tn_problem *out, char *why, size_t n);
   /* Emits every shared-memory warp access of one launch on prob. */
@@ -189,6 +196,11 @@ typedef struct tn_family {
   double (*work)(const tn_problem *prob); /* bytes moved, or flops */
   const char *unit;  /* of work per second, "GB/s" */
   double unit_scale; /* work per second per unit, 1e9 */
+  /* 1: the family's kernels need the architecture-specific target of the
+   * GPU's architecture (tn_launch.arch_features): a run on a GPU, or with
+   * --arch sm_XX, compiles for sm_XXa (base/arch.h) and its results and
+   * headers name that target. */
+  int arch_features;
   const char *const *baselines;           /* first one is the reference */
   int n_baselines;
   /* Enqueues one run of baseline `name` on env->stream; the caller times

@@ -256,6 +256,8 @@ static int fits(const tn_family *f, const tn_params *p,
   tn_launch l;
   f->launch(p, prob, &l);
   return l.min_cc <= 10 * arch->major + arch->minor &&
+         (!l.arch_features ||
+          (arch->features && l.min_cc == 10 * arch->major + arch->minor)) &&
          l.threads <= arch->max_threads_per_block &&
          l.smem_static <= arch->smem_static_max &&
          tn_launch_smem(&l) <= arch->smem_per_block;

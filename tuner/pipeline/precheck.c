@@ -59,6 +59,15 @@ void tn_precheck_cache(tn_tune_opts *opts)
   }
 }
 
+const tn_arch *tn_precheck_target(const tn_job *job, const tn_arch *arch)
+{
+  const tn_arch *f;
+  if (arch == NULL || !job->family->arch_features)
+    return arch;
+  f = tn_arch_features(arch);
+  return f ? f : arch;
+}
+
 /* The space has a valid point for arch, or with arch NULL for some
  * architecture the tuner knows. */
 static int check_space(const tn_job *job, const tn_arch *arch, tn_err *err)
@@ -76,7 +85,8 @@ static int check_space(const tn_job *job, const tn_arch *arch, tn_err *err)
   }
   for (i = 0; i < tn_arch_count(); i++) {
     last.msg[0] = '\0';
-    rc = tn_space_build(job, tn_arch_at(i), &sp, &last);
+    rc = tn_space_build(job, tn_precheck_target(job, tn_arch_at(i)), &sp,
+                        &last);
     if (rc == 0) {
       tn_space_free(&sp);
       return 0;
@@ -361,7 +371,7 @@ int tn_precheck(tn_run *run, const tn_template *tpl, tn_err *err)
 
   tn_precheck_template_hash(tpl, run->template_hash);
   if (opts->arch) {
-    arch = tn_arch_find(opts->arch);
+    arch = tn_precheck_target(run->job, tn_arch_find(opts->arch));
     if (arch == NULL) {
       tn_arch_list(list, sizeof(list));
       return tn_errf(err, TN_EINPUT, "--arch %s: unknown (known: %s)",

@@ -31,6 +31,11 @@ int tn_precheck_dir(const char *what, const char *dir, tn_err *err);
  * nightly run. */
 void tn_precheck_cache(tn_tune_opts *opts);
 
+/* The target a run of job compiles for on arch: the architecture-specific
+ * one (sm_90a for sm_90) when the job's family needs it and NVRTC has
+ * one (tn_family.arch_features), else arch (NULL stays NULL). */
+const tn_arch *tn_precheck_target(const tn_job *job, const tn_arch *arch);
+
 /* Step 1 above, for run (tn_run_init done; run->arch is not needed).
  * Also fills run->template_hash from tpl.  Returns 0 or TN_EINPUT. */
 int tn_precheck(tn_run *run, const tn_template *tpl, tn_err *err);

@@ -55,6 +55,14 @@ static int check_limits(const tn_launch *l, const tn_arch *arch, char *why,
              l->needs ? l->needs : "the code", l->min_cc, arch->name);
     return 1;
   }
+  if (l->arch_features &&
+      (!arch->features || l->min_cc != 10 * arch->major + arch->minor)) {
+    snprintf(why, n, "%s needs sm_%da (the architecture-specific features "
+                     "of sm_%d, which no other architecture has), not %s",
+             l->needs ? l->needs : "the code", l->min_cc, l->min_cc,
+             arch->name);
+    return 1;
+  }
   if (l->threads > arch->max_threads_per_block) {
     snprintf(why, n, "%d threads per block exceed %s's %d", l->threads,
              arch->name, arch->max_threads_per_block);

@@ -17,17 +17,20 @@
 #include "pipeline/results.h"
 #include "gpu/worker.h"
 
-/* The architecture to compile for: --arch, else the device's. */
+/* The architecture to compile for: --arch, else the device's (sm_XXa
+ * instead where the family needs it: tn_precheck_target). */
 static int pick_arch(const tn_tune_opts *opts, tn_run *run, tn_err *err)
 {
   char list[256];
   tn_arch_list(list, sizeof(list));
   if (opts->arch) {
-    run->arch = tn_arch_find(opts->arch);
+    run->arch = tn_precheck_target(run->job, tn_arch_find(opts->arch));
     if (run->arch == NULL)
       return tn_errf(err, TN_EINPUT, "--arch %s: unknown (known: %s)",
                      opts->arch, list);
-    if (run->have_device && strcmp(run->arch->name, run->device.arch) != 0)
+    if (run->have_device &&
+        (run->arch->major != run->device.cc_major ||
+         run->arch->minor != run->device.cc_minor))
       return tn_errf(err, TN_EINPUT,
                      "--arch %s does not match GPU %d, a %s (%s); leave "
                      "--arch out or use --dry-run",
@@ -36,8 +39,9 @@ static int pick_arch(const tn_tune_opts *opts, tn_run *run, tn_err *err)
     return 0;
   }
   if (run->have_device) {
-    run->arch =
-        tn_arch_from_cc(run->device.cc_major, run->device.cc_minor);
+    run->arch = tn_precheck_target(
+        run->job,
+        tn_arch_from_cc(run->device.cc_major, run->device.cc_minor));
     if (run->arch == NULL)
       return tn_errf(err, TN_EINPUT,
                      "GPU %d (%s) is %s, which this tuner does not know "
@@ -431,7 +435,7 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
     run->device = worker.info;
   }
   if (opts->dry_run && opts->arch == NULL)
-    run->arch = dry_run_arch(opts);
+    run->arch = tn_precheck_target(job, dry_run_arch(opts));
   else {
     rc = pick_arch(opts, run, err);
     if (rc != 0)
@@ -599,8 +603,9 @@ int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
     runs[d].seed = runs[0].seed; /* the same inputs on every GPU */
     runs[d].have_device = 1;
     runs[d].device = workers[d].info;
-    runs[d].arch = tn_arch_from_cc(runs[d].device.cc_major,
-                                   runs[d].device.cc_minor);
+    runs[d].arch = tn_precheck_target(
+        job, tn_arch_from_cc(runs[d].device.cc_major,
+                             runs[d].device.cc_minor));
     if (runs[d].arch == NULL) {
       rc = tn_errf(err, TN_EINPUT, "GPU %d (%s) is %s, unknown to the tuner",
                    d, runs[d].device.name, runs[d].device.arch);

@@ -1,0 +1,317 @@
+/* gemm_wg.cu -- bf16/fp16 GEMM on Hopper's warpgroup tensor cores (sm_90a),
+ * C = alpha * op(A) * op(B) + beta * C, row-major, fp32 accumulation.
+ *
+ * op(A) is M x K (A stored M x K, or K x M when TN_TRANS_A), op(B) is
+ * K x N (B stored K x N, or N x K when TN_TRANS_B), C is M x N; any M, N,
+ * K whose rows are whole 16-byte units (the copy engine's rule: the
+ * leading dimensions are multiples of 8), the tiles' edges zero-filled by
+ * the copy engine.  With beta == 0, C is not read (it may hold NaN).
+ *
+ * The copy engine (TMA) moves the k-tiles of A and B into a ring of
+ * STAGES shared buffers, each operand's tile in sub-tiles of one swizzle
+ * row (TN_SWIZZLE bytes: 32, 64 or 128) by as many rows as the tile has,
+ * the hardware's SWIZZLE_32B/64B/128B scattering the 16-byte chunks.
+ * wgmma.mma_async m64nBNk16 reads both operands from there through matrix
+ * descriptors of the same swizzle: along K (K-major) or along M or N
+ * (MN-major, the instruction's transpose bit), whichever order the
+ * operand has in global memory.  Each buffer has a "full" mbarrier (the
+ * copy engine's bytes arrived) and an "empty" one (every consumer warp is
+ * done with it).
+ *
+ * Warp specialization (TN_PRODUCER 1): warpgroup 0 is the producer, one of
+ * its threads issues every copy; warpgroups 1..CONSUMERS compute, each
+ * BM / CONSUMERS rows of the tile (one or two m64 slabs) by BN.  With
+ * TN_MAXNREG, setmaxnreg moves registers from the producer to the
+ * consumers.  Without a producer (TN_PRODUCER 0) thread 0 issues the
+ * copies STAGES - 1 k-tiles ahead between its own wgmma.
+ *
+ * Tiles: a block per tile (TN_PERSISTENT 0), or TN_PERSISTENT blocks that
+ * walk the tiles (t, t + gridDim.x, ...), the ring running on across
+ * tiles; TN_GROUP_M orders the tiles in groups of rows (L2 reuse), and
+ * TN_CLUSTER 2 launches the blocks in pairs (__cluster_dims__).
+ *
+ * Epilogue 0: each thread's accumulators straight to C.  Epilogue 1:
+ * staged in shared memory as C's type (st.shared.v2.f32 for fp32 C,
+ * stmatrix.x4 for a 16-bit C) in 128-byte rows under SWIZZLE_128B, then
+ * one TMA store per 128-byte column of the tile (clipped at C's edges).
+ *
+ * Rendered by tuner/family/gemm_wg.c, which defines TN_<PARAM> for each
+ * parameter (bm, bn, bk, consumers, stages, swizzle, producer, maxnreg,
+ * cluster, persistent, group_m, epilogue) and TN_TRANS_A, TN_TRANS_B,
+ * TN_IN_F16, TN_OUT_F32, TN_THREADS and TN_SMEM_BYTES.  The kernel's
+ * tensor maps (A, B, and C for epilogue 1) are its first parameters; the
+ * family's tensor_maps() describes them.  The threads' only shared-memory
+ * accesses are epilogue 1's staging stores (gemm_wg_plan.c plans them);
+ * the copy engine's and wgmma's are not warp instructions.
+ */
+#include "smem_trace.h"
+#include "tc_ops.h"
+#include "tma_ops.h"
+
+#define WG_TNSP_A (TN_TRANS_A ? 1 : 0) /* A stored K x M: along M */
+#define WG_TNSP_B (TN_TRANS_B ? 0 : 1) /* B stored K x N: along N */
+#include "wg_ops.h"
+
+#define BM TN_BM
+#define BN TN_BN
+#define BK TN_BK
+#define SWZ TN_SWIZZLE
+#define SE (SWZ / 2)             /* elements of one swizzle row */
+#define CONS TN_CONSUMERS
+#define PROD TN_PRODUCER
+#define CM (BM / CONS)           /* rows of a consumer */
+#define MC (CM / 64)             /* its m64 slabs */
+#define STAGES TN_STAGES
+#define THREADS TN_THREADS
+#define NACC (BN / 2)            /* accumulators per slab and thread */
+
+#if TN_OUT_F32
+typedef float out_t;
+#else
+typedef unsigned short out_t;
+#endif
+#define OB ((int)sizeof(out_t))
+#define SC (128 / OB)            /* C's elements in one 128-byte row */
+
+static_assert(THREADS == 128 * (CONS + PROD), "warpgroups");
+static_assert(BM % (64 * CONS) == 0 && (BN == 64 || BN == 128 ||
+                                        BN == 256),
+              "m64 slabs per consumer, wgmma's n of 64, 128 or 256");
+static_assert(SWZ == 32 || SWZ == 64 || SWZ == 128, "the swizzle modes");
+static_assert(BK % 16 == 0 && STAGES >= 2, "k16 steps, a ring");
+static_assert(!TN_MAXNREG || (PROD && CONS == 2),
+              "setmaxnreg with a producer and two consumers");
+
+/* One operand's shared tile in a stage: X = 0 for A (MN = BM), 1 for B.
+ * K-major (contiguous along k in global memory): BK / SE sub-tiles, each
+ * MN rows of one swizzle row of k; MN-major: MN / SE sub-tiles, each BK
+ * rows (k) of one swizzle row of m or n.  Sub-tiles are 1024-aligned
+ * (the family's rule), so the descriptors' base offset is 0. */
+template <int X> struct opnd {
+  static constexpr int MN = X ? BN : BM;
+  static constexpr bool KMAJ = X ? TN_TRANS_B != 0 : TN_TRANS_A == 0;
+  static constexpr int SUBS = KMAJ ? BK / SE : MN / SE;
+  static constexpr int SUB_BYTES = (KMAJ ? MN : BK) * SWZ;
+  static constexpr int STAGE_BYTES = MN * BK * 2;
+  static_assert(SUBS * SUB_BYTES == STAGE_BYTES && SUB_BYTES % 1024 == 0,
+                "whole, aligned sub-tiles");
+
+  /* The descriptor of the slab from row mn (of m or n) at depth k, in the
+   * stage at shared address st.  K-major: 8-row groups SBO = 8 rows of
+   * SWZ bytes apart, k16 inside one swizzle row (LBO unused: 1);
+   * MN-major: the swizzle rows along mn are sub-tiles, LBO apart, the
+   * 8-row groups of k SBO apart. */
+  static __device__ __forceinline__ unsigned long long desc(unsigned st,
+                                                            int mn, int k)
+  {
+    if (KMAJ)
+      return wg_desc(st + (unsigned)((k / SE) * SUB_BYTES + mn * SWZ +
+                                     (k % SE) * 2),
+                     16u, 8u * SWZ, WG_LAYOUT(SWZ));
+    return wg_desc(st + (unsigned)((mn / SE) * SUB_BYTES + k * SWZ),
+                   (unsigned)SUB_BYTES, 8u * SWZ, WG_LAYOUT(SWZ));
+  }
+
+  /* The k-tile at k0 of the tile at mn0 into the stage at dst. */
+  static __device__ __forceinline__ void load(unsigned char *dst,
+                                              const tn_tensor_map *map,
+                                              int mn0, int k0,
+                                              unsigned long long *bar)
+  {
+#pragma unroll
+    for (int s = 0; s < SUBS; s++) {
+      if (KMAJ)
+        tn_tma_load_2d(dst + s * SUB_BYTES, map, k0 + s * SE, mn0, bar);
+      else
+        tn_tma_load_2d(dst + s * SUB_BYTES, map, mn0 + s * SE, k0, bar);
+    }
+  }
+};
+typedef opnd<0> op_a;
+typedef opnd<1> op_b;
+
+/* The shared memory: the rings of A and B, epilogue 1's staging (C's
+ * type, per consumer CM rows in BN / SC sub-tiles of CM x 128 bytes), the
+ * barriers; from a 1024-aligned base (1024 bytes of slack). */
+#define A_RING (STAGES * op_a::STAGE_BYTES)
+#define B_RING (STAGES * op_b::STAGE_BYTES)
+#define C_BYTES (TN_EPILOGUE == 1 ? CONS * CM * BN * OB : 0)
+#define BAR_OFF (A_RING + B_RING + C_BYTES)
+static_assert(TN_SMEM_BYTES == 1024 + BAR_OFF + 16 * STAGES,
+              "the family's shared memory");
+
+/* The tile (tm, tn) of tile index t. */
+__device__ __forceinline__ void tile_of(int t, int tiles_m, int tiles_n,
+                                        int &tm, int &tn)
+{
+#if TN_GROUP_M > 0
+  const int per_group = TN_GROUP_M * tiles_n;
+  const int first = (t / per_group) * TN_GROUP_M;
+  const int rows = min(tiles_m - first, TN_GROUP_M);
+  tm = first + (t % per_group) % rows;
+  tn = (t % per_group) / rows;
+#else
+  (void)tiles_m;
+  tm = t / tiles_n;
+  tn = t % tiles_n;
+#endif
+}
+
+/* The tiles of this block: t0, t0 + step, ... below tiles. */
+#if TN_PERSISTENT > 0
+#define TILE_STEP ((int)gridDim.x)
+#else
+#define TILE_STEP tiles
+#endif
+
+struct ring {
+  unsigned char *a, *b;
+  unsigned long long *full, *empty;
+};
+
+/* Copy number idx of this block (k-tile idx % ktiles of its tile number
+ * idx / ktiles) into its buffer, once every consumer warp freed it. */
+__device__ __forceinline__ void issue(const ring &r, int idx, int ktiles,
+                                      int tiles_m, int tiles_n,
+                                      const tn_tensor_map *ma,
+                                      const tn_tensor_map *mb)
+{
+  const int s = idx % STAGES, round = idx / STAGES;
+  const int t = (int)blockIdx.x + (idx / ktiles) * (int)gridDim.x;
+  int tm, tn;
+  tile_of(t, tiles_m, tiles_n, tm, tn);
+  tn_mbar_wait(&r.empty[s], (unsigned)(round & 1) ^ 1u);
+  tn_mbar_expect_tx(&r.full[s], op_a::STAGE_BYTES + op_b::STAGE_BYTES);
+  const int k0 = (idx % ktiles) * BK;
+  op_a::load(r.a + s * op_a::STAGE_BYTES, ma, tm * BM, k0, &r.full[s]);
+  op_b::load(r.b + s * op_b::STAGE_BYTES, mb, tn * BN, k0, &r.full[s]);
+}
+
+/* d (+)= the 64 x BN slab's product over one k16 step. */
+__device__ __forceinline__ void wg_mma(float (&d)[NACC],
+                                       unsigned long long da,
+                                       unsigned long long db, int scale_d)
+{
+#if BN == 64
+  wg_mma_n64(d, da, db, scale_d);
+#elif BN == 128
+  wg_mma_n128(d, da, db, scale_d);
+#else
+  wg_mma_n256(d, da, db, scale_d);
+#endif
+}
+
+#include "gemm_wg_epilogue.h"
+
+#if TN_CLUSTER > 1
+#define WG_CLUSTER __cluster_dims__(TN_CLUSTER, 1, 1)
+#else
+#define WG_CLUSTER
+#endif
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1) WG_CLUSTER
+gemm_wg(const __grid_constant__ tn_tensor_map map_a,
+        const __grid_constant__ tn_tensor_map map_b,
+#if TN_EPILOGUE == 1
+        const __grid_constant__ tn_tensor_map map_c,
+#endif
+        out_t *__restrict__ C, int M, int N, int K, float alpha, float beta)
+{
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char *smem =
+      smem_raw + ((1024u - (tn_smem_u32(smem_raw) & 1023u)) & 1023u);
+  const int tid = threadIdx.x, wg = tid / 128, wtid = tid % 128;
+  const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+  const int tiles = tiles_m * tiles_n, ktiles = (K + BK - 1) / BK;
+  const int mine = (int)blockIdx.x < tiles
+                       ? (tiles - (int)blockIdx.x + TILE_STEP - 1) /
+                             TILE_STEP
+                       : 0;
+  const int copies = mine * ktiles;
+  ring r;
+  r.a = smem;
+  r.b = smem + A_RING;
+  r.full = (unsigned long long *)(smem + BAR_OFF);
+  r.empty = r.full + STAGES;
+  TN_TRACE_BASE(smem);
+
+  if (tid == 0) {
+    for (int s = 0; s < STAGES; s++) {
+      tn_mbar_init(&r.full[s], 1);
+      tn_mbar_init(&r.empty[s], 4 * CONS); /* lane 0 of each warp */
+    }
+    tn_mbar_init_fence();
+  }
+  __syncthreads();
+
+#if PROD
+  if (wg == 0) {
+#if TN_MAXNREG
+    wg_setmaxnreg_dec<40>();
+#endif
+    if (wtid == 0)
+      for (int idx = 0; idx < copies; idx++)
+        issue(r, idx, ktiles, tiles_m, tiles_n, &map_a, &map_b);
+    return;
+  }
+#if TN_MAXNREG
+  wg_setmaxnreg_inc<232>();
+#endif
+#else
+  if (tid == 0)
+    for (int idx = 0; idx < STAGES - 1 && idx < copies; idx++)
+      issue(r, idx, ktiles, tiles_m, tiles_n, &map_a, &map_b);
+#endif
+
+  const int cw = wg - PROD; /* this consumer */
+  float acc[MC][NACC];
+#pragma unroll
+  for (int mc = 0; mc < MC; mc++)
+#pragma unroll
+    for (int e = 0; e < NACC; e++)
+      acc[mc][e] = 0.0f;
+
+  int g = 0; /* this block's k-tiles so far: the ring's position */
+  for (int t = blockIdx.x; t < tiles; t += TILE_STEP) {
+    int tm, tn;
+    tile_of(t, tiles_m, tiles_n, tm, tn);
+    for (int kt = 0; kt < ktiles; kt++, g++) {
+      const int s = g % STAGES;
+      tn_mbar_wait(&r.full[s], (unsigned)(g / STAGES) & 1u);
+      const unsigned sa = tn_smem_u32(r.a + s * op_a::STAGE_BYTES);
+      const unsigned sb = tn_smem_u32(r.b + s * op_b::STAGE_BYTES);
+      wg_fence();
+#pragma unroll
+      for (int kk = 0; kk < BK / 16; kk++)
+#pragma unroll
+        for (int mc = 0; mc < MC; mc++)
+          wg_mma(acc[mc], op_a::desc(sa, cw * CM + 64 * mc, 16 * kk),
+                 op_b::desc(sb, 0, 16 * kk), kt > 0 || kk > 0);
+      wg_commit();
+      /* the k-tile before is done: its buffer is free */
+      wg_wait<1>();
+      if (kt > 0 && tid % 32 == 0)
+        wg_mbar_arrive(&r.empty[(g - 1) % STAGES]);
+#if !PROD
+      if (tid == 0 && g + STAGES - 1 < copies)
+        issue(r, g + STAGES - 1, ktiles, tiles_m, tiles_n, &map_a, &map_b);
+#endif
+    }
+    wg_wait<0>();
+    if (tid % 32 == 0)
+      wg_mbar_arrive(&r.empty[(g - 1) % STAGES]);
+#pragma unroll
+    for (int mc = 0; mc < MC; mc++)
+#pragma unroll
+      for (int e = 0; e < NACC; e++)
+        wg_pin(acc[mc][e]);
+#if TN_EPILOGUE == 1
+    epilogue_staged(smem + A_RING + B_RING + cw * CM * BN * OB, &map_c, C,
+                    M, N, tm * BM + cw * CM, tn * BN, cw, wtid, alpha, beta,
+                    acc);
+#else
+    epilogue_direct(C, M, N, tm * BM + cw * CM, tn * BN, wtid, alpha, beta,
+                    acc);
+#endif
+  }
+}

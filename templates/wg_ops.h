@@ -1,0 +1,213 @@
+/* wg_ops.h -- the sm_90a PTX that templates/gemm_wg.cu issues, one wrapper
+ * each: wgmma.mma_async m64nNk16 (N = 64, 128, 256; fp32 accumulators,
+ * both operands read from shared memory through matrix descriptors), its
+ * fence, commit and wait, the shared-memory matrix descriptor, setmaxnreg,
+ * named barriers, and mbarrier arrivals for the ring's "empty" side.
+ * These need NVRTC's -arch=sm_90a (wgmma and setmaxnreg exist only
+ * there: NVRTC 13 refuses them for sm_100a and sm_120a).  CUDA only.
+ *
+ * Before including: WG_TNSP_A, WG_TNSP_B (1: that operand's shared tile
+ * runs along M or N, wgmma's "transpose" bit; 0: along K) and TN_IN_F16. */
+#ifndef TN_WG_OPS_H
+#define TN_WG_OPS_H
+
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "wgmma and setmaxnreg need the sm_90a target (-arch=sm_90a)"
+#endif
+
+#if TN_IN_F16
+#define WG_AB_TYPE "f16.f16"
+#else
+#define WG_AB_TYPE "bf16.bf16"
+#endif
+
+/* The descriptor's layout type (bits 62-63) of a swizzle of `bytes`:
+ * 1 = 128B, 2 = 64B, 3 = 32B (0, no swizzle, is not used here). */
+#define WG_LAYOUT(bytes) ((bytes) == 128 ? 1 : (bytes) == 64 ? 2 : 3)
+
+/* A shared-memory matrix descriptor: start address, leading and stride
+ * byte offsets (each in 16-byte units, 14 bits), base offset 0 (every
+ * tile starts on its swizzle's 1024-byte-aligned repeat), layout type. */
+__device__ __forceinline__ unsigned long long
+wg_desc(unsigned saddr, unsigned lbo, unsigned sbo, int layout)
+{
+  return (unsigned long long)((saddr & 0x3ffffu) >> 4) |
+         (unsigned long long)((lbo >> 4) & 0x3fffu) << 16 |
+         (unsigned long long)((sbo >> 4) & 0x3fffu) << 32 |
+         (unsigned long long)layout << 62;
+}
+
+/* Orders this warpgroup's register and shared-memory accesses before the
+ * wgmma that follow (needed before the first, and after the accumulators
+ * were touched by other instructions). */
+__device__ __forceinline__ void wg_fence(void)
+{
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void wg_commit(void)
+{
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+/* Waits until at most N committed groups of this warpgroup are pending. */
+template <int N> __device__ __forceinline__ void wg_wait(void)
+{
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+/* Keeps the compiler from moving accesses to v across this point: the
+ * accumulators belong to the asynchronous wgmma between issue and wait. */
+__device__ __forceinline__ void wg_pin(float &v)
+{
+  asm volatile("" : "+f"(v)::"memory");
+}
+
+/* The warpgroup's registers per thread, raised or lowered to N (a
+ * multiple of 8 in 24..256); every thread of the warpgroup executes it. */
+template <int N> __device__ __forceinline__ void wg_setmaxnreg_inc(void)
+{
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+template <int N> __device__ __forceinline__ void wg_setmaxnreg_dec(void)
+{
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+/* A barrier of `threads` threads (a multiple of 32) on hardware barrier
+ * id (1..15; 0 is __syncthreads's). */
+__device__ __forceinline__ void wg_bar(int id, int threads)
+{
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+/* One plain arrival on an mbarrier (a consumer warp's "slot free"). */
+__device__ __forceinline__ void wg_mbar_arrive(unsigned long long *bar)
+{
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
+                   tn_smem_u32(bar))
+               : "memory");
+}
+
+/* d (+)= A * B over k16 for a 64 x N tile: d is the warpgroup's fragment
+ * of the m64nN accumulator (thread t of the warpgroup: rows 16 (t / 32) +
+ * (t % 32) / 4 and 8 more, columns 8 j + 2 (t % 4) and the next, d[4 j
+ * .. 4 j + 3]); scale_d 0 ignores d's values (d = A * B). */
+__device__ __forceinline__ void wg_mma_n64(float (&d)[32],
+                                       unsigned long long da,
+                                       unsigned long long db,
+                                       int scale_d)
+{
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32." WG_AB_TYPE
+               " {"
+               "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,"
+               "%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,"
+               "%31"
+               "}, %32, %33, p, 1, 1, %35, %36;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+               : "l"(da), "l"(db), "r"(scale_d), "n"(WG_TNSP_A),
+                 "n"(WG_TNSP_B)
+               : "memory");
+}
+
+__device__ __forceinline__ void wg_mma_n128(float (&d)[64],
+                                       unsigned long long da,
+                                       unsigned long long db,
+                                       int scale_d)
+{
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32." WG_AB_TYPE
+               " {"
+               "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,"
+               "%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,"
+               "%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,"
+               "%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,"
+               "%59,%60,%61,%62,%63"
+               "}, %64, %65, p, 1, 1, %67, %68;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
+                 "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),
+                 "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]),
+                 "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+                 "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+               : "l"(da), "l"(db), "r"(scale_d), "n"(WG_TNSP_A),
+                 "n"(WG_TNSP_B)
+               : "memory");
+}
+
+__device__ __forceinline__ void wg_mma_n256(float (&d)[128],
+                                       unsigned long long da,
+                                       unsigned long long db,
+                                       int scale_d)
+{
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n256k16.f32." WG_AB_TYPE
+               " {"
+               "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,"
+               "%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,"
+               "%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,"
+               "%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,"
+               "%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,"
+               "%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,"
+               "%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,"
+               "%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,"
+               "%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,"
+               "%123,%124,%125,%126,%127"
+               "}, %128, %129, p, 1, 1, %131, %132;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
+                 "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),
+                 "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]),
+                 "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+                 "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+                 "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]),
+                 "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+                 "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]),
+                 "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+                 "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
+                 "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+                 "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]),
+                 "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+                 "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]),
+                 "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+                 "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]),
+                 "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+                 "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),
+                 "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+                 "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]),
+                 "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+               : "l"(da), "l"(db), "r"(scale_d), "n"(WG_TNSP_A),
+                 "n"(WG_TNSP_B)
+               : "memory");
+}
+
+#endif

@@ -1,0 +1,429 @@
+/* gemm_wg.c -- the wgmma GEMM family: C = alpha * op(A) * op(B) + beta * C
+ * with bf16 or fp16 inputs, fp32 accumulation, and C in fp32 or the
+ * inputs' type, on Hopper's warpgroup MMA (wgmma.mma_async, sm_90a only).
+ *
+ * Mirrors templates/gemm_wg.cu: the copy engine (TMA) fills a ring of
+ * `stages` buffers of bm x bk of A and bn x bk of B under a swizzle of 32,
+ * 64 or 128 bytes (the tuned layout: the shared tiles have no other), and
+ * wgmma reads them through descriptors of the same swizzle; a producer
+ * warpgroup or none, 1 or 2 consumer warpgroups, setmaxnreg, clusters of
+ * 1 or 2, persistent blocks, the tile order and the epilogue are tuned.
+ * Every point needs the sm_90a target (launch.arch_features), so a run on
+ * an sm_90 GPU compiles for sm_90a (arch_features below).  The threads'
+ * shared accesses, which the model prices, are only epilogue 1's staging
+ * stores (gemm_wg_plan.c); the copy engine's writes and wgmma's reads are
+ * not warp instructions and are not priced.
+ *
+ * The check and its bound are the tensor-core GEMM's (gemm_tc.c says why
+ * 2^-23 per step: the tensor cores' fp32 adds truncate), through the GEMM
+ * families' fp64 reference (gemm_check.c); the baseline is cublasGemmEx
+ * with the same types (tuner/gpu/cublas.c). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/cublas.h"
+#include "family/gemm_ref.h"
+#include "family/gemm_wg_shape.h"
+
+static const char *const input_types[] = {"bf16", "fp16"};
+static const char *const output_types[] = {"f32", "input"};
+
+static const tn_option_desc options[WG_N_OPTIONS] = {
+    {"trans_a", TN_OPT_BOOL, 0, 0, 1, "A is stored K x M (op(A) = A^T)",
+     NULL, 0},
+    {"trans_b", TN_OPT_BOOL, 0, 0, 1, "B is stored N x K (op(B) = B^T)",
+     NULL, 0},
+    {"alpha", TN_OPT_NUMBER, 1.0, -1e30, 1e30, "the scale of op(A) op(B)",
+     NULL, 0},
+    {"beta", TN_OPT_NUMBER, 0.0, -1e30, 1e30,
+     "the scale of C's starting values (0: C is not read)", NULL, 0},
+    {"input", TN_OPT_CHOICE, 0, 0, 0, "the type of A and B: bf16 or fp16",
+     input_types, 2},
+    {"output", TN_OPT_CHOICE, 0, 0, 0,
+     "the type of C: f32, or input (the type of A and B)", output_types, 2},
+};
+
+static const tn_param_desc params[WG_N_PARAMS] = {
+    {"bm", TN_PARAM_INT, 0, 64, 256, 128,
+     "block tile rows: 64, 128 or 256 (m64 slabs of the consumers)", 0},
+    {"bn", TN_PARAM_INT, 0, 64, 256, 128,
+     "block tile columns: 64, 128 or 256 (wgmma's n)", 0},
+    {"bk", TN_PARAM_INT, 0, 16, 128, 64,
+     "block tile depth (k): a power of two of 16 or more", 0},
+    {"consumers", TN_PARAM_INT, 0, 1, 2, 2,
+     "consumer warpgroups, bm / consumers rows each", 0},
+    {"stages", TN_PARAM_INT, 0, 2, 8, 4, "buffers of the TMA ring", 0},
+    {"swizzle", TN_PARAM_INT, 1, 32, 128, 128,
+     "the shared tiles' swizzle in bytes (32, 64, 128): the copy engine's "
+     "SWIZZLE_<n>B and the wgmma descriptors' layout type", 0},
+    {"producer", TN_PARAM_INT, 0, 0, 1, 1,
+     "1: a producer warpgroup issues the copies (warp specialization); 0: "
+     "thread 0 does, between its wgmma", 0},
+    {"maxnreg", TN_PARAM_INT, 0, 0, 1, 0,
+     "1: setmaxnreg gives the producer's registers to two consumers", 0},
+    {"cluster", TN_PARAM_INT, 0, 1, 2, 1,
+     "blocks per cluster (__cluster_dims__), along the tile order", 0},
+    {"persistent", TN_PARAM_INT, 0, 0, 4096, 0,
+     "0: a block per tile; P: P blocks walk the tiles (the GPU's SM count, "
+     "132 on an H200)", 0},
+    {"group_m", TN_PARAM_INT, 0, 0, 64, 8,
+     "0: tiles in row-major order; g: in groups of g tile rows, column by "
+     "column (L2 reuse of A and B)", 0},
+    {"epilogue", TN_PARAM_INT, 0, 0, 1, 0,
+     "0: accumulators straight to C; 1: staged in shared memory (stmatrix "
+     "for a 16-bit C, st.shared for fp32) and stored by TMA", 0},
+};
+
+void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,
+                         wg_geometry *g)
+{
+  memset(g, 0, sizeof(*g));
+  g->bm = (int)p->v[WG_BM].i;
+  g->bn = (int)p->v[WG_BN].i;
+  g->bk = (int)p->v[WG_BK].i;
+  g->consumers = (int)p->v[WG_CONSUMERS].i;
+  g->stages = (int)p->v[WG_STAGES].i;
+  g->swizzle = (int)p->v[WG_SWIZZLE].i;
+  g->producer = (int)p->v[WG_PRODUCER].i;
+  g->epilogue = (int)p->v[WG_EPILOGUE].i;
+  g->cm = g->consumers > 0 ? g->bm / g->consumers : g->bm;
+  g->threads = 128 * (g->consumers + g->producer);
+  g->out_bytes = WG_OUT_F32(prob) ? 4 : 2;
+  g->a_stage = 2LL * g->bm * g->bk;
+  g->b_stage = 2LL * g->bn * g->bk;
+  g->c_staging =
+      g->epilogue == 1 ? (long long)g->cm * g->bn * g->out_bytes : 0;
+  g->smem_bytes = 1024 + g->stages * (g->a_stage + g->b_stage) +
+                  g->consumers * g->c_staging + 16LL * g->stages;
+  g->m = prob->size.dims[0];
+  g->n = prob->size.dims[1];
+  g->k = prob->size.dims[2];
+  g->tiles = ((g->m + g->bm - 1) / g->bm) * ((g->n + g->bn - 1) / g->bn);
+}
+
+/* The tensor maps: A and B (2D, innermost first: k for a K-major operand,
+ * else m or n), boxes of one swizzle row by the tile's other extent; for
+ * epilogue 1, C in boxes of 128 bytes by a consumer's rows, SWIZZLE_128B
+ * (the staging's layout). */
+static int tensor_maps(const tn_params *p, const tn_problem *prob,
+                       tn_tmap_desc *out)
+{
+  wg_geometry g;
+  int i, n = 2;
+  tn_gemm_wg_geometry(p, prob, &g);
+  for (i = 0; i < 2; i++) {
+    tn_tmap_desc *d = &out[i];
+    long long mn = i ? g.n : g.m, tile = i ? g.bn : g.bm;
+    int kmajor = i ? WG_TRANS_B(prob) : !WG_TRANS_A(prob);
+    memset(d, 0, sizeof(*d));
+    d->buffer = i ? WG_BUF_B : WG_BUF_A;
+    d->elem = WG_IN_F16(prob) ? TN_ELEM_F16 : TN_ELEM_BF16;
+    d->rank = 2;
+    d->dims[0] = (unsigned long long)(kmajor ? g.k : mn);
+    d->dims[1] = (unsigned long long)(kmajor ? mn : g.k);
+    d->strides[0] = d->dims[0] * 2;
+    d->box[0] = (unsigned)(g.swizzle / 2);
+    d->box[1] = (unsigned)(kmajor ? tile : g.bk);
+    d->swizzle = g.swizzle;
+    d->l2_promotion = 256;
+  }
+  if (g.epilogue == 1) {
+    tn_tmap_desc *d = &out[n++];
+    memset(d, 0, sizeof(*d));
+    d->buffer = WG_BUF_C;
+    d->elem = g.out_bytes == 4 ? TN_ELEM_F32
+              : WG_IN_F16(prob) ? TN_ELEM_F16
+                                : TN_ELEM_BF16;
+    d->rank = 2;
+    d->dims[0] = (unsigned long long)g.n;
+    d->dims[1] = (unsigned long long)g.m;
+    d->strides[0] = d->dims[0] * (unsigned long long)g.out_bytes;
+    d->box[0] = (unsigned)(128 / g.out_bytes);
+    d->box[1] = (unsigned)g.cm;
+    d->swizzle = 128;
+  }
+  return n;
+}
+
+static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
+{
+  long long bm = p->v[WG_BM].i, bn = p->v[WG_BN].i, bk = p->v[WG_BK].i;
+  long long cons = p->v[WG_CONSUMERS].i, swz = p->v[WG_SWIZZLE].i;
+  long long k = prob->size.dims[2], acc;
+  tn_tmap_desc maps[TN_MAX_TMAPS];
+  wg_geometry g;
+  int i, nm;
+
+  if (prob->size.dims[0] > 2147483647LL - 1024 ||
+      prob->size.dims[1] > 2147483647LL - 1024 || k > 2147483647LL - 1024) {
+    snprintf(why, n, "dimensions beyond 2^31 - 1024 overflow int indices");
+    return 1;
+  }
+  if ((bm != 64 && bm != 128 && bm != 256) ||
+      (bn != 64 && bn != 128 && bn != 256)) {
+    snprintf(why, n, "bm and bn must be 64, 128 or 256 (m64 slabs; "
+                     "wgmma's n)");
+    return 1;
+  }
+  if (!tn_is_pow2(bk) || bk < 16) {
+    snprintf(why, n, "bk must be a power of two of 16 or more (k16 steps)");
+    return 1;
+  }
+  if (bm % (64 * cons) != 0) {
+    snprintf(why, n, "%lld consumers cannot each take m64 slabs of a "
+                     "%lld-row tile", cons, bm);
+    return 1;
+  }
+  acc = (bm / cons / 64) * (bn / 2);
+  if (acc > 128) {
+    snprintf(why, n, "a consumer of %lld x %lld holds %lld fp32 "
+                     "accumulators per thread (more than 128 of the 255 "
+                     "registers spill)", bm / cons, bn, acc);
+    return 1;
+  }
+  if (swz != 32 && swz != 64 && swz != 128) {
+    snprintf(why, n, "swizzle must be 32, 64 or 128 bytes (the copy "
+                     "engine's modes that wgmma reads)");
+    return 1;
+  }
+  for (i = 0; i < 2; i++) {
+    int kmajor = i ? WG_TRANS_B(prob) : !WG_TRANS_A(prob);
+    long long rows = kmajor ? (i ? bn : bm) : bk;
+    long long span = kmajor ? 2 * bk : 2 * (i ? bn : bm);
+    if (span % swz != 0) {
+      snprintf(why, n, "%c's tile is %lld bytes along its contiguous "
+                       "dimension: not whole %lld-byte swizzle rows",
+               i ? 'B' : 'A', span, swz);
+      return 1;
+    }
+    if (rows * swz % 1024 != 0) {
+      snprintf(why, n, "%c's sub-tiles of %lld rows x %lld bytes do not "
+                       "keep the descriptors' 1024-byte alignment (the "
+                       "swizzle's repeat, base offset 0)",
+               i ? 'B' : 'A', rows, swz);
+      return 1;
+    }
+  }
+  if (p->v[WG_MAXNREG].i &&
+      (!p->v[WG_PRODUCER].i || cons != 2)) {
+    snprintf(why, n, "maxnreg needs a producer and two consumers: with "
+                     "fewer than 384 threads each may hold 255 registers "
+                     "already");
+    return 1;
+  }
+  if (p->v[WG_PERSISTENT].i % p->v[WG_CLUSTER].i != 0) {
+    snprintf(why, n, "persistent %lld is not a whole number of clusters "
+                     "of %lld", p->v[WG_PERSISTENT].i, p->v[WG_CLUSTER].i);
+    return 1;
+  }
+  tn_gemm_wg_geometry(p, prob, &g);
+  if (g.tiles + 1 > 2147483647LL) {
+    snprintf(why, n, "%lld tiles overflow the grid's int index", g.tiles);
+    return 1;
+  }
+  nm = tensor_maps(p, prob, maps);
+  for (i = 0; i < nm; i++)
+    if (tn_tmap_check(&maps[i], why, n) != 0)
+      return 1;
+  if (g.tiles * ((k + bk - 1) / bk) > (1LL << 40)) {
+    snprintf(why, n, "more than 2^40 block-tile steps: too large to model");
+    return 1;
+  }
+  return 0;
+}
+
+static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
+{
+  wg_geometry g;
+  long long blocks, cl = p->v[WG_CLUSTER].i;
+  tn_gemm_wg_geometry(p, prob, &g);
+  memset(l, 0, sizeof(*l));
+  /* persistent: P blocks, or one per tile where there are fewer */
+  blocks = p->v[WG_PERSISTENT].i > 0 && p->v[WG_PERSISTENT].i < g.tiles
+               ? p->v[WG_PERSISTENT].i
+               : g.tiles;
+  blocks = (blocks + cl - 1) / cl * cl; /* whole clusters */
+  l->grid[0] = (unsigned)blocks;
+  l->grid[1] = l->grid[2] = 1;
+  l->block[0] = (unsigned)g.threads;
+  l->block[1] = l->block[2] = 1;
+  l->threads = g.threads;
+  l->smem_dynamic = (int)g.smem_bytes;
+  l->min_cc = 90;
+  l->needs = "wgmma";
+  l->arch_features = 1;
+}
+
+static void defines(const tn_params *p, const tn_problem *prob,
+                    tn_defines *d)
+{
+  wg_geometry g;
+  tn_gemm_wg_geometry(p, prob, &g);
+  tn_defines_add(d, "TN_TRANS_A", "%d", WG_TRANS_A(prob) ? 1 : 0);
+  tn_defines_add(d, "TN_TRANS_B", "%d", WG_TRANS_B(prob) ? 1 : 0);
+  tn_defines_add(d, "TN_IN_F16", "%d", WG_IN_F16(prob) ? 1 : 0);
+  tn_defines_add(d, "TN_OUT_F32", "%d", WG_OUT_F32(prob) ? 1 : 0);
+  tn_defines_add(d, "TN_THREADS", "%d", g.threads);
+  tn_defines_add(d, "TN_SMEM_BYTES", "%lld", g.smem_bytes);
+}
+
+/* One block tile, every stage filled once and one more k-tile (the ring
+ * wraps; a persistent point launches one block for one tile); ragged: 8
+ * short in every dimension (the copy engine's rows stay whole 16-byte
+ * units), so that the tiles' edges are zero-filled and clipped.  A
+ * cluster of 2 is never one block: 1. */
+static int one_block(const tn_params *p, const tn_problem *base, int ragged,
+                     tn_problem *out, char *why, size_t n)
+{
+  long long bm = p->v[WG_BM].i, bn = p->v[WG_BN].i, bk = p->v[WG_BK].i;
+  long long k = (p->v[WG_STAGES].i + 1) * bk;
+  if (p->v[WG_CLUSTER].i > 1) {
+    snprintf(why, n, "a cluster of %lld launches %lld blocks at least",
+             p->v[WG_CLUSTER].i, p->v[WG_CLUSTER].i);
+    return 1;
+  }
+  *out = *base;
+  out->size.n_dims = 3;
+  out->size.dims[0] = ragged ? bm - 8 : bm;
+  out->size.dims[1] = ragged ? bn - 8 : bn;
+  out->size.dims[2] = ragged ? k - 8 : k;
+  return 0;
+}
+
+static tn_elem_type in_type(const tn_problem *prob)
+{
+  return WG_IN_F16(prob) ? TN_ELEM_F16 : TN_ELEM_BF16;
+}
+
+static tn_elem_type out_type(const tn_problem *prob)
+{
+  return WG_OUT_F32(prob) ? TN_ELEM_F32 : in_type(prob);
+}
+
+static int buffers(const tn_problem *prob, tn_buffer_desc *out)
+{
+  size_t m = (size_t)prob->size.dims[0], n = (size_t)prob->size.dims[1];
+  size_t k = (size_t)prob->size.dims[2];
+  tn_elem_type ti = in_type(prob), to = out_type(prob);
+  out[WG_BUF_A].name = "A";
+  out[WG_BUF_A].bytes = m * k * (size_t)tn_elem_bytes(ti);
+  out[WG_BUF_A].role = TN_BUF_IN;
+  out[WG_BUF_A].elem = ti;
+  out[WG_BUF_B].name = "B";
+  out[WG_BUF_B].bytes = k * n * (size_t)tn_elem_bytes(ti);
+  out[WG_BUF_B].role = TN_BUF_IN;
+  out[WG_BUF_B].elem = ti;
+  out[WG_BUF_C].name = "C";
+  out[WG_BUF_C].bytes = m * n * (size_t)tn_elem_bytes(to);
+  /* beta == 0 must not read C: poisoned with NaN, a read shows */
+  out[WG_BUF_C].role =
+      prob->opt[WG_OPT_BETA] == 0.0 ? TN_BUF_OUT : TN_BUF_INOUT;
+  out[WG_BUF_C].elem = to;
+  return 3;
+}
+
+/* After the tensor maps of A, B (and C): C, M, N, K, alpha, beta. */
+static void args(const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
+{
+  int m = (int)prob->size.dims[0], n = (int)prob->size.dims[1];
+  int k = (int)prob->size.dims[2];
+  float alpha = (float)prob->opt[WG_OPT_ALPHA];
+  float beta = (float)prob->opt[WG_OPT_BETA];
+  tn_args_add(a, &bufs[WG_BUF_C], sizeof(bufs[WG_BUF_C]));
+  tn_args_add(a, &m, sizeof(m));
+  tn_args_add(a, &n, sizeof(n));
+  tn_args_add(a, &k, sizeof(k));
+  tn_args_add(a, &alpha, sizeof(alpha));
+  tn_args_add(a, &beta, sizeof(beta));
+}
+
+static int verify(tn_verify_env *env, char *why, size_t n)
+{
+  const tn_problem *prob = env->problem;
+  tn_gemm_check_spec c;
+  memset(&c, 0, sizeof(c));
+  c.in = in_type(prob);
+  c.out = out_type(prob);
+  c.buf_a = WG_BUF_A;
+  c.buf_b = WG_BUF_B;
+  c.buf_c = WG_BUF_C;
+  c.trans_a = WG_TRANS_A(prob);
+  c.trans_b = WG_TRANS_B(prob);
+  c.alpha = prob->opt[WG_OPT_ALPHA];
+  c.beta = prob->opt[WG_OPT_BETA];
+  c.u_acc = ldexp(1.0, -23);
+  c.u_out = c.out == TN_ELEM_F32    ? 0.0
+            : c.out == TN_ELEM_BF16 ? ldexp(1.0, -8)
+                                    : ldexp(1.0, -11);
+  c.bound_text = c.out == TN_ELEM_F32 ? "(K + 2) * 2^-23 * absref"
+                 : c.out == TN_ELEM_BF16
+                     ? "((K + 2) * 2^-23 + 2^-8) * absref"
+                     : "((K + 2) * 2^-23 + 2^-11) * absref";
+  return tn_gemm_check(env, &c, why, n);
+}
+
+static double work(const tn_problem *prob)
+{
+  return 2.0 * (double)prob->size.dims[0] * (double)prob->size.dims[1] *
+         (double)prob->size.dims[2];
+}
+
+static const char *const baselines[] = {"cublas"};
+
+static int baseline(const char *name, tn_baseline_env *env, char *why,
+                    size_t n)
+{
+  const tn_problem *prob = env->problem;
+  if (strcmp(name, "cublas") != 0) {
+    snprintf(why, n, "gemm_wg has no baseline '%s'", name);
+    return -1;
+  }
+  return tn_cublas_gemm_ex(env->stream, in_type(prob), out_type(prob),
+                           WG_TRANS_A(prob), WG_TRANS_B(prob),
+                           (int)prob->size.dims[0], (int)prob->size.dims[1],
+                           (int)prob->size.dims[2],
+                           (float)prob->opt[WG_OPT_ALPHA],
+                           env->dev[WG_BUF_A], env->dev[WG_BUF_B],
+                           (float)prob->opt[WG_OPT_BETA], env->dev[WG_BUF_C],
+                           why, n);
+}
+
+/* NVRTC's time grows with the unrolled wgmma of a k-tile and the
+ * epilogue's stores of the accumulators. */
+static double compile_weight(const tn_params *p)
+{
+  double slabs = (double)(p->v[WG_BM].i / 64);
+  return slabs * (double)(p->v[WG_BK].i / 16) +
+         slabs * (double)(p->v[WG_BN].i / 64);
+}
+
+const tn_family tn_family_gemm_wg = {
+    .name = "gemm_wg",
+    .kernel = "gemm_wg",
+    .params = params,
+    .n_params = WG_N_PARAMS,
+    .n_dims = 3,
+    .dim_names = "M, N, K",
+    .options = options,
+    .n_options = WG_N_OPTIONS,
+    .prepare = prepare,
+    .launch = launch,
+    .defines = defines,
+    .one_block = one_block,
+    .plan = tn_gemm_wg_plan,
+    .compile_weight = compile_weight,
+    .buffers = buffers,
+    .args = args,
+    .tensor_maps = tensor_maps,
+    .reference_source = tn_gemm_reference_source,
+    .verify = verify,
+    .verify_device = verify, /* reads no host buffer: the seeds */
+    .work = work,
+    .unit = "TFLOP/s",
+    .unit_scale = 1e12,
+    .arch_features = 1,
+    .baselines = baselines,
+    .n_baselines = 1,
+    .baseline = baseline,
+};

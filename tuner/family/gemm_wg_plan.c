@@ -1,0 +1,80 @@
+/* gemm_wg_plan.c -- the wgmma GEMM family's shared-memory access plan:
+ * the warp instructions of templates/gemm_wg.cu that touch shared memory,
+ * lane by lane.
+ *
+ * The copy engine (TMA) writes the rings of A and B, and wgmma reads them
+ * through its descriptors: neither is a warp's access (no lane names an
+ * address; the swizzle is the hardware's), so the model prices none of
+ * it, whatever the swizzle.  The mbarriers' waits and arrivals are
+ * synchronisation, not data.  What the threads do store is epilogue 1's
+ * staging of C, every tile once: st.shared.v2.f32 of each accumulator
+ * pair (fp32 C) or stmatrix.x4 of two n8 blocks by 16 rows (a 16-bit C),
+ * into 128-byte rows under SWIZZLE_128B (the template's staged_offset).
+ * Epilogue 0 writes C from registers: nothing to plan. */
+#include <stdint.h>
+#include <string.h>
+
+#include "family/gemm_wg_shape.h"
+
+/* The template's staged_offset: sub-tiles of cm rows x 128 bytes, the
+ * 16-byte chunk xor the row's low three bits. */
+static uint32_t staged_offset(const wg_geometry *g, int row, int col)
+{
+  int sc = 128 / g->out_bytes, sub = col / sc;
+  int within = (col % sc) * g->out_bytes;
+  return (uint32_t)(sub * g->cm * 128 + row * 128 +
+                    (((within / 16) ^ (row % 8)) * 16) + within % 16);
+}
+
+/* Warp w (0..3) of consumer cw, one tile: its staging stores in the
+ * template's order. */
+static void plan_staging(const wg_geometry *g, int cw, int w,
+                         long long times, tn_access_sink *sink)
+{
+  uint32_t base = (uint32_t)(g->stages * (g->a_stage + g->b_stage) +
+                             cw * g->c_staging);
+  int mc, j, h, jp, lane;
+  for (mc = 0; mc < g->cm / 64; mc++) {
+    if (g->out_bytes == 4) {
+      for (j = 0; j < g->bn / 8; j++)
+        for (h = 0; h < 2; h++) {
+          tn_warp_access st;
+          tn_warp_access_init(&st, TN_OP_ST, 8);
+          st.active = 0xffffffffu;
+          for (lane = 0; lane < 32; lane++)
+            st.addr[lane] =
+                base + staged_offset(g, 64 * mc + 16 * w + lane / 4 + 8 * h,
+                                     8 * j + 2 * (lane % 4));
+          tn_sink_access(sink, &st, times);
+        }
+      continue;
+    }
+    for (jp = 0; jp < g->bn / 16; jp++) {
+      tn_warp_access st;
+      tn_warp_access_init(&st, TN_OP_STMATRIX, 16);
+      st.matrices = 4;
+      st.active = 0xffffffffu;
+      for (lane = 0; lane < 32; lane++) {
+        int e = lane / 8;
+        st.addr[lane] =
+            base + staged_offset(g, 64 * mc + 16 * w + 8 * (e & 1) + lane % 8,
+                                 8 * (2 * jp + (e >> 1)));
+      }
+      tn_sink_access(sink, &st, times);
+    }
+  }
+}
+
+void tn_gemm_wg_plan(const tn_params *p, const tn_problem *prob,
+                     tn_access_sink *sink)
+{
+  wg_geometry g;
+  int cw, w;
+  tn_gemm_wg_geometry(p, prob, &g);
+  if (g.epilogue != 1)
+    return;
+  /* warps in block order: the producer's (none of these) first */
+  for (cw = 0; cw < g.consumers; cw++)
+    for (w = 0; w < 4; w++)
+      plan_staging(&g, cw, w, g.tiles, sink);
+}
