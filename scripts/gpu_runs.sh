@@ -75,6 +75,18 @@ for s in "$@"; do
     /usr/bin/time -v "${cmd[@]}" >>"$LOGS/calibrate.log" 2>&1 || status=1
     grep -E "^  [a-z_0-9]+ |wavefront adds|profile:|Elapsed" "$LOGS/calibrate.log"
     ;;
+  validate-model)
+    # issue 16, part 5: for every config (CONFIGS: some), a --no-prune and
+    # a pruned run the same day, --predict, and scripts/model_check.py's
+    # tables in results/model-check/; staged, resumable, BUDGET seconds a
+    # call (run the step again to go on: exit 75 until all are done)
+    step validate-model
+    # shellcheck disable=SC2086
+    scripts/validate_model.sh --budget "${BUDGET:-540}" ${CONFIGS:-all} \
+      2>&1 | tee "$LOGS/validate-model.log"
+    rc=${PIPESTATUS[0]}
+    [ "$rc" -ne 0 ] && status=$rc
+    ;;
   gemm-shapes | tc-shapes)
     # one job over 13 GEMM shapes (M = 1 .. 8192 x 4096 x 4096, three
     # squares): each shape's winner against the single best and cuBLAS in

@@ -1,5 +1,6 @@
-/* test_results.c -- selection under noise, the results JSON and the header
- * of a run, on a synthetic run built from the shipped transpose config.
+/* test_results.c -- selection under noise, the results JSON (its layout
+ * parameters, read back by merge's reader) and the header of a run, on a
+ * synthetic run built from the shipped transpose config.
  * Usage: test_results CONFIG TMPDIR */
 #include <jansson.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 
 #include "pipeline/compile.h"
 #include "emit/emit.h"
+#include "fleet/fleet.h"
 #include "pipeline/render.h"
 #include "pipeline/results.h"
 #include "pipeline/select.h"
@@ -145,6 +147,35 @@ int main(int argc, char **argv)
     CHECK(json_array_size(by) == 1);
     CHECK(json_integer_value(json_object_get(json_array_get(by, 0), "id")) ==
           run.space.c[fast].id);
+  }
+  /* the family's layout parameters in its order: the sibling groups that
+   * pruning and scripts/model_check.py share */
+  {
+    json_t *lp = json_object_get(doc, "layout_params");
+    size_t n = 0;
+    CHECK(json_is_array(lp));
+    for (i = 0; i < job.family->n_params; i++) {
+      const char *name = json_string_value(json_array_get(lp, n));
+      if (!job.family->params[i].is_layout)
+        continue;
+      CHECK(name != NULL && strcmp(name, job.family->params[i].name) == 0);
+      n++;
+    }
+    CHECK(n > 0 && json_array_size(lp) == n);
+  }
+  /* merge's reader takes the file with them */
+  text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
+  CHECK(text != NULL);
+  if (text != NULL) {
+    mg_run *r = calloc(1, sizeof(*r));
+    CHECK(r != NULL &&
+          tn_fleet_read_doc("r.json", text, strlen(text), NULL, 0, r,
+                            &err) == 0);
+    if (err.msg[0])
+      fprintf(stderr, "%s\n", err.msg);
+    tn_fleet_run_free(r);
+    free(text);
+    text = NULL;
   }
   json_decref(doc);
 

@@ -219,6 +219,18 @@ static json_t *params_json(const tn_family *f, const tn_params *p)
   return o;
 }
 
+/* The family's layout parameters: siblings differ only in these (pruning's
+ * groups, which scripts/model_check.py finds again from the file). */
+static json_t *layout_params_json(const tn_family *f)
+{
+  json_t *a = json_array();
+  int k;
+  for (k = 0; k < f->n_params; k++)
+    if (f->params[k].is_layout)
+      json_array_append_new(a, json_string(f->params[k].name));
+  return a;
+}
+
 /* The reference baseline's total, or 0 if it was not measured. */
 static double reference_ms(const tn_run *run)
 {
@@ -489,6 +501,7 @@ json_t *tn_results_json(const tn_run *run)
   json_object_set_new(json_object_get(doc, "run"), "cost", cost_json(run));
   json_object_set_new(json_object_get(json_object_get(doc, "run"), "compile"),
                       "trace", trace_json(&run->compile.trace));
+  json_object_set_new(doc, "layout_params", layout_params_json(f));
   if (run->n_baselines > 0)
     json_object_set_new(doc, "reference_baseline",
                         json_string(run->baselines[0].name));

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""model_check_test.py -- scripts/model_check.py, issue 16's validation.
+
+Usage: model_check_test.py committed ROOT   the committed summaries
+                                            (ROOT/results/model-check/)
+                                            recomputed from their inputs:
+                                            none worse than its bar
+       model_check_test.py self ROOT TMP    the figures on hand-made runs,
+                                            a worsened run and a stricter bar
+                                            fail, bad input exits 2
+"""
+import copy
+import json
+import math
+import os
+import subprocess
+import sys
+
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    if not cond:
+        failures += 1
+        print("FAIL: " + what)
+
+
+def tool(root, *args):
+    p = subprocess.run([sys.executable,
+                        os.path.join(root, "scripts", "model_check.py")] +
+                       list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def cand(i, tile, pad, status="ok", ms=None, by=None, pred=None, iqr=0.0):
+    c = {"id": i, "params": {"tile": tile, "pad": pad},
+         "params_text": "tile=%d pad=%d" % (tile, pad), "status": status}
+    if by:
+        c["pruned_by"] = by
+        c["reason"] = "synthetic"
+    if ms is not None:
+        c["median_ms"] = ms
+        c["timings"] = [{"median_ms": ms, "q1_ms": ms * (1 - iqr / 2),
+                         "q3_ms": ms * (1 + iqr / 2), "min_ms": ms,
+                         "max_ms": ms, "repetitions": 10}]
+    if pred is not None:
+        c["predicted"] = {"ms": pred, "lo_ms": pred, "hi_ms": pred}
+    return c
+
+
+def doc(no_prune, cands, best_id):
+    return {"schema": "tuner-results-1", "family": "toy", "name": "toy",
+            "layout_params": ["pad"],
+            "run": {"config": "configs/toy.cfg", "no_prune": no_prune,
+                    "started": "2026-12-01T10:00:00Z", "interrupted": False},
+            "device": {"name": "Toy GPU", "arch": "sm_90"},
+            "candidates": cands,
+            "best": {"id": best_id, "noise": 0.01}}
+
+
+def toy(tmp):
+    """Three groups (tile 16, 32, 64) of three pads each, and one invalid
+    point.  The --no-prune run's times and predictions, by hand:
+      tile 16: pads 1.00 1.20 1.50 ms; the pruned run keeps pad 1: pad 0
+               beats it by 20%: lost
+      tile 32: pads 0.50 0.503 0.70: keeps pad 1, prunes pad 0, 0.6%
+               apart: within the 1% noise, not lost
+      tile 64: pads 2.0 2.1 2.2: keeps pad 0, prunes 1 and 2: not lost
+    Valid space 9; the pruned run times 4 of them (one per group, and
+    tile 32 pad 2)."""
+    ms = {(16, 0): 1.0, (16, 1): 1.2, (16, 2): 1.5, (32, 0): 0.5,
+          (32, 1): 0.503, (32, 2): 0.7, (64, 0): 2.0, (64, 1): 2.1,
+          (64, 2): 2.2}
+    # predicted: in the measured order but for tile 32 pad 0, predicted
+    # slowest; the predicted winner is tile 32 pad 1 (measured 2nd)
+    pred = {k: v for k, v in ms.items()}
+    pred[(32, 0)] = 9.0
+    npc, prc = [], []
+    i = 0
+    for (t, p), m in sorted(ms.items()):
+        npc.append(cand(i, t, p, ms=m, pred=pred[(t, p)]))
+        kept = (t, p) in ((16, 1), (32, 1), (32, 2), (64, 0))
+        prc.append(cand(i, t, p, ms=m if kept else None,
+                        status="ok" if kept else "pruned",
+                        by=None if kept else "time_model"))
+        i += 1
+    npc.append(cand(i, 128, 0, status="pruned", by="limits"))
+    prc.append(cand(i, 128, 0, status="pruned", by="limits"))
+    npath = os.path.join(tmp, "np.json")
+    ppath = os.path.join(tmp, "pr.json")
+    json.dump(doc(True, npc, 3), open(npath, "w"))
+    json.dump(doc(False, prc, 4), open(ppath, "w"))
+    return npath, ppath, npc, prc
+
+
+def part_self(root, tmp):
+    npath, ppath, npc, prc = toy(tmp)
+    out = os.path.join(tmp, "toy.json")
+    rc, so, se = tool(root, "--no-prune", npath, "--pruned", ppath,
+                      "--json", out, "--markdown",
+                      os.path.join(tmp, "toy.md"))
+    check(rc == 0, "toy: exit %d: %s" % (rc, se))
+    s = json.load(open(out))
+    f = s["figures"]
+    check(f["groups"] == 3 and f["groups_touched"] == 3,
+          "toy: 3 groups touched, got %s" % f["groups_touched"])
+    check(f["groups_losing"] == 1, "toy: 1 losing group, got %s"
+          % f["groups_losing"])
+    check(f["valid"] == 9 and f["timed"] == 4,
+          "toy: 4 of 9 timed, got %s of %s" % (f["timed"], f["valid"]))
+    check(abs(f["timed_fraction"] - 4 / 9) < 1e-12, "toy: fraction 4/9")
+    check(f["pruned_by"] == {"time_model": 5}, "toy: 5 pruned by the time "
+          "model, got %s" % f["pruned_by"])
+    check(f["predicted_winner"] == "tile=32 pad=1" and
+          f["predicted_winner_rank"] == 2 and f["predicted_timed"] == 9,
+          "toy: winner tile=32 pad=1 2nd of 9, got %s %s" % (
+              f["predicted_winner"], f["predicted_winner_rank"]))
+    check(abs(f["predicted_winner_gap_pct"] - 0.6) < 1e-9,
+          "toy: gap 0.6%%, got %s" % f["predicted_winner_gap_pct"])
+    # top 10% of 9 is 1 candidate: tile 32 pad 1, within 1% of the best
+    check(f["top10_k"] == 1 and f["top10_holds_best"] is True,
+          "toy: top 1 holds the best within noise")
+    # Spearman by hand: measured ranks 1..9, tile 32 pad 0 (measured 1st)
+    # predicted 9th, the others keep their order: d = 8 for it, 1 for the
+    # 8 others: rho = 1 - 6 * (64 + 8) / (9 * 80) = 0.4
+    check(abs(f["spearman"] - 0.4) < 1e-9, "toy: spearman 0.4, got %s"
+          % f["spearman"])
+    check("**yes**" in open(os.path.join(tmp, "toy.md")).read(),
+          "toy: the markdown marks the lost group")
+
+    # the same summary verifies; a stricter bar fails, figure by figure
+    vdir = os.path.join(tmp, "verify")
+    os.makedirs(vdir)
+    json.dump(s, open(os.path.join(vdir, "toy.json"), "w"))
+    rc, so, se = tool(root, "--verify", vdir)
+    check(rc == 0, "verify toy: exit %d: %s%s" % (rc, so, se))
+    for k, v in (("groups_losing", 0), ("timed_fraction", 0.4),
+                 ("predicted_winner_gap_pct", 0.5), ("spearman", 0.5)):
+        t = copy.deepcopy(s)
+        t["bar"][k] = v
+        json.dump(t, open(os.path.join(vdir, "toy.json"), "w"))
+        rc, so, se = tool(root, "--verify", vdir)
+        check(rc == 1 and k in so, "verify, bar %s %s: exit %d (1 "
+              "expected): %s" % (k, v, rc, so))
+    # a worse run against the committed bar: tile 64 pad 1 now the fastest
+    # of its group, which the pruned run pruned
+    npc[7]["median_ms"] = npc[7]["timings"][0]["median_ms"] = 1.5
+    json.dump(doc(True, npc, 3), open(npath, "w"))
+    json.dump(s, open(os.path.join(vdir, "toy.json"), "w"))
+    rc, so, se = tool(root, "--verify", vdir)
+    check(rc == 1 and "groups_losing: 2, worse than the bar 1" in so,
+          "verify, a worse run: exit %d: %s" % (rc, so))
+    # writing over it keeps the old bar (exit 1), --raise-bar does not lower
+    rc, so, se = tool(root, "--no-prune", npath, "--pruned", ppath,
+                      "--json", out)
+    check(rc == 1 and json.load(open(out))["bar"]["groups_losing"] == 1,
+          "a worse run keeps the bar and exits 1 (exit %d)" % rc)
+
+    # bad input: exit 2, nothing written
+    for args, what in (
+            (["--no-prune", ppath, "--pruned", npath], "run.no_prune"),
+            (["--no-prune", npath, "--pruned", ppath, "--layout-params",
+              "tile"], "--layout-params"),
+            (["--no-prune", npath, "--pruned", os.path.join(tmp, "none")],
+             "cannot read"),
+            (["--no-prune", npath, "--pruned", ppath, "--predict",
+              npath + ".h"], "cannot read")):
+        before = open(out).read()
+        rc, so, se = tool(root, *(args + ["--json", out]))
+        check(rc == 2 and what in se and open(out).read() == before,
+              "bad input %s: exit %d, %s" % (args, rc, se.strip()))
+    d = json.load(open(ppath))
+    d["run"]["started"] = "2026-12-02T10:00:00Z"
+    json.dump(d, open(ppath, "w"))
+    rc, so, se = tool(root, "--no-prune", npath, "--pruned", ppath)
+    check(rc == 2 and "same day" in se, "another day: exit %d" % rc)
+
+
+def part_committed(root):
+    d = os.path.join(root, "results", "model-check")
+    rc, so, se = tool(root, "--verify", d)
+    sys.stdout.write(so + se)
+    check(rc == 0, "the committed summaries: exit %d" % rc)
+
+
+def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "committed":
+        part_committed(sys.argv[2])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "self":
+        part_self(sys.argv[2], sys.argv[3])
+    else:
+        print(__doc__)
+        return 2
+    print("%d failures" % failures)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
