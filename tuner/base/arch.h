@@ -17,6 +17,18 @@ typedef struct {
   int bank_bytes;        /* ... of this many bytes each */
   int has_cp_async;      /* cp.async (sm_80+) */
   int has_stmatrix;      /* stmatrix (sm_90+) */
+  /* Vendor figures, for a time model's profile where no GPU of the
+   * architecture was measured (model/profile.c scales them by what was
+   * measured elsewhere): per SM and clock from the architecture's
+   * whitepaper, the rest of one reference product, named with the
+   * document it comes from (arch.c).  0: not in the table. */
+  int fp32_lanes_per_sm;   /* fp32 FMA lanes per SM */
+  int tensor_flops_per_sm_clk; /* dense fp16/bf16, fp32 accumulate */
+  const char *product;     /* the reference product */
+  int product_sms;
+  int product_boost_mhz;
+  int product_dram_gbs;    /* GB/s, the datasheet's peak */
+  const char *source;      /* where those figures come from */
 } tn_arch;
 
 /* The architecture named "sm_XX", or NULL. */
