@@ -608,6 +608,8 @@ static void estimate(const tn_params *p, const tn_problem *prob,
                                                          s.vec);
   memset(w, 0, sizeof(*w));
   w->dram_bytes = work(prob);
+  w->load_bytes = w->dram_bytes / 2;
+  w->bytes_in_flight = s.tma ? 0 : 4.0 * s.rpt * s.vec;
   w->other_insts = lanes / 32 * (g_ld + g_st + 2);
   w->imad_ops = lanes * (2 * (g_ld + g_st) + s_acc);
   w->lop_ops = p->v[P_SWIZZLE].sw.b > 0 ? lanes * 3 * s_acc : 0;

@@ -87,6 +87,14 @@ static double predict_at(const tn_time_input *in, const tn_profile *p,
   /* every SM serves its blocks' wavefronts one a cycle or so */
   t[TN_BOUND_SMEM] = wf * p->smem_cycles_per_wavefront[0] / sms / clk * 1e3;
   t[TN_BOUND_DRAM] = w->dram_bytes / bw * 1e3;
+  /* Little's law: the loads in flight on every SM over the latency */
+  if (w->bytes_in_flight > 0) {
+    double flight = sms * bps * in->threads * w->bytes_in_flight;
+    double lat = w->load_bytes / (flight / (TN_TIME_DRAM_LATENCY_NS *
+                                            1e-9)) * 1e3;
+    if (lat > t[TN_BOUND_DRAM])
+      t[TN_BOUND_DRAM] = lat;
+  }
   t[TN_BOUND_FMA] = w->fp32_flops / 2 / fma * 1e3;
   t[TN_BOUND_TENSOR] = mma > 0 ? w->tensor_flops / mma * 1e3 : 0;
   /* one issue slot an instruction; IMAD runs at its own, lower rate */

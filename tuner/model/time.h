@@ -27,6 +27,10 @@ typedef struct {
   double other_insts;  /* other warp instructions: global loads and
                           stores, barriers, conversions, branches */
   int regs;            /* registers a thread, estimated before compile */
+  /* global loads: bytes a thread has in flight at once (issued before
+   * the first is used), and the bytes loaded in all; with the resident
+   * threads they bound the bandwidth by Little's law */
+  double bytes_in_flight, load_bytes;
 } tn_time_work;
 
 typedef enum {
@@ -60,6 +64,14 @@ typedef struct {
  * the profile's spreads: what the replay of the committed H200 runs
  * showed between siblings (tuner/model/README.md). */
 #define TN_TIME_MODEL_ERR 0.12
+
+/* The time a thread's loads stay in flight, in ns, for Little's law: an
+ * effective figure (the DRAM latency under load, and a block's barrier
+ * between its loads and its stores), not in the profile (calibrate does
+ * not measure it); fitted on the committed H200 transpose --no-prune run
+ * (rank correlation 0.29 without the term, 0.76 at 1500 ns, 0.89 at
+ * 3000, 0.88 at 4000: tuner/model/README.md). */
+#define TN_TIME_DRAM_LATENCY_NS 3000.0
 
 /* Resident blocks per SM by cudaOccMaxActiveBlocksPerMultiprocessor for
  * arch (the device limits from the architecture table, the SM count from

@@ -126,8 +126,9 @@ void tn_run_output_dir(const tn_run *run, char *out, size_t n);
 int tn_run_predict(tn_run *run, tn_err *err);
 
 /* The space for run->arch (limits, the time model's predictions, then
- * its pruning unless --no-prune), the paths, and every survivor compiled with NVRTC (its
- * registers checked against the architecture).  With --resume, the
+ * its pruning unless --no-prune), the paths, and every survivor compiled
+ * with NVRTC (its registers checked against the architecture; the
+ * predictions redone with them).  With --resume, the
  * journal must exist before anything is compiled.  With
  * run->compile_in_background, only the first survivor that compiles is
  * waited for (a template without the kernel is found before any GPU

@@ -95,11 +95,12 @@ void tn_space_predict(const tn_job *job, const tn_profile *p,
  * time model says cannot win: at every size its predicted lo above the
  * predicted hi of the sibling (same values of every non-layout
  * parameter) whose hi is least, or, across groups, above
- * TN_PRUNE_GLOBAL_MARGIN times the least hi of the whole space there.
+ * TN_PRUNE_GLOBAL_MARGIN times the least hi of the whole space there (so
+ * no size loses the candidate predicted best there).
  * Every reason gives the figures.  Without tn_space_predict first, it
  * predicts with the default profile for space->arch (tn_profile_for).
  * Returns the number pruned. */
-#define TN_PRUNE_GLOBAL_MARGIN 1.5
+#define TN_PRUNE_GLOBAL_MARGIN 1.0
 int tn_space_prune(const tn_job *job, tn_space *space);
 /* Marks compiled candidates whose registers times threads exceed the
  * architecture's register file per SM as failed, with the reason. */
