@@ -195,8 +195,10 @@ grep -q "warning: compile cache $tmp/w/file: a file" "$tmp/err" ||
 
 # a bad device profile (--profile): the file and the key named
 printf '{' >"$tmp/p-syntax.json"
-printf '{"schema": "tuner-device-profile/1", "device": {"arch": "sm_90", "sm_count": 132}, "measurements": {"sm_clock": {"median": 1980, "q1": 1979, "q3": 1981}}}' \
-  >"$tmp/p-nocopy.json"
+{ printf '{"schema": "tuner-device-profile/1", '
+  printf '"device": {"arch": "sm_90", "sm_count": 132}, '
+  printf '"measurements": {"sm_clock": '
+  printf '{"median": 1980, "q1": 1979, "q3": 1981}}}'; } >"$tmp/p-nocopy.json"
 for mode in "-n --arch sm_90" "--predict --arch sm_90" ""; do
   # shellcheck disable=SC2086
   expect "--profile that is not JSON ($mode)" "$tmp/p-syntax.json:1" \

@@ -294,8 +294,8 @@ void tn_profile_derive(const tn_arch *arch, const tn_profile *from,
   if (n < sizeof(out->derived_from))
     snprintf(out->derived_from + n, sizeof(out->derived_from) - n,
              ", scaled by %.600s measured on %s (%s): bandwidth by its "
-             "share of the peak, fp32, integer%s throughput per SM and clock, the "
-             "launch and shared memory's cycles per wavefront as measured",
+             "share of the peak, fp32, integer%s throughput per SM and "
+             "clock, the launch and shared memory's cycles per wavefront as measured",
              from->path, from->device, from->arch,
              tens > 0 ? " and tensor" : ", tensor (per SM and clock as "
                                         "measured: not in the table)");
