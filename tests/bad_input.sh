@@ -193,6 +193,26 @@ ls "$tmp"/new/a/b/*.json >/dev/null 2>&1 ||
 grep -q "warning: compile cache $tmp/w/file: a file" "$tmp/err" ||
   { echo "FAIL: unusable cache: no warning: $(cat "$tmp/err")"; fail=1; }
 
+# a bad device profile (--profile): the file and the key named
+printf '{' >"$tmp/p-syntax.json"
+{ printf '{"schema": "tuner-device-profile/1", '
+  printf '"device": {"arch": "sm_90", "sm_count": 132}, '
+  printf '"measurements": {"sm_clock": '
+  printf '{"median": 1980, "q1": 1979, "q3": 1981}}}'; } >"$tmp/p-nocopy.json"
+for mode in "-n --arch sm_90" "--predict --arch sm_90" ""; do
+  # shellcheck disable=SC2086
+  expect "--profile that is not JSON ($mode)" "$tmp/p-syntax.json:1" \
+    "$tmp/w" no -- --config "$cfg" $mode --profile "$tmp/p-syntax.json" \
+    --cache-dir "$cache" -q -o "$tmp/w/p"
+  # shellcheck disable=SC2086
+  expect "--profile without a measurement ($mode)" \
+    "p-nocopy.json: measurements.launch_overhead" "$tmp/w" no -- \
+    --config "$cfg" $mode --profile "$tmp/p-nocopy.json" \
+    --cache-dir "$cache" -q -o "$tmp/w/p"
+done
+expect "--profile of a missing file" "$tmp/none-profile.json" "$tmp/w" no \
+  -- --config "$cfg" --profile "$tmp/none-profile.json" -q -o "$tmp/w/p"
+
 # kind 7: a template that defines no kernel
 for t in nokernel cxx; do
   tcfg=$src/tests/configs/$t.cfg

@@ -201,10 +201,15 @@ int main(int argc, char **argv)
     fprintf(f, "#include \"sm_90/%s.h\"\n", job.name);
     fprintf(f, "_Static_assert(TRANSPOSE_TILE == %lld, \"tile\");\n",
             b->params.v[0].i);
+    /* by name: the family's order is tile, rows_per_thread, vec, pad,
+     * swizzle (index 2 is vec, which only matched pad by chance) */
     fprintf(f, "_Static_assert(TRANSPOSE_SM_90_PAD == %lld, \"pad\");\n",
-            b->params.v[2].i);
+            b->params.v[tn_param_index(job.family->params,
+                                       job.family->n_params, "pad")].i);
     fprintf(f, "_Static_assert(TRANSPOSE_SWIZZLE_B == %d, \"swizzle\");\n",
-            b->params.v[3].sw.b);
+            b->params.v[tn_param_index(job.family->params,
+                                       job.family->n_params, "swizzle")]
+                .sw.b);
     fprintf(f, "int tuner_header_ok = TRANSPOSE_SM_90_MEASURED;\n");
     fclose(f);
   }

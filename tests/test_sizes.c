@@ -426,7 +426,8 @@ static void part_select(void)
   /* a size nobody timed has no winner */
   {
     tn_selection none;
-    tn_space empty = {0, NULL};
+    tn_space empty;
+    memset(&empty, 0, sizeof(empty));
     tn_select_size(&empty, 0, 0.01, &none);
     CHECK_EQ_INT(none.best, -1);
     tn_selection_free(&none);
@@ -631,15 +632,17 @@ static void part_predict(void)
   CHECK_EQ_INT(tn_predict_pick_size(&run, -1), D);
 }
 
-/* ---- the model's pruning keeps each size's cheapest ---- */
+/* ---- the time model's pruning keeps each size's fastest, and a layout
+ * whose wavefront excess is small against its time ---- */
 
 static void part_prune(void)
 {
   /* ids 0..3 are siblings (tile 32, 4 rows per thread; pad and swizzle
-   * differ).  0 and 3 cost 100 wavefronts, 1 costs 110 but is the
-   * cheapest at size 0, 2 costs more than 0 at every size */
-  static const long long wf[4][3] = {
-      {10, 90, 0}, {5, 105, 0}, {20, 100, 0}, {10, 90, 0}};
+   * differ), shared-memory bound (10^8 wavefronts a unit).  1 is the
+   * cheapest at size 0, 2 costs twice 0's at every size, 3 a tenth more
+   * than 0 at every size: small against the time, kept */
+  static const double wf[4][3] = {
+      {10, 90, 90}, {5, 105, 100}, {20, 180, 180}, {11, 99, 99}};
   int i, k;
   for (i = 0; i < run.space.n; i++)
     run.space.c[i].status = i < 4 ? TN_ST_PENDING : TN_ST_PRUNED;
@@ -647,17 +650,19 @@ static void part_prune(void)
     tn_candidate *c = &run.space.c[i];
     c->model_total = 0;
     for (k = 0; k < 3; k++) {
-      c->model[k].ld_wavefronts = wf[i][k];
+      c->model[k].ld_wavefronts = (long long)(wf[i][k] * 1e8);
       c->model[k].st_wavefronts = 0;
-      c->model_total += wf[i][k];
+      c->model_total += c->model[k].ld_wavefronts;
     }
   }
   CHECK_EQ_INT(tn_space_prune(&job, &run.space), 1);
   CHECK_EQ_INT(run.space.c[0].status, TN_ST_PENDING);
   CHECK_EQ_INT(run.space.c[1].status, TN_ST_PENDING);
   CHECK_EQ_INT(run.space.c[2].status, TN_ST_PRUNED);
-  CHECK_EQ_INT(run.space.c[2].pruned_by, TN_BY_MODEL);
+  CHECK_EQ_INT(run.space.c[2].pruned_by, TN_BY_TIME_MODEL);
+  CHECK(strstr(run.space.c[2].reason, "predicted") != NULL);
   CHECK_EQ_INT(run.space.c[3].status, TN_ST_PENDING);
+  CHECK(run.space.c[3].pred_total.ms > run.space.c[0].pred_total.ms);
 }
 
 int main(int argc, char **argv)

@@ -63,6 +63,11 @@ static void usage(FILE *out)
 "                        limits, compile every one; writes no files.\n"
 "                        Without --arch and a GPU, compiles for %s\n"
 "      --no-prune        compile and time candidates the model would prune\n"
+"      --profile FILE    the device profile the time model predicts with\n"
+"                        (a `tuner calibrate` JSON; default: the newest\n"
+"                        results/devices/<arch>-*.json, else one derived\n"
+"                        for the architecture from its table figures and\n"
+"                        the newest measured profile)\n"
 "      --full-protocol   time every candidate with all repetitions (no\n"
 "                        racing, no early stop on a tight median)\n"
 "  -o, --output DIR      write results here (default: the config's\n"
@@ -145,7 +150,7 @@ static void join_args(int argc, char **argv, char *out, size_t n)
 }
 
 enum { OPT_NO_PRUNE = 256, OPT_RESUME, OPT_CACHE_DIR, OPT_NO_CACHE, OPT_WARMUP,
-       OPT_PREDICT, OPT_FULL_PROTOCOL };
+       OPT_PREDICT, OPT_FULL_PROTOCOL, OPT_PROFILE };
 
 int main(int argc, char **argv)
 {
@@ -155,6 +160,7 @@ int main(int argc, char **argv)
       {"arch", required_argument, NULL, 'a'},
       {"dry-run", no_argument, NULL, 'n'},
       {"no-prune", no_argument, NULL, OPT_NO_PRUNE},
+      {"profile", required_argument, NULL, OPT_PROFILE},
       {"full-protocol", no_argument, NULL, OPT_FULL_PROTOCOL},
       {"output", required_argument, NULL, 'o'},
       {"resume", required_argument, NULL, OPT_RESUME},
@@ -216,6 +222,14 @@ int main(int argc, char **argv)
       break;
     case OPT_NO_PRUNE:
       opts.no_prune = 1;
+      break;
+    case OPT_PROFILE:
+      if (optarg[0] == '\0') {
+        fprintf(stderr, "tuner: --profile: empty path; name a device "
+                        "profile (results/devices/*.json)\n");
+        return TN_EXIT_INPUT;
+      }
+      opts.profile = optarg;
       break;
     case OPT_FULL_PROTOCOL:
       opts.full_protocol = 1;

@@ -52,6 +52,41 @@ else
   echo "FAIL: merge: $(cat "$tmp/merge.err")"; fail=1
 fi
 
+# the time model's profile: derived for an architecture nobody measured,
+# from the table alone (no results/devices/ where it runs) or scaled from
+# a measured profile (--profile of another architecture); every candidate
+# predicted with lo < ms < hi, the run saying which profile
+src=$(cd "$(dirname "$cfg")/../.." && pwd)
+h200=$src/results/devices/sm_90-NVIDIA_H200-20261201.json
+for how in table scaled; do
+  extra=()
+  [ $how = scaled ] && extra=(--profile "$h200")
+  (cd "$tmp" && "$tuner" --config "$cfg" --arch sm_100 --predict \
+     --output "$tmp/derived-$how" --no-cache -q "${extra[@]}" \
+     >/dev/null 2>"$tmp/derived.err") ||
+    { echo "FAIL: derived ($how): $(cat "$tmp/derived.err")"; fail=1; }
+  res=$(ls "$tmp"/derived-$how/$name-sm_100-*.json 2>/dev/null | head -1)
+  python3 - "$res" "$how" "$h200" <<'EOP' || fail=1
+import json, sys
+doc = json.load(open(sys.argv[1]))
+run, how, h200 = doc["run"], sys.argv[2], sys.argv[3]
+info = run["profile_info"]
+ok = run["profile"] is None and info["derived"] and info["arch"] == "sm_100"
+ok = ok and ((h200 in info["derived_from"]) == (how == "scaled"))
+ok = ok and ("unscaled" in info["derived_from"]) == (how == "table")
+preds = [c["predicted"] for c in doc["candidates"] if c["status"] ==
+         "compiled"]
+ok = ok and preds and all(p["lo_ms"] < p["ms"] < p["hi_ms"] and
+                          len(p["per_problem"]) == len(doc["problems"])
+                          for p in preds)
+if not ok:
+    print("FAIL: derived profile (%s): %s" % (how, json.dumps(info)))
+sys.exit(0 if ok else 1)
+EOP
+done
+grep -q "scaled to sm_100" "$tmp/derived.err" ||
+  { echo "FAIL: --profile of sm_90 for sm_100 not said"; fail=1; }
+
 # a measured header stays
 mkdir -p "$tmp/keep/sm_80"
 printf '#define FLEET_SMALL_SM_80_MEASURED 1\n' >"$tmp/keep/sm_80/$name.h"

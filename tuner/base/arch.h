@@ -24,6 +24,18 @@ typedef struct {
    * tn_arch_at walks (one entry per compute capability): tn_arch_find
    * knows these names, tn_arch_features gives one. */
   int features;
+  /* Vendor figures, for a time model's profile where no GPU of the
+   * architecture was measured (model/profile.c scales them by what was
+   * measured elsewhere): per SM and clock from the architecture's
+   * whitepaper, the rest of one reference product, named with the
+   * document it comes from (arch.c).  0: not in the table. */
+  int fp32_lanes_per_sm;   /* fp32 FMA lanes per SM */
+  int tensor_flops_per_sm_clk; /* dense fp16/bf16, fp32 accumulate */
+  const char *product;     /* the reference product */
+  int product_sms;
+  int product_boost_mhz;
+  int product_dram_gbs;    /* GB/s, the datasheet's peak */
+  const char *source;      /* where those figures come from */
 } tn_arch;
 
 /* The architecture named "sm_XX", or NULL. */

@@ -109,6 +109,32 @@ int tn_family_model(const tn_family *f, const tn_params *p,
   return 0;
 }
 
+void tn_family_time(const tn_family *f, const tn_params *p,
+                    const tn_problem *prob, const tn_arch *arch,
+                    const tn_profile *profile, const tn_model_cost *cost,
+                    int regs, tn_time_pred *out)
+{
+  tn_time_input in;
+  tn_launch l;
+
+  memset(&in, 0, sizeof(in));
+  f->launch(p, prob, &l);
+  in.blocks = (long long)l.grid[0] * l.grid[1] * l.grid[2];
+  in.threads = l.threads;
+  in.smem_static = l.smem_static;
+  in.smem_dynamic = l.smem_dynamic;
+  in.regs = regs;
+  in.smem = cost;
+  if (f->estimate != NULL) {
+    f->estimate(p, prob, &in.work);
+  } else if (f->unit_scale == 1e9) {
+    in.work.dram_bytes = f->work(prob); /* bytes moved */
+  } else {
+    in.work.fp32_flops = f->work(prob);
+  }
+  tn_time_predict(&in, arch, profile, out);
+}
+
 int tn_launch_smem(const tn_launch *l)
 {
   return l->smem_static + l->smem_dynamic;

@@ -12,6 +12,7 @@
 
 #include "base/arch.h"
 #include "model/model.h"
+#include "model/time.h"
 #include "family/param.h"
 #include "family/size.h"
 #include "family/tmap.h"
@@ -172,6 +173,13 @@ typedef struct tn_family {
    * code its unrolled loops make): the compiles go longest first, so that
    * no long one is left for the end.  NULL: all alike. */
   double (*compile_weight)(const tn_params *p);
+  /* What the time model needs of one launch of p on prob beyond the
+   * plan (model/time.h): DRAM bytes, flops, and the instructions that are
+   * not shared-memory accesses, the layout's own (swizzle arithmetic)
+   * included; a register estimate for before the compile.  NULL: the
+   * family's work() as DRAM bytes (a GB/s unit) or fp32 flops. */
+  void (*estimate)(const tn_params *p, const tn_problem *prob,
+                   tn_time_work *out);
 
   /* Worker side. */
   /* Describes prob's buffers into out (zeroed by the caller, so a field
@@ -288,6 +296,14 @@ void tn_family_list(char *out, size_t n);
 int tn_family_model(const tn_family *f, const tn_params *p,
                     const tn_problem *prob, const tn_arch *arch,
                     tn_model_cost *cost, char *why, size_t n);
+
+/* Predicted time of one launch of p on prob (its model cost given) for
+ * arch and profile; regs: the compiled registers, or 0 for the family's
+ * estimate. */
+void tn_family_time(const tn_family *f, const tn_params *p,
+                    const tn_problem *prob, const tn_arch *arch,
+                    const tn_profile *profile, const tn_model_cost *cost,
+                    int regs, tn_time_pred *out);
 
 /* Bytes of shared memory a launch of p uses. */
 int tn_launch_smem(const tn_launch *l);

@@ -453,6 +453,52 @@ static double work(const tn_problem *prob)
          (double)prob->size.dims[2];
 }
 
+/* The time model's view of a launch: fp32 FMAs over the padded tiles;
+ * per thread and k-tile, the global loads of both tiles (an IMAD or two
+ * of addressing each, and the stores that put them into shared memory),
+ * a barrier or two and the loop; shared loads in the unrolled inner loop
+ * have constant offsets, except through a swizzle, which costs three lane
+ * ops (shift, and, xor) a load.  DRAM: A, B and C once each (the tiles'
+ * re-reads hit L2).  Registers: the accumulators, a column of A and a row
+ * of B, the staged next tiles, and some 24 for addresses and the loop. */
+static void estimate(const tn_params *p, const tn_problem *prob,
+                     tn_time_work *w)
+{
+  geometry g;
+  tn_launch l;
+  double blocks, ktiles, lanes, per_k, gl, a_ld, b_ld, sw_ops;
+  tn_gemm_geometry(p, prob, &g);
+  launch(p, prob, &l);
+  memset(w, 0, sizeof(*w));
+  blocks = (double)l.grid[0] * l.grid[1];
+  ktiles = (double)((g.k + g.bk - 1) / g.bk);
+  lanes = blocks * g.threads;
+  w->fp32_flops = 2.0 * blocks * g.bm * g.bn * ktiles * g.bk;
+  w->dram_bytes = 4.0 * ((double)g.m * g.k + (double)g.k * g.n +
+                         (double)g.m * g.n * (GEMM_BETA(prob) != 0 ? 2 : 1));
+  if (g.kernel == 0) {
+    /* one element of each tile a thread, TILE products a k-tile */
+    gl = 2;
+    a_ld = (double)g.bk / g.tb_vec;
+    b_ld = g.bk;
+    w->regs = 32;
+  } else {
+    gl = g.op[0].iters + g.op[1].iters;
+    a_ld = g.bk * (g.op[0].kmajor ? (double)g.tm / g.op[0].vec : g.tm / 4.0);
+    b_ld = g.bk * (g.op[1].kmajor ? (double)g.tn / g.op[1].vec : g.tn / 4.0);
+    w->regs = g.tm * g.tn + g.tm + g.tn + 24 +
+              (g.stages > 1 ? 4 * (int)gl : 0);
+    if (w->regs > 255)
+      w->regs = 255;
+  }
+  per_k = lanes * ktiles;
+  sw_ops = (g.op[0].sw.b > 0 ? a_ld + g.op[0].iters : 0) +
+           (g.op[1].sw.b > 0 ? b_ld + g.op[1].iters : 0);
+  w->other_insts = per_k / 32 * (gl + (g.stages > 1 ? 1 : 2) + 2);
+  w->imad_ops = per_k * 3 * gl;
+  w->lop_ops = per_k * 3 * sw_ops;
+}
+
 /* One block tile with two k-tiles (both buffers of a two-stage pipeline);
  * ragged: a row, three columns and a k short of them. */
 static int one_block(const tn_params *p, const tn_problem *base, int ragged,
@@ -534,6 +580,7 @@ const tn_family tn_family_gemm = {
     .one_block = one_block,
     .plan = tn_gemm_plan,
     .compile_weight = compile_weight,
+    .estimate = estimate,
     .buffers = buffers,
     .args = args,
     .reference_source = tn_gemm_reference_source,

@@ -412,6 +412,43 @@ static double work(const tn_problem *prob)
          (double)prob->size.dims[2];
 }
 
+/* The time model's view of a launch: mma.sync flops over the padded
+ * tiles; per thread and k-tile, its cp.async copies (16 bytes each) with
+ * their addressing, a barrier and the ring's waits; the ldmatrix
+ * addresses of a warp tile through a swizzle cost three lane ops (shift,
+ * and, xor) each, without one they are constant offsets.  DRAM: A, B and
+ * C once each.  Registers: the accumulators (four floats an m16n8 tile),
+ * the fragments and some 40 for addresses and the ring. */
+static void estimate(const tn_params *p, const tn_problem *prob,
+                     tn_time_work *w)
+{
+  tc_geometry g;
+  tn_launch l;
+  double blocks, ktiles, lanes, per_k, copies, ldm, sw_ops;
+  tn_gemm_tc_geometry(p, prob, &g);
+  launch(p, prob, &l);
+  memset(w, 0, sizeof(*w));
+  blocks = (double)l.grid[0] * l.grid[1];
+  ktiles = (double)((g.k + g.bk - 1) / g.bk);
+  lanes = blocks * g.threads;
+  per_k = lanes * ktiles;
+  w->tensor_flops = 2.0 * blocks * g.bm * g.bn * ktiles * g.bk;
+  w->dram_bytes = 2.0 * ((double)g.m * g.k + (double)g.k * g.n) +
+                  (TC_OUT_F32(prob) ? 4.0 : 2.0) * (double)g.m * g.n;
+  copies = (double)(g.bm + g.bn) * g.bk * 2 / 16 / g.threads;
+  /* ldmatrix.x4 a 16 x 16 piece of A, .x2 (or x4 for two) of B, a k16 */
+  ldm = (g.bk / 16.0) * (g.mi + g.ni / 2.0);
+  sw_ops = (g.op[0].sw.b > 0 ? (g.bk / 16.0) * g.mi : 0) +
+           (g.op[1].sw.b > 0 ? (g.bk / 16.0) * g.ni / 2.0 : 0) +
+           ((g.op[0].sw.b > 0) + (g.op[1].sw.b > 0)) * copies / 2;
+  w->other_insts = per_k / 32 * (copies + 4 + (g.bk / 16.0) * g.mi * g.ni);
+  w->imad_ops = per_k * (2 * copies + ldm);
+  w->lop_ops = per_k * 3 * sw_ops;
+  w->regs = 4 * g.mi * g.ni + 4 * g.mi + 2 * g.ni + 40;
+  if (w->regs > 255)
+    w->regs = 255;
+}
+
 static const char *const baselines[] = {"cublas"};
 
 static int baseline(const char *name, tn_baseline_env *env, char *why,
@@ -457,6 +494,7 @@ const tn_family tn_family_gemm_tc = {
     .one_block = one_block,
     .plan = tn_gemm_tc_plan,
     .compile_weight = compile_weight,
+    .estimate = estimate,
     .buffers = buffers,
     .args = args,
     .reference_source = tn_gemm_reference_source,

@@ -589,6 +589,33 @@ static double work(const tn_problem *prob)
   return 2.0 * (double)prob->size.dims[0] * (double)prob->size.dims[1] * 4.0;
 }
 
+/* Per thread: a global load of vec elements a row it moves (none when
+ * the copy engine loads), vec scalar stores (none when it stores), the
+ * plan's shared accesses; an IMAD or two of addressing each, and three
+ * lane ops (shift, and, xor) more for each swizzled shared access. */
+static void estimate(const tn_params *p, const tn_problem *prob,
+                     tn_time_work *w)
+{
+  shape s;
+  tn_launch l;
+  double g_ld, g_st, s_acc, lanes;
+  shape_of(p, &s);
+  launch(p, prob, &l);
+  lanes = (double)l.grid[0] * s.threads;
+  g_ld = s.tma ? 0 : s.rpt;
+  g_st = s.tma_store ? 0 : (double)s.rpt * s.vec;
+  s_acc = s.rpt * (double)(s.tma ? s.vec + s.tma_store : s.vec / s.sw +
+                                                         s.vec);
+  memset(w, 0, sizeof(*w));
+  w->dram_bytes = work(prob);
+  w->load_bytes = w->dram_bytes / 2;
+  w->bytes_in_flight = s.tma ? 0 : 4.0 * s.rpt * s.vec;
+  w->other_insts = lanes / 32 * (g_ld + g_st + 2);
+  w->imad_ops = lanes * (2 * (g_ld + g_st) + s_acc);
+  w->lop_ops = p->v[P_SWIZZLE].sw.b > 0 ? lanes * 3 * s_acc : 0;
+  w->regs = 24 + s.rpt * s.vec;
+}
+
 /* One tile; ragged: one row and three columns short of it. */
 static int one_block(const tn_params *p, const tn_problem *base, int ragged,
                      tn_problem *out, char *why, size_t n)
@@ -647,6 +674,7 @@ const tn_family tn_family_transpose = {
     .defines = defines,
     .one_block = one_block,
     .plan = plan,
+    .estimate = estimate,
     .buffers = buffers,
     .args = args,
     .tensor_maps = tensor_maps,

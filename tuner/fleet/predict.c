@@ -91,8 +91,12 @@ static int compare(const tn_candidate *a, const tn_predict_est *ea,
   int sb = (b->spill_stores + b->spill_loads) > 0;
   long long ra = (long long)ea->blocks_per_sm * a->launch.threads;
   long long rb = (long long)eb->blocks_per_sm * b->launch.threads;
+  double ta = k < 0 ? a->pred_total.ms : a->pred[k].ms;
+  double tb = k < 0 ? b->pred_total.ms : b->pred[k].ms;
   if (sa != sb)
     return sa - sb;
+  if (ta != tb)
+    return ta < tb ? -1 : 1;
   if (model_at(a, k) != model_at(b, k))
     return model_at(a, k) < model_at(b, k) ? -1 : 1;
   if (ra != rb) /* resident threads: occupancy without rounding */
@@ -204,8 +208,9 @@ static void print_table(const tn_run *run, FILE *out)
 {
   const tn_family *f = run->job->family;
   int i;
-  fprintf(out, "%4s  %-52s %-13s %10s %5s %4s %6s %6s\n", "id", "parameters",
-          "status", "wavefronts", "occ%", "regs", "smem", "blk/SM");
+  fprintf(out, "%4s  %-52s %-13s %10s %5s %4s %6s %6s %9s %-6s\n", "id",
+          "parameters", "status", "wavefronts", "occ%", "regs", "smem",
+          "blk/SM", "pred_ms", "bound");
   for (i = 0; i < run->space.n; i++) {
     const tn_candidate *c = &run->space.c[i];
     char ptxt[512];
@@ -213,9 +218,10 @@ static void print_table(const tn_run *run, FILE *out)
     if (c->status == TN_ST_COMPILED) {
       tn_predict_est e;
       tn_predict_estimate(run->job, run->arch, c, &e);
-      fprintf(out, "%4d  %-52s %-13s %10lld %5.1f %4d %6d %6d%s\n", c->id,
-              ptxt, "compiled", c->model_total, 100.0 * e.occupancy, c->regs,
-              tn_launch_smem(&c->launch), e.blocks_per_sm,
+      fprintf(out, "%4d  %-52s %-13s %10lld %5.1f %4d %6d %6d %9.4f %-6s%s\n",
+              c->id, ptxt, "compiled", c->model_total, 100.0 * e.occupancy,
+              c->regs, tn_launch_smem(&c->launch), e.blocks_per_sm,
+              c->pred_total.ms, tn_bound_name(c->pred_total.bound),
               i == run->sel.best ? "  <- predicted" : "");
     } else {
       fprintf(out, "%4d  %-52s %-13s\n", c->id, ptxt,
@@ -245,7 +251,7 @@ static int write_outputs(tn_run *run, tn_err *err)
       run->opts->output_dir ? run->opts->output_dir : job->output_dir;
   tn_header_entry h;
   tn_predict_est e;
-  char why[256];
+  char why[640];
   int rc;
 
   rc = tn_mkdirs(dir, err);
@@ -266,9 +272,13 @@ static int write_outputs(tn_run *run, tn_err *err)
   c = &run->space.c[run->sel.best];
   tn_predict_estimate(job, run->arch, c, &e);
   snprintf(why, sizeof(why),
-           "candidate %d: %lld modelled wavefronts, %.0f%% estimated "
-           "occupancy (%d blocks per SM, limited by %s), %d registers",
-           c->id, c->model_total, 100.0 * e.occupancy, e.blocks_per_sm,
+           "candidate %d: predicted %.4g ms (%.4g-%.4g, %s-bound, profile "
+           "%.200s), %lld modelled wavefronts, %.0f%% estimated occupancy (%d "
+           "blocks per SM, limited by %s), %d registers",
+           c->id, c->pred_total.ms, c->pred_total.lo_ms, c->pred_total.hi_ms,
+           tn_bound_name(c->pred_total.bound),
+           run->space.profile.derived ? "derived" : run->space.profile.path,
+           c->model_total, 100.0 * e.occupancy, e.blocks_per_sm,
            e.limited_by, c->regs);
   memset(&h, 0, sizeof(h));
   h.family = job->family;

@@ -3,7 +3,10 @@
  *
  * The space is built for the architecture (limits and model), the
  * survivors are compiled with NVRTC to learn their registers, and the
- * winner is picked from the model and the architecture table alone, by
+ * winner is picked by the time model (model/time.h) with the
+ * architecture's device profile: a measured one where results/devices/
+ * has it (or --profile), else one derived from the architecture table's
+ * vendor figures scaled by a measured profile (model/profile.h), by
  * TN_PREDICT_RULE.  The results JSON has the schema of a measured run
  * with "predicted": true at the top and in "best", no timings, and
  * device.name null; the header says PREDICTED.  `tuner merge` lets any
@@ -14,11 +17,12 @@
 #include "pipeline/tune.h"
 
 #define TN_PREDICT_RULE                                                      \
-  "predicted: no register spills first; then the fewest modelled "          \
-  "shared-memory wavefronts over the problems (a fixed amount of work); "   \
-  "then the highest estimated occupancy (threads, blocks, shared memory "   \
-  "and registers per SM); then the fewest threads launched (more work "     \
-  "per thread); then less shared memory, fewer registers, the lowest id"
+  "predicted: no register spills first; then the least time the time "      \
+  "model predicts over the problems (model/time.h, with the compiled "      \
+  "registers and run.profile); then the fewest modelled shared-memory "     \
+  "wavefronts; then the highest estimated occupancy; then the fewest "      \
+  "threads launched; then less shared memory, fewer registers, the "        \
+  "lowest id"
 
 /* What the architecture table says of one compiled candidate. */
 typedef struct {

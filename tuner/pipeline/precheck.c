@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model/profile.h"
+
 #define IDENTITY_FORMAT 1
 
 int tn_precheck_dir(const char *what, const char *dir, tn_err *err)
@@ -381,6 +383,13 @@ int tn_precheck(tn_run *run, const tn_template *tpl, tn_err *err)
   rc = check_space(run->job, arch, err);
   if (rc != 0)
     return rc;
+  if (opts->profile) {
+    /* read whole once here, before any work, for its errors */
+    tn_profile p;
+    rc = tn_profile_read(opts->profile, &p, err);
+    if (rc != 0)
+      return rc;
+  }
   if (opts->resume_path) {
     rc = resume_paths(run, journal, sizeof(journal), err);
     if (rc == 0)

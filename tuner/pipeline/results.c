@@ -1,6 +1,7 @@
 /* results.c -- the results of a run as JSON, and its journal. */
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline/results.h"
+#include "pipeline/results_model.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -239,20 +240,6 @@ static double reference_ms(const tn_run *run)
   return 0.0;
 }
 
-static json_t *model_json(const tn_model_cost *m)
-{
-  return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:I, s:f}",
-                   "ld_wavefronts", (json_int_t)m->ld_wavefronts,
-                   "st_wavefronts", (json_int_t)m->st_wavefronts, "ld_insts",
-                   (json_int_t)m->ld_insts, "st_insts",
-                   (json_int_t)m->st_insts, "cp_async_wavefronts",
-                   (json_int_t)m->async_wavefronts, "cp_async_insts",
-                   (json_int_t)m->async_insts, "ideal_wavefronts",
-                   (json_int_t)m->ideal_wavefronts, "max_degree",
-                   m->max_degree, "blocks", (json_int_t)m->blocks,
-                   "wavefronts_per_block", tn_model_wavefronts_per_block(m));
-}
-
 json_t *tn_results_candidate(const tn_run *run, const tn_candidate *c)
 {
   const tn_job *job = run->job;
@@ -271,12 +258,12 @@ json_t *tn_results_candidate(const tn_run *run, const tn_candidate *c)
                         json_string(tn_pruned_by_name(c->pruned_by)));
   if (c->reason[0])
     json_object_set_new(o, "reason", json_string(c->reason));
-  if (!(c->status == TN_ST_PRUNED && c->pruned_by != TN_BY_MODEL)) {
+  if (tn_results_modelled(c)) {
     json_t *per = json_array();
     tn_model_cost sum;
     memset(&sum, 0, sizeof(sum));
     for (k = 0; k < job->n_problems; k++) {
-      json_array_append_new(per, model_json(&c->model[k]));
+      json_array_append_new(per, tn_results_model(&c->model[k]));
     }
     json_object_set_new(o, "model", json_pack("{s:I, s:f, s:i, s:o}",
                                               "wavefronts",
@@ -288,7 +275,9 @@ json_t *tn_results_candidate(const tn_run *run, const tn_candidate *c)
                                               c->model[0].max_degree,
                                               "per_problem", per));
   }
-  if (c->status != TN_ST_PRUNED || c->pruned_by == TN_BY_MODEL)
+  if (c->pred_total.ms > 0 && tn_results_modelled(c))
+    json_object_set_new(o, "predicted", tn_results_predicted(run, c));
+  if (tn_results_modelled(c))
     json_object_set_new(
         o, "launch",
         json_pack("{s:[iii], s:[iii], s:i, s:i}", "grid", c->launch.grid[0],
@@ -499,6 +488,7 @@ json_t *tn_results_json(const tn_run *run)
   json_object_set_new(json_object_get(doc, "run"), "full_protocol",
                       json_boolean(run->opts->full_protocol));
   json_object_set_new(json_object_get(doc, "run"), "cost", cost_json(run));
+  tn_results_profile(run, json_object_get(doc, "run"));
   json_object_set_new(json_object_get(json_object_get(doc, "run"), "compile"),
                       "trace", trace_json(&run->compile.trace));
   json_object_set_new(doc, "layout_params", layout_params_json(f));

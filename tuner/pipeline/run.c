@@ -124,6 +124,31 @@ int tn_run_set_paths(tn_run *run, tn_err *err)
   return 0;
 }
 
+int tn_run_predict(tn_run *run, tn_err *err)
+{
+  tn_profile given;
+  int rc;
+  if (run->opts->profile == NULL)
+    rc = tn_profile_for(NULL, TN_PROFILE_DIR, run->arch, &run->space.profile,
+                        err);
+  else
+    rc = tn_profile_read(run->opts->profile, &given, err);
+  if (rc != 0)
+    return rc;
+  if (run->opts->profile != NULL &&
+      !tn_arch_same_cc(tn_arch_find(given.arch), run->arch)) {
+    fprintf(stderr, "tuner: --profile %s is of %s, the run is for %s: its "
+                    "figures scaled to %s's\n",
+            run->opts->profile, given.arch, run->arch->name,
+            run->arch->name);
+    tn_profile_derive(run->arch, &given, &run->space.profile);
+  } else if (run->opts->profile != NULL) {
+    run->space.profile = given;
+  }
+  tn_space_predict(run->job, &run->space.profile, &run->space);
+  return 0;
+}
+
 int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err)
 {
   const tn_job *job = run->job;
@@ -132,6 +157,8 @@ int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err)
   int rc, i, *order;
 
   rc = tn_space_build(job, run->arch, &run->space, err);
+  if (rc == 0)
+    rc = tn_run_predict(run, err);
   if (rc != 0)
     return rc;
   if (!opts->no_prune)
@@ -159,6 +186,7 @@ int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err)
     if (rc)
       return rc;
     tn_space_check_registers(&run->space, run->arch);
+    tn_space_predict(job, &run->space.profile, &run->space);
     return 0;
   }
   /* the compiles follow the benchmark's order (likely winners first), so
@@ -206,6 +234,8 @@ void tn_run_finish_compile(tn_run *run, int cancel)
   run->compiling = NULL;
   /* the candidates no wait saw */
   tn_space_check_registers(&run->space, run->arch);
+  /* with the compiled registers */
+  tn_space_predict(run->job, &run->space.profile, &run->space);
 }
 
 void tn_run_free(tn_run *run)

@@ -38,6 +38,8 @@ typedef struct {
                           a GPU uses TN_DEFAULT_ARCH and says so) */
   int dry_run;
   int no_prune;
+  const char *profile; /* --profile: the time model's device profile, or
+                          NULL: the default (tn_profile_for) */
   int quiet;
   int verbose;         /* -v: where the compile's time went */
   int jobs;            /* compile workers, 0: one per core */
@@ -117,9 +119,16 @@ int tn_run_set_paths(tn_run *run, tn_err *err);
  * --resume continues, else the config's output.dir. */
 void tn_run_output_dir(const tn_run *run, char *out, size_t n);
 
-/* The space for run->arch (limits, then the model's pruning unless
- * --no-prune), the paths, and every survivor compiled with NVRTC (its
- * registers checked against the architecture).  With --resume, the
+/* The device profile for run->arch (--profile, else tn_profile_for's
+ * default; a profile of another architecture is scaled to it, said on
+ * stderr) into run->space.profile, and every candidate predicted with it.
+ * Returns 0 or TN_EINPUT. */
+int tn_run_predict(tn_run *run, tn_err *err);
+
+/* The space for run->arch (limits, the time model's predictions, then
+ * its pruning unless --no-prune), the paths, and every survivor compiled
+ * with NVRTC (its registers checked against the architecture; the
+ * predictions redone with them).  With --resume, the
  * journal must exist before anything is compiled.  With
  * run->compile_in_background, only the first survivor that compiles is
  * waited for (a template without the kernel is found before any GPU

@@ -122,7 +122,14 @@ static const tn_family *order_family;
 static const tn_space *order_space;
 static int *order_rank;
 
-/* By the non-layout parameters (groups together), then the model, id. */
+/* The time model's prediction of c, or 0 if it has none. */
+static double predicted(const tn_candidate *c)
+{
+  return c->pred_total.ms;
+}
+
+/* By the non-layout parameters (groups together), then the time model's
+ * prediction, the wavefronts, id. */
 static int cmp_group(const void *pa, const void *pb)
 {
   const tn_candidate *a = &order_space->c[*(const int *)pa];
@@ -134,6 +141,8 @@ static int cmp_group(const void *pa, const void *pb)
       continue;
     return x < y ? -1 : 1;
   }
+  if (predicted(a) != predicted(b))
+    return predicted(a) < predicted(b) ? -1 : 1;
   if (a->model_total != b->model_total)
     return a->model_total < b->model_total ? -1 : 1;
   return (a->id > b->id) - (a->id < b->id);
@@ -142,8 +151,12 @@ static int cmp_group(const void *pa, const void *pb)
 static int cmp_rank(const void *pa, const void *pb)
 {
   int a = *(const int *)pa, b = *(const int *)pb;
+  const tn_candidate *ca = &order_space->c[a], *cb = &order_space->c[b];
   if (order_rank[a] != order_rank[b])
     return order_rank[a] < order_rank[b] ? -1 : 1;
+  /* in a round, the predicted fastest first */
+  if (predicted(ca) != predicted(cb))
+    return predicted(ca) < predicted(cb) ? -1 : 1;
   return (a > b) - (a < b);
 }
 

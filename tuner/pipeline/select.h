@@ -49,9 +49,11 @@ void tn_selection_free(tn_selection *sel);
 double tn_select_noise(const tn_candidate *c, int k, double min_noise);
 
 /* The order to benchmark in, likely winners first so that racing knows
- * the leader early: the model's cheapest of each group (same values of
- * every non-layout parameter) first, then the second cheapest of each,
- * and so on; by id within a round.  order gets space->n indices.  Returns
+ * the leader early: the time model's fastest of each group (same values
+ * of every non-layout parameter; without predictions the fewest
+ * wavefronts) first, then the second of each, and so on; within a round
+ * the predicted fastest first, then by id.  order gets space->n indices.
+ * Returns
  * 0, or TN_ETOOL (out of memory). */
 int tn_select_order(const tn_family *f, const tn_space *space, int *order);
 

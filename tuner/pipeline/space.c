@@ -157,6 +157,7 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
   if (space->c == NULL)
     return tn_errf(err, TN_ETOOL, "out of memory for %lld candidates", total);
   space->n = (int)total;
+  space->arch = arch;
 
   for (i = 0; i < space->n; i++) {
     tn_candidate *c = &space->c[i];
@@ -222,30 +223,95 @@ static int cmp_siblings(const void *pa, const void *pb)
   return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* 1 if a is no dearer than b at every size: pruning b for a then loses no
- * size's winner (a layout cheaper in total may be dearer at one size). */
-static int cheaper_everywhere(const tn_job *job, const tn_candidate *a,
-                              const tn_candidate *b)
+/* 1 if c has a time model's prediction to make: a model of its own. */
+static int predictable(const tn_candidate *c)
+{
+  return c->status == TN_ST_PENDING || c->status >= TN_ST_COMPILE_ERROR ||
+         (c->status == TN_ST_PRUNED && (c->pruned_by == TN_BY_MODEL ||
+                                        c->pruned_by == TN_BY_TIME_MODEL));
+}
+
+void tn_space_predict(const tn_job *job, const tn_profile *p,
+                      tn_space *space)
+{
+  const tn_family *f = job->family;
+  int i, k;
+  if (space->arch == NULL)
+    return;
+  if (p != &space->profile)
+    space->profile = *p;
+  space->have_profile = 1;
+  for (i = 0; i < space->n; i++) {
+    tn_candidate *c = &space->c[i];
+    int regs = c->status >= TN_ST_COMPILED ? c->regs : 0;
+    if (!predictable(c))
+      continue;
+    for (k = 0; k < job->n_problems; k++)
+      tn_family_time(f, &c->params, &job->problems[k], space->arch,
+                     &space->profile, &c->model[k], regs, &c->pred[k]);
+    tn_time_sum(c->pred, job->n_problems, &c->pred_total);
+  }
+}
+
+/* 1 if a's predicted lo exceeds margin times b's predicted hi at every
+ * size: b beats a there even at a's best and b's worst. */
+static int slower_everywhere(const tn_job *job, const tn_candidate *a,
+                             const double *hi, double margin)
 {
   int k;
   for (k = 0; k < job->n_problems; k++)
-    if (a->model[k].ld_wavefronts + a->model[k].st_wavefronts >
-        b->model[k].ld_wavefronts + b->model[k].st_wavefronts)
+    if (!(a->pred[k].lo_ms > margin * hi[k]))
       return 0;
   return 1;
+}
+
+static void prune_reason(tn_candidate *c, const tn_candidate *b,
+                         const char *against, const char *text)
+{
+  c->status = TN_ST_PRUNED;
+  c->pruned_by = TN_BY_TIME_MODEL;
+  snprintf(c->reason, sizeof(c->reason),
+           "predicted %.4g ms (%.4g-%.4g, %s-bound, %lld wavefronts) "
+           "against %.4g ms (%.4g-%.4g, %lld wavefronts) for %s %d (%s)",
+           c->pred_total.ms, c->pred_total.lo_ms, c->pred_total.hi_ms,
+           tn_bound_name(c->pred_total.bound), c->model_total,
+           b->pred_total.ms, b->pred_total.lo_ms, b->pred_total.hi_ms,
+           b->model_total, against, b->id, text);
 }
 
 int tn_space_prune(const tn_job *job, tn_space *space)
 {
   const tn_family *f = job->family;
   int *order = malloc(sizeof(int) * (size_t)(space->n ? space->n : 1));
-  int i, start, n = 0, pruned = 0;
+  double hi[TN_MAX_SIZES], ghi[TN_MAX_SIZES];
+  int gbest[TN_MAX_SIZES];
+  int i, k, start, n = 0, pruned = 0;
 
-  if (order == NULL)
+  if (order == NULL || space->arch == NULL) {
+    free(order);
     return 0; /* pruning is an optimisation: without memory, run all */
-  for (i = 0; i < space->n; i++)
-    if (space->c[i].status == TN_ST_PENDING)
-      order[n++] = i;
+  }
+  if (!space->have_profile) {
+    tn_err ignore = {{0}};
+    tn_profile p;
+    if (tn_profile_for(NULL, TN_PROFILE_DIR, space->arch, &p, &ignore) != 0)
+      tn_profile_derive(space->arch, NULL, &p);
+    tn_space_predict(job, &p, space);
+  }
+  for (k = 0; k < job->n_problems; k++) {
+    ghi[k] = -1;
+    gbest[k] = -1;
+  }
+  for (i = 0; i < space->n; i++) {
+    if (space->c[i].status != TN_ST_PENDING)
+      continue;
+    order[n++] = i;
+    for (k = 0; k < job->n_problems; k++)
+      if (ghi[k] < 0 || space->c[i].pred[k].hi_ms < ghi[k]) {
+        ghi[k] = space->c[i].pred[k].hi_ms;
+        gbest[k] = i;
+      }
+  }
   sort_family = f;
   sort_base = space->c;
   qsort(order, (size_t)n, sizeof(int), cmp_siblings);
@@ -257,24 +323,40 @@ int tn_space_prune(const tn_job *job, tn_space *space)
                                &space->c[order[end]]))
       end++;
     for (i = start; i < end; i++)
-      if (space->c[order[i]].model_total < space->c[best].model_total)
+      if (space->c[order[i]].pred_total.hi_ms <
+          space->c[best].pred_total.hi_ms)
         best = order[i];
+    for (k = 0; k < job->n_problems; k++) {
+      hi[k] = space->c[best].pred[k].hi_ms;
+      for (i = start; i < end; i++)
+        if (space->c[order[i]].pred[k].hi_ms < hi[k])
+          hi[k] = space->c[order[i]].pred[k].hi_ms;
+    }
     tn_params_format(f->params, f->n_params, &space->c[best].params, sib,
                      sizeof(sib));
     for (i = start; i < end; i++) {
       tn_candidate *c = &space->c[order[i]];
-      if (!(space->c[best].model_total < c->model_total) ||
-          !cheaper_everywhere(job, &space->c[best], c))
+      if (order[i] == best || !slower_everywhere(job, c, hi, 1.0))
         continue;
-      c->status = TN_ST_PRUNED;
-      c->pruned_by = TN_BY_MODEL;
-      snprintf(c->reason, sizeof(c->reason),
-               "%lld shared-memory wavefronts per launch against %lld "
-               "for candidate %d (%s)",
-               c->model_total, space->c[best].model_total, best, sib);
+      prune_reason(c, &space->c[best], "sibling", sib);
       pruned++;
     }
     start = end;
+  }
+  /* across groups, at TN_PRUNE_GLOBAL_MARGIN (1: the same lo against hi
+   * as siblings; the replay of the committed H200 runs kept the measured
+   * best of the whole space at 1.0, tuner/model/README.md) */
+  for (i = 0; i < n; i++) {
+    tn_candidate *c = &space->c[order[i]];
+    const tn_candidate *b = &space->c[gbest[0]];
+    char text[512];
+    if (c->status != TN_ST_PENDING ||
+        !slower_everywhere(job, c, ghi, TN_PRUNE_GLOBAL_MARGIN))
+      continue;
+    tn_params_format(f->params, f->n_params, &b->params, text,
+                     sizeof(text));
+    prune_reason(c, b, "the whole space's least hi, candidate", text);
+    pruned++;
   }
   free(order);
   return pruned;
@@ -345,6 +427,8 @@ const char *tn_pruned_by_name(tn_pruned_by by)
     return "limits";
   case TN_BY_MODEL:
     return "model";
+  case TN_BY_TIME_MODEL:
+    return "time_model";
   default:
     return "";
   }

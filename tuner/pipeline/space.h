@@ -11,6 +11,8 @@
 #include "pipeline/config.h"
 #include "family/family.h"
 #include "model/model.h"
+#include "model/profile.h"
+#include "model/time.h"
 #include "family/param.h"
 
 #define TN_MAX_CANDIDATES 100000
@@ -30,7 +32,9 @@ typedef enum {
   TN_BY_FAMILY,     /* the family's own rules (e.g. tile % rows) */
   TN_BY_CONSTRAINT, /* a constraint of the config */
   TN_BY_LIMITS,     /* the architecture's limits */
-  TN_BY_MODEL       /* a sibling is strictly cheaper in the model */
+  TN_BY_MODEL,      /* a sibling is strictly cheaper in the model (runs
+                       before the time model; read from old results) */
+  TN_BY_TIME_MODEL  /* the time model: it cannot win, with margin */
 } tn_pruned_by;
 
 typedef struct {
@@ -47,6 +51,11 @@ typedef struct {
   tn_launch launch;                    /* on the first problem */
   tn_model_cost model[TN_MAX_SIZES];   /* per problem */
   long long model_total;               /* wavefronts over all problems */
+  /* the time model's prediction per problem and summed like total_ms
+   * (pred_total.ms 0: not predicted); with the compiled registers once
+   * compiled */
+  tn_time_pred pred[TN_MAX_SIZES];
+  tn_time_pred pred_total;
   /* compile */
   int regs, spill_stores, spill_loads, stack_bytes, smem_bytes;
   double compile_s;
@@ -63,6 +72,9 @@ typedef struct {
 typedef struct {
   int n;
   tn_candidate *c;
+  const tn_arch *arch; /* of tn_space_build (NULL: the input check) */
+  int have_profile;    /* tn_space_predict ran with profile */
+  tn_profile profile;
 } tn_space;
 
 /* Enumerates the job's space for arch and applies the family's rules, the
@@ -73,9 +85,22 @@ typedef struct {
  * large or has no valid point) with err, or TN_ETOOL. */
 int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
                    tn_err *err);
-/* Marks as pruned every candidate a sibling (same values of every
- * non-layout parameter) is strictly cheaper than in total and no dearer
- * than at any size (so no size loses its cheapest).  Returns the number. */
+/* Predicts the time of every candidate with a model (pending, or pruned
+ * by a model) for space->arch with profile p (copied into the space):
+ * with the compiled registers where compiled, else the family's
+ * estimate.  Call again after the compile to refine. */
+void tn_space_predict(const tn_job *job, const tn_profile *p,
+                      tn_space *space);
+/* Marks as pruned (TN_BY_TIME_MODEL) every pending candidate that the
+ * time model says cannot win: at every size its predicted lo above the
+ * predicted hi of the sibling (same values of every non-layout
+ * parameter) whose hi is least, or, across groups, above
+ * TN_PRUNE_GLOBAL_MARGIN times the least hi of the whole space there (so
+ * no size loses the candidate predicted best there).
+ * Every reason gives the figures.  Without tn_space_predict first, it
+ * predicts with the default profile for space->arch (tn_profile_for).
+ * Returns the number pruned. */
+#define TN_PRUNE_GLOBAL_MARGIN 1.0
 int tn_space_prune(const tn_job *job, tn_space *space);
 /* Marks compiled candidates whose registers times threads exceed the
  * architecture's register file per SM as failed, with the reason. */

@@ -66,7 +66,9 @@ static void print_table(const tn_run *run, FILE *out)
     const tn_candidate *c = &run->space.c[i];
     char ptxt[512], model[16] = "-", deg[16] = "-", regs[16] = "-",
                     ms[16] = "-", rate[16] = "-", pct[16] = "-";
-    int modelled = !(c->status == TN_ST_PRUNED && c->pruned_by != TN_BY_MODEL);
+    int modelled = !(c->status == TN_ST_PRUNED &&
+                     c->pruned_by != TN_BY_MODEL &&
+                     c->pruned_by != TN_BY_TIME_MODEL);
     tn_params_format(f->params, f->n_params, &c->params, ptxt, sizeof(ptxt));
     if (modelled) {
       snprintf(model, sizeof(model), "%.1f",

@@ -1,0 +1,193 @@
+/* test_time_model.c -- the time model (model/time.c) on synthetic
+ * profiles, the profile reader's errors and a derived profile
+ * (model/profile.c), and the pruning by the time model (pipeline/space.c)
+ * keeping a layout whose wavefront excess is small against its time. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/profile.h"
+#include "model/time.h"
+#include "test_util.h"
+
+static tn_range rng(double mid)
+{
+  tn_range r;
+  r.mid = mid;
+  r.lo = mid * 0.98;
+  r.hi = mid * 1.02;
+  return r;
+}
+
+/* An H200-like profile, by hand: the test's own figures. */
+static void synthetic(tn_profile *p)
+{
+  memset(p, 0, sizeof(*p));
+  tn_strlcpy(p->arch, "sm_90", sizeof(p->arch));
+  p->sm_count = 132;
+  p->clock_mhz = rng(1980);
+  p->launch_us = rng(4);
+  p->copy_gbs = rng(4000);
+  p->fma_tflops = rng(64);
+  p->imad_gops = rng(16000);
+  p->lop3_gops = rng(32000);
+  p->mma_tflops = rng(640);
+  p->smem_cycles_per_wavefront[0] = 1;
+  p->smem_cycles_per_wavefront[1] = 1;
+  p->smem_cycles_per_wavefront[2] = 1;
+}
+
+/* A launch of 16384 blocks of 256 threads whose work is mostly DRAM
+ * (memory = 1) or mostly fp32 FMA (memory = 0). */
+static void launch(tn_time_input *in, tn_model_cost *m, int memory)
+{
+  memset(in, 0, sizeof(*in));
+  memset(m, 0, sizeof(*m));
+  in->blocks = 16384;
+  in->threads = 256;
+  in->smem_static = 8192;
+  in->regs = 32;
+  m->ld_wavefronts = m->st_wavefronts = 16384LL * 8 * 4;
+  m->ld_insts = m->st_insts = 16384LL * 8 * 4;
+  in->smem = m;
+  in->work.dram_bytes = memory ? 512e6 : 1e6;
+  in->work.fp32_flops = memory ? 1e6 : 2e10;
+}
+
+static double predict(const tn_time_input *in, const tn_profile *p,
+                      tn_time_pred *out)
+{
+  tn_time_predict(in, tn_arch_find("sm_90"), p, out);
+  return out->ms;
+}
+
+static void test_bandwidth(void)
+{
+  tn_profile p, fast;
+  tn_time_input in;
+  tn_model_cost m;
+  tn_time_pred a, b;
+
+  synthetic(&p);
+  fast = p;
+  fast.copy_gbs = rng(8000);
+  launch(&in, &m, 1);
+  predict(&in, &p, &a);
+  predict(&in, &fast, &b);
+  CHECK(a.bound == TN_BOUND_DRAM);
+  CHECK(b.ms < 0.7 * a.ms); /* twice the bandwidth: much faster */
+  launch(&in, &m, 0);
+  predict(&in, &p, &a);
+  predict(&in, &fast, &b);
+  CHECK(a.bound == TN_BOUND_FMA || a.bound == TN_BOUND_ISSUE);
+  CHECK(fabs(b.ms - a.ms) < 0.01 * a.ms); /* compute-bound: no change */
+}
+
+static void test_monotone(void)
+{
+  tn_profile p;
+  tn_time_input in;
+  tn_model_cost m;
+  tn_time_pred prev, now;
+  int i;
+
+  synthetic(&p);
+  for (i = 0; i < 2; i++) {
+    int step;
+    launch(&in, &m, i);
+    predict(&in, &p, &prev);
+    for (step = 1; step <= 256; step *= 2) {
+      m.ld_wavefronts = 16384LL * 8 * 4 * step;
+      predict(&in, &p, &now);
+      CHECK(now.ms >= prev.ms); /* more wavefronts never faster */
+      CHECK(now.lo_ms < now.ms && now.ms < now.hi_ms); /* non-empty */
+      prev = now;
+    }
+    CHECK(now.bound == TN_BOUND_SMEM);
+  }
+}
+
+static void test_occupancy(void)
+{
+  const tn_arch *a = tn_arch_find("sm_90");
+  /* 256 threads x 128 registers: the register file holds 2 blocks */
+  CHECK_EQ_INT(tn_time_occupancy(a, 132, 256, 128, 0, 0), 2);
+  /* 100 KiB of shared memory a block: 2 fit in 228 KiB */
+  CHECK_EQ_INT(tn_time_occupancy(a, 132, 128, 32, 0, 100 * 1024), 2);
+  CHECK_EQ_INT(tn_time_occupancy(a, 132, 1024, 32, 0, 0), 2);
+}
+
+/* Writes text to a fresh file; returns its path (static). */
+static const char *write_tmp(const char *text)
+{
+  static char path[64];
+  FILE *f;
+  int fd;
+  snprintf(path, sizeof(path), "/tmp/tn_profile_XXXXXX");
+  fd = mkstemp(path);
+  f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (f == NULL)
+    return NULL;
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+static void test_reader_errors(void)
+{
+  static const struct {
+    const char *text, *expect;
+  } cases[] = {
+      {"{", "not a device profile"},
+      {"{\"schema\": \"x\"}", "schema"},
+      {"{\"schema\": \"tuner-device-profile/1\", \"device\": {\"arch\": "
+       "\"sm_1\"}}", "device.arch"},
+      {"{\"schema\": \"tuner-device-profile/1\", \"device\": {\"arch\": "
+       "\"sm_90\", \"sm_count\": 132}, \"measurements\": {}}",
+       "measurements.sm_clock"},
+  };
+  size_t i;
+  for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    tn_err err = {{0}};
+    tn_profile p;
+    const char *path = write_tmp(cases[i].text);
+    CHECK(path != NULL);
+    if (path == NULL)
+      continue;
+    CHECK_EQ_INT(tn_profile_read(path, &p, &err), TN_EINPUT);
+    CHECK(strstr(err.msg, cases[i].expect) != NULL);
+    CHECK(strstr(err.msg, path) != NULL);
+    unlink(path);
+  }
+}
+
+static void test_derived(void)
+{
+  tn_profile from, d, none;
+  synthetic(&from);
+  tn_strlcpy(from.path, "synthetic.json", sizeof(from.path));
+  from.peak_dram_gbs = 4800;
+  tn_profile_derive(tn_arch_find("sm_80"), &from, &d);
+  CHECK(d.derived);
+  CHECK_EQ_INT(d.sm_count, 108);
+  CHECK(strstr(d.derived_from, "synthetic.json") != NULL);
+  /* the A100's 2039 GB/s at the share of its peak the H200-like got */
+  CHECK(fabs(d.copy_gbs.mid - 2039 * 4000 / 4800.0) < 1);
+  CHECK(d.fma_tflops.mid < from.fma_tflops.mid / 2);
+  tn_profile_derive(tn_arch_find("sm_121"), NULL, &none);
+  CHECK(none.derived && none.sm_count > 0 && none.copy_gbs.mid > 0);
+  CHECK(strstr(none.derived_from, "nearest older") != NULL);
+}
+
+int main(void)
+{
+  test_bandwidth();
+  test_monotone();
+  test_occupancy();
+  test_reader_errors();
+  test_derived();
+  TEST_DONE();
+}

@@ -1,0 +1,336 @@
+/* profile.c -- device profiles for the time model: read from a calibrate
+ * JSON, found by architecture, or derived from the architecture table. */
+#define _POSIX_C_SOURCE 200809L
+#include "model/profile.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The figure at key of the measurements as a range (median, q1, q3).
+ * required: a missing or unmeasured one is an error; else it reads as
+ * 0.  Returns 0 or TN_EINPUT. */
+static int metric(const char *path, json_t *meas, const char *key,
+                  int required, tn_range *r, tn_err *err)
+{
+  json_t *m = json_object_get(meas, key);
+  double v[3];
+  const char *names[3] = {"median", "q1", "q3"};
+  int i;
+
+  memset(r, 0, sizeof(*r));
+  if (!required && (m == NULL || json_is_false(json_object_get(m,
+                                                               "measured"))))
+    return 0;
+  if (!json_is_object(m))
+    return tn_errf(err, TN_EINPUT,
+                   "%s: measurements.%s: missing (expected an object with "
+                   "median, q1 and q3)", path, key);
+  if (json_is_false(json_object_get(m, "measured")))
+    return tn_errf(err, TN_EINPUT,
+                   "%s: measurements.%s: not measured; the time model "
+                   "needs it", path, key);
+  for (i = 0; i < 3; i++) {
+    json_t *x = json_object_get(m, names[i]);
+    if (!json_is_number(x) || json_number_value(x) <= 0)
+      return tn_errf(err, TN_EINPUT,
+                     "%s: measurements.%s.%s: expected a positive number",
+                     path, key, names[i]);
+    v[i] = json_number_value(x);
+  }
+  if (v[1] > v[0] || v[0] > v[2])
+    return tn_errf(err, TN_EINPUT,
+                   "%s: measurements.%s: expected q1 <= median <= q3, not "
+                   "%g, %g, %g", path, key, v[1], v[0], v[2]);
+  r->mid = v[0];
+  r->lo = v[1];
+  r->hi = v[2];
+  return 0;
+}
+
+static int device_fields(const char *path, json_t *dev, tn_profile *p,
+                         tn_err *err)
+{
+  json_t *arch = json_object_get(dev, "arch");
+  json_t *name = json_object_get(dev, "name");
+  json_t *sms = json_object_get(dev, "sm_count");
+  json_t *mclk = json_object_get(dev, "memory_clock_rate_khz");
+  json_t *bus = json_object_get(dev, "memory_bus_width_bits");
+
+  if (!json_is_string(arch) || tn_arch_find(json_string_value(arch)) == NULL)
+    return tn_errf(err, TN_EINPUT,
+                   "%s: device.arch: expected a known architecture "
+                   "(sm_XX)", path);
+  if (!json_is_integer(sms) || json_integer_value(sms) < 1)
+    return tn_errf(err, TN_EINPUT,
+                   "%s: device.sm_count: expected a positive integer", path);
+  tn_strlcpy(p->arch, json_string_value(arch), sizeof(p->arch));
+  tn_strlcpy(p->device, json_is_string(name) ? json_string_value(name) : "?",
+             sizeof(p->device));
+  p->sm_count = (int)json_integer_value(sms);
+  /* DDR: two transfers a clock over the bus */
+  if (json_is_integer(mclk) && json_is_integer(bus))
+    p->peak_dram_gbs = 2.0 * (double)json_integer_value(mclk) * 1e3 *
+                       (double)json_integer_value(bus) / 8.0 / 1e9;
+  return 0;
+}
+
+static int smem_fields(const char *path, json_t *sm, tn_profile *p,
+                       tn_err *err)
+{
+  json_t *widths = json_object_get(sm, "widths");
+  size_t i;
+  int w, seen = 0;
+
+  if (!json_is_array(widths))
+    return tn_errf(err, TN_EINPUT,
+                   "%s: shared_memory.widths: expected an array", path);
+  for (i = 0; i < json_array_size(widths); i++) {
+    json_t *o = json_array_get(widths, i);
+    json_t *wd = json_object_get(o, "width");
+    json_t *c = json_object_get(o, "sm_cycles_per_wavefront");
+    int k;
+    if (!json_is_integer(wd) || !json_is_number(c) ||
+        json_number_value(c) <= 0)
+      return tn_errf(err, TN_EINPUT,
+                     "%s: shared_memory.widths[%zu]: expected width and a "
+                     "positive sm_cycles_per_wavefront", path, i);
+    w = (int)json_integer_value(wd);
+    k = w == 4 ? 0 : w == 8 ? 1 : w == 16 ? 2 : -1;
+    if (k < 0)
+      return tn_errf(err, TN_EINPUT,
+                     "%s: shared_memory.widths[%zu].width: expected 4, 8 "
+                     "or 16, not %d", path, i, w);
+    p->smem_cycles_per_wavefront[k] = json_number_value(c);
+    seen |= 1 << k;
+  }
+  if (seen != 7)
+    return tn_errf(err, TN_EINPUT,
+                   "%s: shared_memory.widths: expected widths 4, 8 and 16",
+                   path);
+  return 0;
+}
+
+int tn_profile_read(const char *path, tn_profile *out, tn_err *err)
+{
+  json_error_t je;
+  json_t *doc = json_load_file(path, 0, &je), *meas;
+  const char *schema;
+  int rc = 0;
+
+  memset(out, 0, sizeof(*out));
+  if (doc == NULL)
+    return tn_errf(err, TN_EINPUT, "%s:%d: not a device profile: %s", path,
+                   je.line, je.text);
+  schema = json_string_value(json_object_get(doc, "schema"));
+  if (schema == NULL || strcmp(schema, TN_PROFILE_SCHEMA) != 0) {
+    rc = tn_errf(err, TN_EINPUT, "%s: schema: expected \"%s\" (a profile "
+                 "written by `tuner calibrate`)", path, TN_PROFILE_SCHEMA);
+    goto cleanup;
+  }
+  tn_strlcpy(out->path, path, sizeof(out->path));
+  rc = device_fields(path, json_object_get(doc, "device"), out, err);
+  meas = json_object_get(doc, "measurements");
+  if (rc == 0 && !json_is_object(meas))
+    rc = tn_errf(err, TN_EINPUT, "%s: measurements: expected an object",
+                 path);
+  if (rc == 0)
+    rc = metric(path, meas, "sm_clock", 1, &out->clock_mhz, err);
+  if (rc == 0)
+    rc = metric(path, meas, "launch_overhead", 1, &out->launch_us, err);
+  if (rc == 0)
+    rc = metric(path, meas, "global_copy", 1, &out->copy_gbs, err);
+  if (rc == 0)
+    rc = metric(path, meas, "fp32_fma", 1, &out->fma_tflops, err);
+  if (rc == 0)
+    rc = metric(path, meas, "int_imad", 1, &out->imad_gops, err);
+  if (rc == 0)
+    rc = metric(path, meas, "int_shift_lop3", 1, &out->lop3_gops, err);
+  if (rc == 0)
+    rc = metric(path, meas, "tensor_mma_bf16", 0, &out->mma_tflops, err);
+  if (rc == 0)
+    rc = smem_fields(path, json_object_get(doc, "shared_memory"), out, err);
+cleanup:
+  json_decref(doc);
+  return rc;
+}
+
+/* The date a profile's name ends in ("...-20261201.json"), or the name. */
+static const char *date_of(const char *name)
+{
+  size_t len = strlen(name);
+  return len > 13 ? name + len - 13 : name;
+}
+
+int tn_profile_find(const char *dir, const char *arch, char *out, size_t n)
+{
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  char best[1024] = "", prefix[32];
+  size_t pl;
+
+  if (d == NULL)
+    return 0;
+  snprintf(prefix, sizeof(prefix), "%s-", arch ? arch : "sm_");
+  if (arch == NULL)
+    prefix[3] = '\0'; /* "sm_": any architecture */
+  pl = strlen(prefix);
+  while ((e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    int c;
+    if (strncmp(e->d_name, prefix, pl) != 0 || len < 5 ||
+        len >= sizeof(best) || strcmp(e->d_name + len - 5, ".json") != 0)
+      continue;
+    c = best[0] ? strcmp(date_of(e->d_name), date_of(best)) : 1;
+    if (c > 0 || (c == 0 && strcmp(e->d_name, best) > 0))
+      tn_strlcpy(best, e->d_name, sizeof(best));
+  }
+  closedir(d);
+  if (best[0] == '\0')
+    return 0;
+  snprintf(out, n, "%s/%s", dir, best);
+  return 1;
+}
+
+/* The vendor figures of arch, or of the nearest older one that has
+ * them (NULL if none). */
+static const tn_arch *with_figures(const tn_arch *arch)
+{
+  int i;
+  const tn_arch *best = NULL;
+  for (i = 0; i < tn_arch_count(); i++) {
+    const tn_arch *a = tn_arch_at(i);
+    if (a->product_sms > 0 &&
+        a->major * 10 + a->minor <= arch->major * 10 + arch->minor)
+      best = a;
+  }
+  return best;
+}
+
+static void scale(tn_range *r, const tn_range *from, double ratio)
+{
+  r->mid = from->mid * ratio;
+  r->lo = from->lo * ratio;
+  r->hi = from->hi * ratio;
+}
+
+/* A range of mid with a relative spread of rel either side. */
+static tn_range spread(double mid, double rel)
+{
+  tn_range r;
+  r.mid = mid;
+  r.lo = mid * (1 - rel);
+  r.hi = mid * (1 + rel);
+  return r;
+}
+
+/* An architecture-specific target ("sm_90a") has its compute
+ * capability's figures and profiles: those of the plain entry. */
+static const tn_arch *plain_arch(const tn_arch *arch)
+{
+  const tn_arch *p =
+      arch->features ? tn_arch_from_cc(arch->major, arch->minor) : NULL;
+  return p != NULL ? p : arch;
+}
+
+void tn_profile_derive(const tn_arch *arch, const tn_profile *from,
+                       tn_profile *out)
+{
+  const tn_arch *v, *fa;
+  double clk, sms, lanes, tens, vdram, fclk, fsms, used;
+  size_t n;
+  int k;
+
+  arch = plain_arch(arch);
+  v = with_figures(arch);
+  memset(out, 0, sizeof(*out));
+  out->derived = 1;
+  tn_strlcpy(out->arch, arch->name, sizeof(out->arch));
+  if (v == NULL)
+    v = tn_arch_find("sm_75"); /* the oldest has figures: never NULL */
+  snprintf(out->device, sizeof(out->device), "%s (derived)", v->product);
+  sms = v->product_sms;
+  clk = v->product_boost_mhz;
+  lanes = arch->fp32_lanes_per_sm;
+  tens = arch->tensor_flops_per_sm_clk;
+  vdram = v->product_dram_gbs;
+  out->sm_count = (int)sms;
+  n = (size_t)snprintf(out->derived_from, sizeof(out->derived_from),
+                       "%s's table figures (%s%s%s: %d SMs, %d MHz, %d "
+                       "GB/s; %s)", arch->name, v->product,
+                       v != arch ? ", the nearest older with figures, " : "",
+                       v != arch ? v->name : "", v->product_sms,
+                       v->product_boost_mhz, v->product_dram_gbs, v->source);
+  if (from == NULL) {
+    /* no measurement: the peaks themselves, a wide uncertainty; the
+     * launch an assumption of its order (the H200 measured 4.1 us) */
+    out->clock_mhz = spread(clk, 0.1);
+    out->launch_us = spread(4.0, 0.5);
+    out->copy_gbs = spread(vdram, 0.25);
+    out->fma_tflops = spread(sms * clk * 1e6 * lanes * 2 / 1e12, 0.25);
+    out->imad_gops = spread(sms * clk * 1e6 * lanes / 2 / 1e9, 0.25);
+    out->lop3_gops = spread(sms * clk * 1e6 * lanes / 1e9, 0.25);
+    out->mma_tflops = spread(sms * clk * 1e6 * (tens ? tens : 4 * lanes) /
+                             1e12, 0.4);
+    for (k = 0; k < 3; k++)
+      out->smem_cycles_per_wavefront[k] = 1.0;
+    if (n < sizeof(out->derived_from))
+      snprintf(out->derived_from + n, sizeof(out->derived_from) - n,
+               ", unscaled: no measured profile");
+    return;
+  }
+  fa = tn_arch_find(from->arch);
+  fclk = from->clock_mhz.mid;
+  fsms = from->sm_count;
+  /* per SM and clock, the measured GPU's ratio of measured to peak */
+  scale(&out->clock_mhz, &from->clock_mhz, clk / fclk);
+  out->launch_us = from->launch_us;
+  scale(&out->copy_gbs, &from->copy_gbs,
+        vdram / (from->peak_dram_gbs > 0 ? from->peak_dram_gbs
+                                         : from->copy_gbs.mid));
+  scale(&out->fma_tflops, &from->fma_tflops,
+        (sms * clk * lanes) / (fsms * fclk * fa->fp32_lanes_per_sm));
+  scale(&out->imad_gops, &from->imad_gops,
+        (sms * clk * lanes) / (fsms * fclk * fa->fp32_lanes_per_sm));
+  scale(&out->lop3_gops, &from->lop3_gops,
+        (sms * clk * lanes) / (fsms * fclk * fa->fp32_lanes_per_sm));
+  used = tens > 0 && fa->tensor_flops_per_sm_clk > 0
+             ? tens / fa->tensor_flops_per_sm_clk
+             : 1.0;
+  scale(&out->mma_tflops, &from->mma_tflops, (sms * clk) / (fsms * fclk) *
+                                                 used);
+  for (k = 0; k < 3; k++)
+    out->smem_cycles_per_wavefront[k] = from->smem_cycles_per_wavefront[k];
+  if (n < sizeof(out->derived_from))
+    snprintf(out->derived_from + n, sizeof(out->derived_from) - n,
+             ", scaled by %.600s measured on %s (%s): bandwidth by its "
+             "share of the peak, fp32, integer%s throughput per SM and "
+             "clock, the launch and shared memory's cycles per wavefront as measured",
+             from->path, from->device, from->arch,
+             tens > 0 ? " and tensor" : ", tensor (per SM and clock as "
+                                        "measured: not in the table)");
+}
+
+int tn_profile_for(const char *path, const char *dir, const tn_arch *arch,
+                   tn_profile *out, tn_err *err)
+{
+  char found[4200];
+  tn_profile from;
+  int rc;
+
+  if (path != NULL)
+    return tn_profile_read(path, out, err);
+  arch = plain_arch(arch);
+  if (tn_profile_find(dir, arch->name, found, sizeof(found)))
+    return tn_profile_read(found, out, err);
+  if (tn_profile_find(dir, NULL, found, sizeof(found))) {
+    rc = tn_profile_read(found, &from, err);
+    if (rc != 0)
+      return rc;
+    tn_profile_derive(arch, &from, out);
+    return 0;
+  }
+  tn_profile_derive(arch, NULL, out);
+  return 0;
+}

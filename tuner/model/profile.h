@@ -1,0 +1,65 @@
+/* profile.h -- the device profile a time model reads: the figures of a
+ * `tuner calibrate` JSON (results/devices/), or a profile derived for an
+ * architecture nobody measured, from the architecture table's vendor
+ * figures scaled by what was measured on another GPU. */
+#ifndef TN_PROFILE_H
+#define TN_PROFILE_H
+
+#include "base/arch.h"
+#include "base/util.h"
+
+#define TN_PROFILE_SCHEMA "tuner-device-profile/1"
+#define TN_PROFILE_DIR "results/devices"
+
+/* One measured rate or time: its median and the quartiles around it. */
+typedef struct {
+  double mid, lo, hi;
+} tn_range;
+
+typedef struct {
+  char path[4096];        /* the file read; "" when derived */
+  char arch[16];          /* "sm_90" */
+  char device[128];       /* "NVIDIA H200", or the reference product */
+  int derived;            /* 1: built by tn_profile_derive */
+  char derived_from[2048]; /* what, in a sentence */
+  int sm_count;
+  tn_range clock_mhz;     /* SM clock under load */
+  tn_range launch_us;     /* one launch, back to back */
+  tn_range copy_gbs;      /* global memory, read + written */
+  tn_range fma_tflops;    /* fp32 FMA */
+  tn_range imad_gops;     /* integer multiply-add (address arithmetic) */
+  tn_range lop3_gops;     /* shifts and logic (swizzle arithmetic) */
+  tn_range mma_tflops;    /* mma.sync bf16; mid 0: none */
+  /* SM cycles one shared-memory wavefront takes with many warps, for
+   * accesses of 4, 8 and 16 bytes */
+  double smem_cycles_per_wavefront[3];
+  /* theoretical peaks of the measured GPU from its own attributes, to
+   * scale a derived profile by (0 when unknown) */
+  double peak_dram_gbs;
+} tn_profile;
+
+/* Reads a calibrate profile.  Returns 0, or TN_EINPUT with the file and
+ * the key that is missing or wrong in err (a profile is the user's
+ * input: exit 2 before any work). */
+int tn_profile_read(const char *path, tn_profile *out, tn_err *err);
+
+/* The newest profile for arch in dir (files <arch>-*.json, the greatest
+ * name: their names end in the date), or with arch NULL the newest of
+ * any architecture.  Returns 1 with its path in out, 0 if none. */
+int tn_profile_find(const char *dir, const char *arch, char *out, size_t n);
+
+/* A profile for arch from the architecture table's vendor figures, each
+ * scaled by the ratio of measured to theoretical on the measured profile
+ * from (NULL: none; the vendor figures stand unscaled, at a wider
+ * uncertainty).  Always succeeds; out->derived_from says how. */
+void tn_profile_derive(const tn_arch *arch, const tn_profile *from,
+                       tn_profile *out);
+
+/* The profile a run on arch uses: path if given (read, errors as
+ * tn_profile_read), else the newest measured one for arch in dir, else
+ * one derived from the newest measured one of any architecture there,
+ * else derived from the vendor figures alone.  Returns 0 or TN_EINPUT. */
+int tn_profile_for(const char *path, const char *dir, const tn_arch *arch,
+                   tn_profile *out, tn_err *err);
+
+#endif

@@ -1,0 +1,94 @@
+/* time.h -- a candidate's predicted time on one problem, from its launch,
+ * its shared-memory wavefronts (model.h), what its family knows of its
+ * work (global bytes, flops, the instructions a layout adds) and a device
+ * profile (profile.h).
+ *
+ * A roofline with overlap: each resource's time at the profile's
+ * measured rate (shared-memory wavefronts, DRAM bytes, fp32 FMA and the
+ * issue of every instruction, tensor-core flops), the longest of them
+ * plus a share of the others that grows as fewer warps are resident to
+ * hide one behind another, stretched by the last wave's idle SMs, plus
+ * the launch.  Occupancy is the CUDA toolkit's (cuda_occupancy.h). */
+#ifndef TN_TIME_H
+#define TN_TIME_H
+
+#include "model/model.h"
+#include "model/profile.h"
+
+/* What a family knows of one launch beyond its shared-memory plan: the
+ * work and the instructions that are not shared-memory accesses (those
+ * the plan counts), in lane operations or warp instructions as named. */
+typedef struct {
+  double dram_bytes;   /* global bytes that reach DRAM, read + written */
+  double fp32_flops;   /* fp32 FMA flops, 2 a lane an FMA */
+  double tensor_flops; /* tensor-core flops */
+  double imad_ops;     /* lane ops of address arithmetic (IMAD, IADD) */
+  double lop_ops;      /* lane ops of shifts and logic: swizzles (LOP3) */
+  double other_insts;  /* other warp instructions: global loads and
+                          stores, barriers, conversions, branches */
+  int regs;            /* registers a thread, estimated before compile */
+  /* global loads: bytes a thread has in flight at once (issued before
+   * the first is used), and the bytes loaded in all; with the resident
+   * threads they bound the bandwidth by Little's law */
+  double bytes_in_flight, load_bytes;
+} tn_time_work;
+
+typedef enum {
+  TN_BOUND_SMEM,
+  TN_BOUND_DRAM,
+  TN_BOUND_FMA,
+  TN_BOUND_TENSOR,
+  TN_BOUND_ISSUE,
+  TN_BOUND_LAUNCH,
+  TN_N_BOUNDS
+} tn_bound;
+
+/* One launch of a candidate on one problem. */
+typedef struct {
+  long long blocks;
+  int threads, smem_static, smem_dynamic;
+  int regs;            /* compiled, or 0: work.regs (the estimate) */
+  const tn_model_cost *smem;
+  tn_time_work work;
+} tn_time_input;
+
+typedef struct {
+  double ms, lo_ms, hi_ms;
+  tn_bound bound;
+  double term_ms[TN_N_BOUNDS]; /* each resource's time alone */
+  int blocks_per_sm;           /* cuda_occupancy.h's */
+  double waves;                /* blocks over the resident slots */
+} tn_time_pred;
+
+/* The model's own relative error on one prediction, either side, beyond
+ * the profile's spreads: what the replay of the committed H200 runs
+ * showed between siblings (tuner/model/README.md). */
+#define TN_TIME_MODEL_ERR 0.12
+
+/* The time a thread's loads stay in flight, in ns, for Little's law: an
+ * effective figure (the DRAM latency under load, and a block's barrier
+ * between its loads and its stores), not in the profile (calibrate does
+ * not measure it); fitted on the committed H200 transpose --no-prune run
+ * (rank correlation 0.29 without the term, 0.76 at 1500 ns, 0.89 at
+ * 3000, 0.88 at 4000: tuner/model/README.md). */
+#define TN_TIME_DRAM_LATENCY_NS 3000.0
+
+/* Resident blocks per SM by cudaOccMaxActiveBlocksPerMultiprocessor for
+ * arch (the device limits from the architecture table, the SM count from
+ * sms); 0 if none fits. */
+int tn_time_occupancy(const tn_arch *arch, int sms, int threads, int regs,
+                      int smem_static, int smem_dynamic);
+
+/* Predicts in into out for arch and profile p.  Always fills out; a
+ * launch that cannot be resident is predicted as one block an SM. */
+void tn_time_predict(const tn_time_input *in, const tn_arch *arch,
+                     const tn_profile *p, tn_time_pred *out);
+
+/* Sums per-problem predictions as the results sum medians: ms, lo and hi
+ * add, the bound is the one of the longest problem. */
+void tn_time_sum(const tn_time_pred *per, int n, tn_time_pred *total);
+
+/* "smem", "dram", "fma", "tensor", "issue", "launch". */
+const char *tn_bound_name(tn_bound b);
+
+#endif
