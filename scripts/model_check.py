@@ -206,6 +206,9 @@ def pruning(np_, pr, lp):
         key = tuple((k, json.dumps(v)) for k, v in c["params"].items()
                     if k not in lp)
         groups.setdefault(key, []).append(c)
+    win = (pr.get("best") or {})
+    wt = pr_text(pr, win)
+    wc = meas.get(wt) if wt else None
     rows = []
     unmeasured = 0
     for key, g in groups.items():
@@ -230,13 +233,19 @@ def pruning(np_, pr, lp):
         row.update(best_pruned=layout_text(bp, lp),
                    best_pruned_ms=bp["median_ms"],
                    reason=pruned_reason(pruned, bp))
-        if not kt:
+        if not kt and not timed(wc):
             row.update(lost=True, why="no kept layout timed")
             rows.append(row)
             continue
-        bk = min(kt, key=lambda c: c["median_ms"])
+        # a whole group pruned (the time model prunes across groups too)
+        # has lost its best only if that beats what the pruned run chose
+        bk = min(kt, key=lambda c: c["median_ms"]) if kt else wc
+        if not kt:
+            row.update(why="the whole group pruned: its best against the "
+                       "pruned run's winner")
         n = max(sel_noise, rel_iqr(bp), rel_iqr(bk))
-        row.update(best_kept=layout_text(bk, lp), best_kept_ms=bk["median_ms"],
+        row.update(best_kept=layout_text(bk, lp) if kt else
+                   "the pruned run's winner", best_kept_ms=bk["median_ms"],
                    faster_pct=100.0 * (bk["median_ms"] / bp["median_ms"] - 1),
                    noise=n, lost=bp["median_ms"] * (1 + n) < bk["median_ms"])
         rows.append(row)
@@ -264,9 +273,6 @@ def pruning(np_, pr, lp):
     }
     fastest = min((c["median_ms"] for c in np_["candidates"] if timed(c)),
                   default=None)
-    win = (pr.get("best") or {})
-    wt = pr_text(pr, win)
-    wc = meas.get(wt) if wt else None
     fig["pruned_winner"] = wt
     fig["pruned_winner_gap_pct"] = (
         100.0 * (wc["median_ms"] / fastest - 1)
