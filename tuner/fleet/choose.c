@@ -10,7 +10,6 @@
 #include <string.h>
 
 /* The architectures entries are kept for, oldest first (tn_arch_at). */
-/* The architectures entries are kept for, oldest first (tn_arch_at). */
 int tn_fleet_n_archs(void)
 {
   return tn_arch_count() < MG_MAX_ARCHS ? tn_arch_count() : MG_MAX_ARCHS;
@@ -325,6 +324,43 @@ const mg_entry *tn_fleet_resolve(const mg_ctx *cx, int arch_index)
     if (cx->arch_entry[i])
       return cx->arch_entry[i];
   return NULL;
+}
+
+int tn_fleet_choose_arch(const mg_runs *rs, const tn_arch *a, mg_entry **out,
+                         tn_err *err)
+{
+  mg_set set, *s = &set;
+  mg_entry *e;
+  int rc, predicted = 0;
+
+  *out = NULL;
+  s->n = 0;
+  s->r = calloc((size_t)rs->n + 1, sizeof(*s->r));
+  s->w = calloc((size_t)rs->n + 1, sizeof(*s->w));
+  e = calloc(1, sizeof(*e));
+  if (s->r == NULL || s->w == NULL || e == NULL) {
+    free(s->r);
+    free(s->w);
+    free(e);
+    return tn_errf(err, TN_ETOOL, "out of memory");
+  }
+  latest_night(rs, a, NULL, 0, s);
+  if (s->n == 0) {
+    latest_night(rs, a, NULL, 1, s);
+    predicted = 1;
+  }
+  if (s->n == 0) {
+    free(e);
+    rc = 0;
+  } else {
+    e->arch = a;
+    e->predicted = predicted;
+    rc = choose(s, e, err);
+    *out = e;
+  }
+  free(s->r);
+  free(s->w);
+  return rc;
 }
 
 int tn_fleet_choose_all(mg_ctx *cx, tn_err *err)

@@ -6,6 +6,7 @@
  *   find.c     results files and folders found; the list of runs
  *   read.c     one results file read and checked (FILE: JSON path: what)
  *   choose.c   the rules: an entry per architecture and device, a default
+ *   features.c --features: another job's entries for sm_90a and the like
  *   history.c  the nights kept, and regressions against the last one
  *   merge.c    the command: options, loading, writing, the table */
 #ifndef TN_FLEET_H
@@ -116,7 +117,20 @@ typedef struct {
   const char *history;
   int fail_on_regression;
   int quiet;
+  int n_features;        /* --features FILE_OR_DIR, repeated */
+  const char **features;
 } mg_opts;
+
+/* The features job (--features): another job's results for architecture-
+ * specific targets ("sm_90a": the wgmma family), whose entries the
+ * dispatch header selects where the code is compiled for that target. */
+typedef struct {
+  mg_runs runs;
+  const tn_family *family;
+  char name[64];                  /* its job's name */
+  int n;                          /* entries, by tn_arch_at index of the */
+  mg_entry *entry[MG_MAX_ARCHS];  /* plain architecture of the same cc */
+} mg_features;
 
 typedef struct {
   mg_opts opts;
@@ -133,6 +147,7 @@ typedef struct {
   char default_why[512];
   int n_inputs;
   int regressions;
+  mg_features fx;
 } mg_ctx;
 
 typedef struct {
@@ -180,10 +195,27 @@ int tn_fleet_n_archs(void);
 /* An entry for every architecture and device measured or predicted (the
  * rules of merge.h).  0, TN_EINPUT (nothing to merge) or TN_ETOOL. */
 int tn_fleet_choose_all(mg_ctx *cx, tn_err *err);
+/* The entry of architecture a (as the runs' device.arch names it) by
+ * those rules over rs, or *out NULL where no run of a has a winner.  0 or
+ * TN_ETOOL. */
+int tn_fleet_choose_arch(const mg_runs *rs, const tn_arch *a, mg_entry **out,
+                         tn_err *err);
 /* The portable default into cx->deflt (after tn_fleet_choose_all). */
 void tn_fleet_choose_default(mg_ctx *cx, const mg_run *any);
 /* The newest architecture entry not newer than arch_index, or NULL. */
 const mg_entry *tn_fleet_resolve(const mg_ctx *cx, int arch_index);
+
+/* ---- features.c ---- */
+
+/* Reads the --features results (after the main job's runs) and checks
+ * them: every run of a family compiled for an architecture-specific
+ * target (sm_90a), one family, name and set of problems, those of the
+ * main job (sizes and problem options by name); no main run of such a
+ * family.  Then chooses each target's entry by the
+ * merge's rules.  0, TN_EINPUT naming the file, or TN_ETOOL. */
+int tn_fleet_features_load(mg_ctx *cx, tn_err *err);
+/* Frees cx->fx. */
+void tn_fleet_features_free(mg_ctx *cx);
 
 /* ---- history.c ---- */
 

@@ -45,6 +45,15 @@ static void usage(FILE *out)
 "      --fail-on-regression  exit 4 when a configuration got slower than\n"
 "                            on the same GPU the previous night beyond\n"
 "                            noise (the headers are written all the same)\n"
+"      --features RESULTS    another job's results (files or folders; may\n"
+"                            be repeated) for architecture-specific\n"
+"                            targets only (sm_90a: the wgmma family), of\n"
+"                            the same problems: each target's winner, by\n"
+"                            the same rules, is selected where the code is\n"
+"                            compiled for it (__CUDA_ARCH_FEAT_SM90_ALL),\n"
+"                            the main job's chain everywhere else; its\n"
+"                            DIR/<arch>/<its name>.h is written too (not\n"
+"                            kept in the history)\n"
 "  -q, --quiet               no table of entries on stdout\n"
 "  -h, --help                this text\n"
 "  -V, --version             the tuner's version\n"
@@ -213,6 +222,15 @@ static void print_table(const mg_ctx *cx, FILE *o)
     fprintf(o, "device  %s (%s) %s\n        %s\n", e->device_name,
             e->arch->name, e->date, e->text);
   }
+  for (i = 0; i < tn_fleet_n_archs(); i++) {
+    const mg_entry *e = cx->fx.entry[i];
+    if (e)
+      fprintf(o, "%-7s %-9s %-20s %s (--features, %s)\n        %s\n"
+                 "        %s\n",
+              e->arch->name, e->predicted ? "predicted" : "measured",
+              e->date, e->predicted ? "" : e->devices, cx->fx.family->name,
+              e->text, e->why);
+  }
   fprintf(o, "default %s\n        %s\n", cx->deflt.text, cx->deflt.why);
   fprintf(o, "%d results (%d given, %d from the history): %d architectures "
              "measured, %d predicted, %d devices\n",
@@ -220,16 +238,17 @@ static void print_table(const mg_ctx *cx, FILE *o)
           predicted, cx->n_dev);
 }
 
-/* e as the emitter's entry (borrowing e's text), its rows by size into
- * sizes (room for TN_MAX_SIZES). */
-static void header_entry(const mg_ctx *cx, const mg_entry *e,
-                         tn_header_entry *h, tn_header_size *sizes)
+/* e, an entry of the job whose runs are rs (named name), as the
+ * emitter's entry (borrowing e's text), its rows by size into sizes (room
+ * for TN_MAX_SIZES). */
+static void job_entry(const mg_runs *rs, const char *name, const mg_entry *e,
+                      tn_header_entry *h, tn_header_size *sizes)
 {
-  const mg_run *any = cx->runs.r[0];
+  const mg_run *any = rs->r[0];
   int k;
   memset(h, 0, sizeof(*h));
-  h->family = cx->family;
-  h->name = cx->name;
+  h->family = any->family;
+  h->name = name;
   h->arch = e->arch ? e->arch->name : NULL;
   h->device_name = e->device_name[0] ? e->device_name : NULL;
   h->predicted = e->predicted;
@@ -239,7 +258,7 @@ static void header_entry(const mg_ctx *cx, const mg_entry *e,
   h->origin = e->origin[0] ? e->origin : NULL;
   h->params_text = e->text;
   h->params = &e->params;
-  h->problem = &cx->runs.r[0]->problem;
+  h->problem = &any->problem;
   for (k = 0; k < e->n_sizes && k < any->n_problems; k++) {
     sizes[k].problem = &any->problem_list[k];
     sizes[k].params = &e->size[k].params;
@@ -250,11 +269,22 @@ static void header_entry(const mg_ctx *cx, const mg_entry *e,
   h->sizes = sizes;
 }
 
+/* An entry of the main job. */
+static void header_entry(const mg_ctx *cx, const mg_entry *e,
+                         tn_header_entry *h, tn_header_size *sizes)
+{
+  job_entry(&cx->runs, cx->name, e, h, sizes);
+}
+
 static int write_dispatch(mg_ctx *cx, tn_err *err)
 {
   tn_header_entry *all, deflt;
   tn_header_size *rows;
   const tn_header_entry *archs[MG_MAX_ARCHS], *devs[MG_MAX_DEVICES];
+  const tn_header_entry *fxa[MG_MAX_ARCHS];
+  tn_header_entry *fxe;
+  tn_header_size *fxrows;
+  tn_dispatch_features fx;
   tn_dispatch d;
   char path[4400], *text = NULL;
   int i, rc;
@@ -262,9 +292,13 @@ static int write_dispatch(mg_ctx *cx, tn_err *err)
   all = calloc((size_t)(MG_MAX_ARCHS + cx->n_dev + 1), sizeof(*all));
   rows = calloc((size_t)(MG_MAX_ARCHS + cx->n_dev + 1) * TN_MAX_SIZES,
                 sizeof(*rows));
-  if (all == NULL || rows == NULL) {
+  fxe = calloc(MG_MAX_ARCHS, sizeof(*fxe));
+  fxrows = calloc((size_t)MG_MAX_ARCHS * TN_MAX_SIZES, sizeof(*fxrows));
+  if (all == NULL || rows == NULL || fxe == NULL || fxrows == NULL) {
     free(all);
     free(rows);
+    free(fxe);
+    free(fxrows);
     return tn_errf(err, TN_ETOOL, "out of memory");
   }
   memset(&d, 0, sizeof(d));
@@ -291,9 +325,29 @@ static int write_dispatch(mg_ctx *cx, tn_err *err)
   d.n_devices = cx->n_dev;
   d.devices = devs;
   d.deflt = &deflt;
+  if (cx->fx.n > 0) {
+    /* the features job's entries, in the order of their compute
+     * capabilities; the emitter puts them before the chain */
+    memset(&fx, 0, sizeof(fx));
+    fx.family = cx->fx.family;
+    fx.problem = &cx->fx.runs.r[0]->problem;
+    for (i = 0; i < tn_fleet_n_archs(); i++) {
+      if (cx->fx.entry[i] == NULL)
+        continue;
+      job_entry(&cx->fx.runs, cx->fx.name, cx->fx.entry[i],
+                &fxe[fx.n_archs], fxrows + fx.n_archs * TN_MAX_SIZES);
+      fxa[fx.n_archs] = &fxe[fx.n_archs];
+      fx.n_archs++;
+    }
+    fx.archs = fxa;
+    d.features = &fx;
+    d.n_results += cx->fx.runs.n;
+  }
   rc = tn_emit_dispatch_text(&d, &text, err);
   free(all);
   free(rows);
+  free(fxe);
+  free(fxrows);
   if (rc != 0)
     return rc;
   rc = tn_fleet_pathf(path, sizeof(path), err, "%s/%s_dispatch.h",
@@ -335,6 +389,23 @@ static int write_all(mg_ctx *cx, tn_err *err)
     if (!cx->opts.quiet)
       fprintf(stderr, "tuner merge: %s\n", path);
   }
+  /* the features job's headers, as its own merge would write them */
+  for (i = 0; i < tn_fleet_n_archs(); i++) {
+    const mg_entry *e = cx->fx.entry[i];
+    tn_header_entry h;
+    tn_header_size sizes[TN_MAX_SIZES];
+    if (e == NULL)
+      continue;
+    job_entry(&cx->fx.runs, cx->fx.name, e, &h, sizes);
+    rc = tn_fleet_pathf(path, sizeof(path), err, "%s/%s/%s.h",
+                        cx->opts.output, e->arch->name, cx->fx.name);
+    if (rc == 0)
+      rc = tn_emit_arch_header(&h, path, err);
+    if (rc)
+      return rc;
+    if (!cx->opts.quiet)
+      fprintf(stderr, "tuner merge: %s\n", path);
+  }
   return write_dispatch(cx, err);
 }
 
@@ -345,6 +416,7 @@ int tn_merge_main(int argc, char **argv)
       {"name", required_argument, NULL, 'N'},
       {"history", required_argument, NULL, 'H'},
       {"fail-on-regression", no_argument, NULL, 'F'},
+      {"features", required_argument, NULL, 'X'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
@@ -358,6 +430,12 @@ int tn_merge_main(int argc, char **argv)
     return TN_EXIT_TOOL;
   }
   cx->opts.output = "results";
+  cx->opts.features = calloc((size_t)argc + 1, sizeof(char *));
+  if (cx->opts.features == NULL) {
+    fprintf(stderr, "tuner merge: out of memory\n");
+    free(cx);
+    return TN_EXIT_TOOL;
+  }
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:qhV", longopts, NULL)) != -1) {
     switch (c) {
@@ -373,19 +451,25 @@ int tn_merge_main(int argc, char **argv)
     case 'F':
       cx->opts.fail_on_regression = 1;
       break;
+    case 'X':
+      cx->opts.features[cx->opts.n_features++] = optarg;
+      break;
     case 'q':
       cx->opts.quiet = 1;
       break;
     case 'h':
       usage(stdout);
+      free(cx->opts.features);
       free(cx);
       return TN_EXIT_OK;
     case 'V':
       printf("tuner %s\n", TN_VERSION);
+      free(cx->opts.features);
       free(cx);
       return TN_EXIT_OK;
     default:
       fprintf(stderr, "Try 'tuner merge --help'.\n");
+      free(cx->opts.features);
       free(cx);
       return TN_EXIT_INPUT;
     }
@@ -393,12 +477,14 @@ int tn_merge_main(int argc, char **argv)
   if (optind >= argc) {
     fprintf(stderr, "tuner merge: no results files; try 'tuner merge "
                     "--help'\n");
+    free(cx->opts.features);
     free(cx);
     return TN_EXIT_INPUT;
   }
   if (strlen(cx->opts.output) > 3000 ||
       (cx->opts.history && strlen(cx->opts.history) > 3000)) {
     fprintf(stderr, "tuner merge: --output/--history: path too long\n");
+    free(cx->opts.features);
     free(cx);
     return TN_EXIT_INPUT;
   }
@@ -409,10 +495,13 @@ int tn_merge_main(int argc, char **argv)
     rc = tn_precheck_dir("tuner merge: --history", cx->opts.history, &err);
   if (rc) {
     fprintf(stderr, "%s\n", err.msg);
+    free(cx->opts.features);
     free(cx);
     return tn_exit_status(rc);
   }
   rc = load_all(cx, argc - optind, argv + optind, &err);
+  if (rc == 0)
+    rc = tn_fleet_features_load(cx, &err);
   if (rc == 0) {
     cx->family = cx->runs.r[0]->family;
     tn_strlcpy(cx->name, cx->opts.name ? cx->opts.name : cx->runs.r[0]->name,
@@ -465,6 +554,8 @@ int tn_merge_main(int argc, char **argv)
     free(cx->arch_entry[i]);
   for (i = 0; i < cx->n_dev; i++)
     free(cx->dev_entry[i]);
+  tn_fleet_features_free(cx);
+  free(cx->opts.features);
   free(cx);
   return status;
 }

@@ -3,7 +3,7 @@
  * every night and a report of regressions.
  *
  *   tuner merge [--output DIR] [--name NAME] [--history DIR]
- *               [--fail-on-regression] RESULTS...
+ *               [--fail-on-regression] [--features RESULTS]... RESULTS...
  *
  * RESULTS are results JSON files ("tuner-results/1", measured or
  * predicted) or folders searched for them.  The rules, in short (the
