@@ -95,8 +95,8 @@ for p in d["problems"]:
 json.dump(d, open(sys.argv[2], "w"))' "$WG" "$T/other.json" || exit 1
 expect2 "another problem" "problems (sizes and options)" \
   --features "$T/other.json" "$TC"
-gunzip -c "${WGZ/bf16-sm_90a-20261201T185454Z/bf16-8192-sm_90a-20261201T185459Z}" \
-  > "$T/wg8192.json" || exit 1
+W8=$SRC/results/logs/run17/gemm-wg-bf16-8192-sm_90a-20261201T185459Z.json.gz
+gunzip -c "$W8" > "$T/wg8192.json" || exit 1
 expect2 "another size" "problems (sizes and options)" \
   --features "$T/wg8192.json" "$TC"
 expect2 "no files" "no results" --features "$T/out" "$TC"
