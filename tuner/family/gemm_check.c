@@ -480,3 +480,23 @@ cleanup:
   free(st);
   return rc;
 }
+
+int tn_gemm_buffers(const tn_problem *prob, tn_elem_type in,
+                    tn_elem_type out_type, double beta, tn_buffer_desc *out)
+{
+  size_t m = (size_t)prob->size.dims[0], n = (size_t)prob->size.dims[1];
+  size_t k = (size_t)prob->size.dims[2];
+  out[0].name = "A";
+  out[0].bytes = m * k * (size_t)tn_elem_bytes(in);
+  out[0].role = TN_BUF_IN;
+  out[0].elem = in;
+  out[1].name = "B";
+  out[1].bytes = k * n * (size_t)tn_elem_bytes(in);
+  out[1].role = TN_BUF_IN;
+  out[1].elem = in;
+  out[2].name = "C";
+  out[2].bytes = m * n * (size_t)tn_elem_bytes(out_type);
+  out[2].role = beta == 0.0 ? TN_BUF_OUT : TN_BUF_INOUT;
+  out[2].elem = out_type;
+  return 3;
+}

@@ -30,6 +30,13 @@ typedef struct {
  * could not run. */
 int tn_gemm_check(tn_verify_env *env, const tn_gemm_check_spec *c,
                   char *why, size_t n);
+/* The buffers of a GEMM of m x k A, k x n B and m x n C (A, B and C at
+ * indices 0, 1, 2 of out, as the 16-bit families number them), A and B
+ * of type in, C of type out; C is read (TN_BUF_INOUT) only when beta is
+ * not 0: with beta 0 it is poisoned with NaN, and a read shows.  Returns
+ * the count, 3 (tn_family.buffers). */
+int tn_gemm_buffers(const tn_problem *prob, tn_elem_type in,
+                    tn_elem_type out_type, double beta, tn_buffer_desc *out);
 /* The reference kernels (tn_family.reference_source of both families). */
 extern const char tn_gemm_reference_source[];
 

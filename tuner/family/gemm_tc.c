@@ -345,24 +345,8 @@ static tn_elem_type out_type(const tn_problem *prob)
 
 static int buffers(const tn_problem *prob, tn_buffer_desc *out)
 {
-  size_t m = (size_t)prob->size.dims[0], n = (size_t)prob->size.dims[1];
-  size_t k = (size_t)prob->size.dims[2];
-  tn_elem_type ti = in_type(prob), to = out_type(prob);
-  out[TC_BUF_A].name = "A";
-  out[TC_BUF_A].bytes = m * k * (size_t)tn_elem_bytes(ti);
-  out[TC_BUF_A].role = TN_BUF_IN;
-  out[TC_BUF_A].elem = ti;
-  out[TC_BUF_B].name = "B";
-  out[TC_BUF_B].bytes = k * n * (size_t)tn_elem_bytes(ti);
-  out[TC_BUF_B].role = TN_BUF_IN;
-  out[TC_BUF_B].elem = ti;
-  out[TC_BUF_C].name = "C";
-  out[TC_BUF_C].bytes = m * n * (size_t)tn_elem_bytes(to);
-  /* beta == 0 must not read C: poisoned with NaN, a read shows */
-  out[TC_BUF_C].role =
-      prob->opt[TC_OPT_BETA] == 0.0 ? TN_BUF_OUT : TN_BUF_INOUT;
-  out[TC_BUF_C].elem = to;
-  return 3;
+  return tn_gemm_buffers(prob, in_type(prob), out_type(prob),
+                         prob->opt[TC_OPT_BETA], out);
 }
 
 static void args(const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
