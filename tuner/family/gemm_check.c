@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "family/gemm_ref.h"
+#include "gpu/cublas.h"
 
 /* The reference kernels.  tn_gemm_ref: fp64 sums of a * b and |a| * |b|
  * in k order (exact products, so the host can reproduce them), ref and
@@ -499,4 +500,45 @@ int tn_gemm_buffers(const tn_problem *prob, tn_elem_type in,
   out[2].role = beta == 0.0 ? TN_BUF_OUT : TN_BUF_INOUT;
   out[2].elem = out_type;
   return 3;
+}
+
+int tn_gemm_tc_verify(tn_verify_env *env, const tn_gemm_tc_problem *g,
+                      char *why, size_t n)
+{
+  tn_gemm_check_spec c;
+  memset(&c, 0, sizeof(c));
+  c.in = g->in;
+  c.out = g->out;
+  c.buf_a = 0;
+  c.buf_b = 1;
+  c.buf_c = 2;
+  c.trans_a = g->trans_a;
+  c.trans_b = g->trans_b;
+  c.alpha = g->alpha;
+  c.beta = g->beta;
+  c.u_acc = ldexp(1.0, -23);
+  c.u_out = c.out == TN_ELEM_F32    ? 0.0
+            : c.out == TN_ELEM_BF16 ? ldexp(1.0, -8)
+                                    : ldexp(1.0, -11);
+  c.bound_text = c.out == TN_ELEM_F32 ? "(K + 2) * 2^-23 * absref"
+                 : c.out == TN_ELEM_BF16
+                     ? "((K + 2) * 2^-23 + 2^-8) * absref"
+                     : "((K + 2) * 2^-23 + 2^-11) * absref";
+  return tn_gemm_check(env, &c, why, n);
+}
+
+int tn_gemm_tc_baseline(const char *family, const char *name,
+                        tn_baseline_env *env, const tn_gemm_tc_problem *g,
+                        char *why, size_t n)
+{
+  const tn_problem *prob = env->problem;
+  if (strcmp(name, "cublas") != 0) {
+    snprintf(why, n, "%s has no baseline '%s'", family, name);
+    return -1;
+  }
+  return tn_cublas_gemm_ex(env->stream, g->in, g->out, g->trans_a,
+                           g->trans_b, (int)prob->size.dims[0],
+                           (int)prob->size.dims[1], (int)prob->size.dims[2],
+                           (float)g->alpha, env->dev[0], env->dev[1],
+                           (float)g->beta, env->dev[2], why, n);
 }

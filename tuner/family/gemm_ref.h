@@ -37,6 +37,25 @@ int tn_gemm_check(tn_verify_env *env, const tn_gemm_check_spec *c,
  * the count, 3 (tn_family.buffers). */
 int tn_gemm_buffers(const tn_problem *prob, tn_elem_type in,
                     tn_elem_type out_type, double beta, tn_buffer_desc *out);
+/* A GEMM on the tensor cores (gemm_tc, gemm_wg), as its family reads it
+ * from its problem options; its buffers as tn_gemm_buffers lays them. */
+typedef struct {
+  tn_elem_type in, out; /* A and B; C */
+  int trans_a, trans_b;
+  double alpha, beta;
+} tn_gemm_tc_problem;
+
+/* tn_family.verify of such a GEMM: tn_gemm_check with the tensor cores'
+ * bound (u_acc 2^-23: their fp32 adds truncate) and one rounding to a
+ * 16-bit C. */
+int tn_gemm_tc_verify(tn_verify_env *env, const tn_gemm_tc_problem *g,
+                      char *why, size_t n);
+/* tn_family.baseline of such a GEMM: "cublas", cublasGemmEx with the same
+ * types and fp32 compute; family names it in the message for another
+ * name. */
+int tn_gemm_tc_baseline(const char *family, const char *name,
+                        tn_baseline_env *env, const tn_gemm_tc_problem *g,
+                        char *why, size_t n);
 /* The reference kernels (tn_family.reference_source of both families). */
 extern const char tn_gemm_reference_source[];
 

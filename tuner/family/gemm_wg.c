@@ -18,11 +18,9 @@
  * 2^-23 per step: the tensor cores' fp32 adds truncate), through the GEMM
  * families' fp64 reference (gemm_check.c); the baseline is cublasGemmEx
  * with the same types (tuner/gpu/cublas.c). */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu/cublas.h"
 #include "family/gemm_ref.h"
 #include "family/gemm_wg_shape.h"
 
@@ -322,29 +320,23 @@ static void args(const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
   tn_args_add(a, &beta, sizeof(beta));
 }
 
+/* The problem as the shared check and baseline read it (gemm_ref.h). */
+static tn_gemm_tc_problem view(const tn_problem *prob)
+{
+  tn_gemm_tc_problem g;
+  g.in = in_type(prob);
+  g.out = out_type(prob);
+  g.trans_a = WG_TRANS_A(prob);
+  g.trans_b = WG_TRANS_B(prob);
+  g.alpha = prob->opt[WG_OPT_ALPHA];
+  g.beta = prob->opt[WG_OPT_BETA];
+  return g;
+}
+
 static int verify(tn_verify_env *env, char *why, size_t n)
 {
-  const tn_problem *prob = env->problem;
-  tn_gemm_check_spec c;
-  memset(&c, 0, sizeof(c));
-  c.in = in_type(prob);
-  c.out = out_type(prob);
-  c.buf_a = WG_BUF_A;
-  c.buf_b = WG_BUF_B;
-  c.buf_c = WG_BUF_C;
-  c.trans_a = WG_TRANS_A(prob);
-  c.trans_b = WG_TRANS_B(prob);
-  c.alpha = prob->opt[WG_OPT_ALPHA];
-  c.beta = prob->opt[WG_OPT_BETA];
-  c.u_acc = ldexp(1.0, -23);
-  c.u_out = c.out == TN_ELEM_F32    ? 0.0
-            : c.out == TN_ELEM_BF16 ? ldexp(1.0, -8)
-                                    : ldexp(1.0, -11);
-  c.bound_text = c.out == TN_ELEM_F32 ? "(K + 2) * 2^-23 * absref"
-                 : c.out == TN_ELEM_BF16
-                     ? "((K + 2) * 2^-23 + 2^-8) * absref"
-                     : "((K + 2) * 2^-23 + 2^-11) * absref";
-  return tn_gemm_check(env, &c, why, n);
+  tn_gemm_tc_problem g = view(env->problem);
+  return tn_gemm_tc_verify(env, &g, why, n);
 }
 
 static double work(const tn_problem *prob)
@@ -358,19 +350,8 @@ static const char *const baselines[] = {"cublas"};
 static int baseline(const char *name, tn_baseline_env *env, char *why,
                     size_t n)
 {
-  const tn_problem *prob = env->problem;
-  if (strcmp(name, "cublas") != 0) {
-    snprintf(why, n, "gemm_wg has no baseline '%s'", name);
-    return -1;
-  }
-  return tn_cublas_gemm_ex(env->stream, in_type(prob), out_type(prob),
-                           WG_TRANS_A(prob), WG_TRANS_B(prob),
-                           (int)prob->size.dims[0], (int)prob->size.dims[1],
-                           (int)prob->size.dims[2],
-                           (float)prob->opt[WG_OPT_ALPHA],
-                           env->dev[WG_BUF_A], env->dev[WG_BUF_B],
-                           (float)prob->opt[WG_OPT_BETA], env->dev[WG_BUF_C],
-                           why, n);
+  tn_gemm_tc_problem g = view(env->problem);
+  return tn_gemm_tc_baseline("gemm_wg", name, env, &g, why, n);
 }
 
 /* NVRTC's time grows with the unrolled wgmma of a k-tile and the
