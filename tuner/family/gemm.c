@@ -497,6 +497,8 @@ static void estimate(const tn_params *p, const tn_problem *prob,
   w->other_insts = per_k / 32 * (gl + (g.stages > 1 ? 1 : 2) + 2);
   w->imad_ops = per_k * 3 * gl;
   w->lop_ops = per_k * 3 * sw_ops;
+  /* a barrier a k-tile with the two-stage pipeline, two without */
+  w->syncs = ktiles * (g.stages > 1 ? 1 : 2);
 }
 
 /* One block tile with two k-tiles (both buffers of a two-stage pipeline);

@@ -393,7 +393,7 @@ static double work(const tn_problem *prob)
  * their addressing, a barrier and the ring's waits; the ldmatrix
  * addresses of a warp tile through a swizzle cost three lane ops (shift,
  * and, xor) each, without one they are constant offsets.  DRAM: A, B and
- * C once each.  Registers: the accumulators (four floats an m16n8 tile),
+ * C once each, C twice through the direct epilogue's half sectors.  Registers: the accumulators (four floats an m16n8 tile),
  * the fragments and some 40 for addresses and the ring. */
 static void estimate(const tn_params *p, const tn_problem *prob,
                      tn_time_work *w)
@@ -409,8 +409,12 @@ static void estimate(const tn_params *p, const tn_problem *prob,
   lanes = blocks * g.threads;
   per_k = lanes * ktiles;
   w->tensor_flops = 2.0 * blocks * g.bm * g.bn * ktiles * g.bk;
+  /* the direct epilogue (0) writes a 16-bit C as 4 bytes a lane, four
+   * lanes a row: 16 of each 32-byte sector a store, so the write path
+   * moves C twice over; the staged ones write whole rows */
   w->dram_bytes = 2.0 * ((double)g.m * g.k + (double)g.k * g.n) +
-                  (TC_OUT_F32(prob) ? 4.0 : 2.0) * (double)g.m * g.n;
+                  (TC_OUT_F32(prob) ? 4.0 : g.epilogue == 0 ? 4.0 : 2.0) *
+                      (double)g.m * g.n;
   copies = (double)(g.bm + g.bn) * g.bk * 2 / 16 / g.threads;
   /* ldmatrix.x4 a 16 x 16 piece of A, .x2 (or x4 for two) of B, a k16 */
   ldm = (g.bk / 16.0) * (g.mi + g.ni / 2.0);

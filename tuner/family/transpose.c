@@ -609,7 +609,11 @@ static void estimate(const tn_params *p, const tn_problem *prob,
   memset(w, 0, sizeof(*w));
   w->dram_bytes = work(prob);
   w->load_bytes = w->dram_bytes / 2;
-  w->bytes_in_flight = s.tma ? 0 : 4.0 * s.rpt * s.vec;
+  /* in flight at once: a thread's loads, or the copy engine's whole tile
+   * for the block (its threads wait on one mbarrier for all of it), in
+   * bytes a thread so that Little's law sees the same resident bytes */
+  w->bytes_in_flight = s.tma ? 4.0 * s.tile * s.tile / s.threads
+                             : 4.0 * s.rpt * s.vec;
   w->other_insts = lanes / 32 * (g_ld + g_st + 2);
   w->imad_ops = lanes * (2 * (g_ld + g_st) + s_acc);
   w->lop_ops = p->v[P_SWIZZLE].sw.b > 0 ? lanes * 3 * s_acc : 0;

@@ -103,6 +103,10 @@ static double predict_at(const tn_time_input *in, const tn_profile *p,
     t[TN_BOUND_ISSUE] = w->imad_ops / imad * 1e3;
   if (w->lop_ops / lop * 1e3 > t[TN_BOUND_ISSUE])
     t[TN_BOUND_ISSUE] = w->lop_ops / lop * 1e3;
+  /* each SM runs its share of the blocks bps at a time; a block's
+   * barriers follow one another */
+  t[TN_BOUND_SYNC] = ceil((double)in->blocks / slots) * w->syncs *
+                     TN_TIME_BARRIER_NS * 1e-6;
   out->bound = TN_BOUND_SMEM;
   for (b = 0; b < TN_BOUND_LAUNCH; b++) {
     if (b == TN_BOUND_FMA)
@@ -173,7 +177,7 @@ void tn_time_sum(const tn_time_pred *per, int n, tn_time_pred *total)
 
 const char *tn_bound_name(tn_bound b)
 {
-  static const char *const names[TN_N_BOUNDS] = {"smem",   "dram",  "fma",
-                                                 "tensor", "issue", "launch"};
+  static const char *const names[TN_N_BOUNDS] = {
+      "smem", "dram", "fma", "tensor", "issue", "sync", "launch"};
   return (unsigned)b < TN_N_BOUNDS ? names[b] : "?";
 }

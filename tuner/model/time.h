@@ -31,6 +31,10 @@ typedef struct {
    * the first is used), and the bytes loaded in all; with the resident
    * threads they bound the bandwidth by Little's law */
   double bytes_in_flight, load_bytes;
+  /* barriers a block crosses one after another (__syncthreads of a
+   * k-tile loop): each costs the block TN_TIME_BARRIER_NS that only the
+   * SM's other blocks can fill */
+  double syncs;
 } tn_time_work;
 
 typedef enum {
@@ -39,6 +43,7 @@ typedef enum {
   TN_BOUND_FMA,
   TN_BOUND_TENSOR,
   TN_BOUND_ISSUE,
+  TN_BOUND_SYNC,
   TN_BOUND_LAUNCH,
   TN_N_BOUNDS
 } tn_bound;
@@ -73,6 +78,14 @@ typedef struct {
  * 3000, 0.88 at 4000: tuner/model/README.md). */
 #define TN_TIME_DRAM_LATENCY_NS 3000.0
 
+/* The time a block's warps stand at one barrier of a k-tile loop, in ns:
+ * the last warp's shared-memory stores and loads to drain and the next
+ * k-tile's first loads to issue.  An effective figure, not in the profile
+ * (calibrate does not measure it); fitted on the H200 SIMT GEMM --no-prune
+ * run of 2026-12-01 (results/logs/run19): bk = 8 ran 15% slower than
+ * predicted without the term, bk = 16 1% (tuner/model/README.md). */
+#define TN_TIME_BARRIER_NS 400.0
+
 /* Resident blocks per SM by cudaOccMaxActiveBlocksPerMultiprocessor for
  * arch (the device limits from the architecture table, the SM count from
  * sms); 0 if none fits. */
@@ -88,7 +101,7 @@ void tn_time_predict(const tn_time_input *in, const tn_arch *arch,
  * add, the bound is the one of the longest problem. */
 void tn_time_sum(const tn_time_pred *per, int n, tn_time_pred *total);
 
-/* "smem", "dram", "fma", "tensor", "issue", "launch". */
+/* "smem", "dram", "fma", "tensor", "issue", "sync", "launch". */
 const char *tn_bound_name(tn_bound b);
 
 #endif
