@@ -40,6 +40,7 @@ Exit status: 0 done; 1 a figure worse than the bar (or, --verify, changed);
 2 bad input, found before anything is written.
 """
 import argparse
+import gzip
 import json
 import math
 import os
@@ -68,11 +69,15 @@ class BadInput(Exception):
 
 
 def load_json(path):
+    """A JSON file, or a gzipped one (*.gz: the committed runs)."""
     try:
-        with open(path) as f:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else
+              open(path)) as f:
             return json.load(f)
-    except OSError as e:
-        raise BadInput("%s: cannot read: %s" % (path, e.strerror))
+    except (OSError, EOFError) as e:  # a bad or cut gzip file too
+        raise BadInput("%s: cannot read: %s" % (path,
+                                                getattr(e, "strerror",
+                                                        None) or e))
     except ValueError as e:
         raise BadInput("%s: not JSON: %s" % (path, e))
 
@@ -329,7 +334,10 @@ def read_predict(path, np_):
     if d.get("family") != np_.get("family"):
         raise BadInput("%s: family %s, but the --no-prune run's is %s" % (
             path, json.dumps(d.get("family")), json.dumps(np_.get("family"))))
-    arch = lambda x: (x.get("device") or {}).get("arch")
+    # a run on the device names its compute capability (sm_90); --predict
+    # names its target, which may be the feature set (sm_90a)
+    arch = lambda x: re.sub(r"(sm_[0-9]+)[a-z]$", r"\1",
+                            str((x.get("device") or {}).get("arch")))
     if arch(d) != arch(np_):
         raise BadInput("%s: device.arch %s, but the --no-prune run's is %s"
                        % (path, json.dumps(arch(d)), json.dumps(arch(np_))))

@@ -116,7 +116,9 @@ run_stage() {
              "architecture from (or set ARCH)"
         return 1
       fi
-      arch=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["device"]["arch"])' "$np")
+      # the run's target, which its file name carries (sm_90a for a
+      # family that needs the feature set; the device says sm_90)
+      arch=$(python3 -c 'import json,os,re,sys; m=re.search(r"-(sm_[0-9]+[a-z]?)-[0-9]{8}T", os.path.basename(sys.argv[1])); print(m.group(1) if m else json.load(open(sys.argv[1]))["device"]["arch"])' "$np")
     fi
     args+=(--predict --arch "$arch") ;;
   esac

@@ -28,6 +28,9 @@
 #include "pipeline/space.h"
 #include "test_util.h"
 
+/* builds of a differing candidate alone before it counts (see below) */
+#define ALONE_TRIES 3
+
 /* Disassembles a CUBIN and adds its shared-memory kinds to s.  Returns 0,
  * -1 if nvdisasm failed, -2 if the code has a generic LD/ST/ATOM (which may
  * touch shared memory, and which the plans never price). */
@@ -228,9 +231,12 @@ int main(int argc, char **argv)
   }
   /* NVRTC 13.0 compiling in parallel has been seen to emit, for one
    * candidate in a run, code that splits an LDS.128 (the same source alone
-   * does not).  That is the toolchain, not drift: a candidate whose widths
-   * differ is compiled again alone, and only if that differs too it
-   * fails; the other case is reported. */
+   * does not), and once, under ASan, the alone build did too (candidate
+   * 4887 of gemm, an extra LDS.128, passing when run again).  That is the
+   * toolchain, not drift: a candidate whose widths differ is compiled
+   * again alone up to ALONE_TRIES times, and only if every build differs
+   * it fails; the other case is reported.  Drift in the template or the
+   * plan differs every time. */
   for (i = 0; i < space.n; i++) {
     tn_candidate *c = &space.c[i];
     cand_result *r = &res[i];
@@ -238,16 +244,27 @@ int main(int argc, char **argv)
     char *src = NULL, *log = NULL, generic[64], p1[256];
     void *cubin = NULL;
     size_t len = 0;
+    int tries, same = 0;
     if (r->state != CR_BAD || !r->checked || strstr(r->msg, "SASS:") == NULL)
       continue;
-    memset(&again, 0, sizeof(again));
     if (tn_render(job.family, &c->params, &job.problems[0], &tpl, &src,
-                  &err) == 0 &&
-        tn_compile_source(src, "again.cu", &tpl, arch, &cubin, &len, &log,
-                          &err) == 0 &&
-        sass_kinds(nvdisasm, cubin, len, &again, NULL, generic,
-                   sizeof(generic)) == 0 &&
-        tn_kind_set_equal(&r->plan, &again)) {
+                  &err) != 0) {
+      free(src); /* nothing to compile: it stays bad */
+      src = NULL;
+    }
+    for (tries = 0; src != NULL && tries < ALONE_TRIES && !same; tries++) {
+      memset(&again, 0, sizeof(again));
+      free(log);
+      free(cubin);
+      log = NULL;
+      cubin = NULL;
+      same = tn_compile_source(src, "again.cu", &tpl, arch, &cubin, &len,
+                               &log, &err) == 0 &&
+             sass_kinds(nvdisasm, cubin, len, &again, NULL, generic,
+                        sizeof(generic)) == 0 &&
+             tn_kind_set_equal(&r->plan, &again);
+    }
+    if (same) {
       fprintf(stderr, "candidate %d (%s): the parallel build's SASS has "
                       "%s; the same source compiled alone has the plan's "
                       "widths (NVRTC is not deterministic here; not "

@@ -182,11 +182,39 @@ static void test_derived(void)
   CHECK(strstr(none.derived_from, "nearest older") != NULL);
 }
 
+/* The k-tile barriers: a block's syncs follow one another, so the term is
+ * the waves an SM runs times the syncs times TN_TIME_BARRIER_NS, and a
+ * launch with enough of them is bound by it. */
+static void test_barriers(void)
+{
+  tn_profile p;
+  tn_time_input in;
+  tn_model_cost m;
+  tn_time_pred none, some, many;
+  double waves;
+
+  synthetic(&p);
+  launch(&in, &m, 0);
+  predict(&in, &p, &none);
+  CHECK(none.term_ms[TN_BOUND_SYNC] == 0);
+  in.work.syncs = 256;
+  predict(&in, &p, &some);
+  waves = ceil((double)in.blocks / (some.blocks_per_sm * p.sm_count));
+  CHECK(fabs(some.term_ms[TN_BOUND_SYNC] -
+             waves * 256 * TN_TIME_BARRIER_NS * 1e-6) < 1e-9);
+  CHECK(some.ms > none.ms);
+  in.work.syncs = 1e5;
+  predict(&in, &p, &many);
+  CHECK(many.bound == TN_BOUND_SYNC);
+  CHECK(strcmp(tn_bound_name(TN_BOUND_SYNC), "sync") == 0);
+}
+
 int main(void)
 {
   test_bandwidth();
   test_monotone();
   test_occupancy();
+  test_barriers();
   test_reader_errors();
   test_derived();
   TEST_DONE();
