@@ -13,7 +13,7 @@ layout is within 1% of it.
   scripts/replay_time_model.py TUNER PROFILE RESULTS.json [CONFIG]
 
 CONFIG defaults to the run's own (run.config)."""
-import json, os, subprocess, sys, tempfile
+import json, os, re, subprocess, sys, tempfile
 
 
 def ranks(v):
@@ -98,7 +98,10 @@ def main():
     tuner, profile, measured = sys.argv[1:4]
     run = json.load(open(measured))
     config = sys.argv[4] if len(sys.argv) > 4 else run["run"]["config"]
-    arch = run["device"]["arch"]
+    # the run's target, which its file name carries (sm_90a for a family
+    # that needs the feature set; the device says sm_90)
+    m = re.search(r"-(sm_[0-9]+[a-z]?)-[0-9]{8}T", os.path.basename(measured))
+    arch = m.group(1) if m else run["device"]["arch"]
     pred = predict(tuner, config, arch, profile, True)
     pruned = predict(tuner, config, arch, profile, False)
     by_params = {c["params_text"]: c for c in pred["candidates"]

@@ -345,6 +345,34 @@ static double work(const tn_problem *prob)
          (double)prob->size.dims[2];
 }
 
+/* The time model's view of a launch: wgmma flops over the padded tiles
+ * at the tensor rate; the copy engine keeps `stages` k-tiles of A and B
+ * in flight a block, which bounds the loads (L2 hits mostly, the tiles
+ * re-read by every block of a row or column) by Little's law; per warp
+ * and k-tile a handful of instructions (the mbarrier waits and arrives,
+ * the wgmma fences and commits).  DRAM: A, B and C once each, C twice
+ * with beta.  Registers: a consumer thread's accumulators and some 40. */
+static void estimate(const tn_params *p, const tn_problem *prob,
+                     tn_time_work *w)
+{
+  wg_geometry g;
+  double ktiles, stage_bytes, c_bytes;
+  tn_gemm_wg_geometry(p, prob, &g);
+  memset(w, 0, sizeof(*w));
+  ktiles = (double)((g.k + g.bk - 1) / g.bk);
+  stage_bytes = (double)(g.a_stage + g.b_stage);
+  c_bytes = (double)g.out_bytes * (double)g.m * (double)g.n;
+  w->tensor_flops = 2.0 * (double)g.tiles * g.bm * g.bn * ktiles * g.bk;
+  w->dram_bytes = 2.0 * ((double)g.m * g.k + (double)g.k * g.n) +
+                  c_bytes * (prob->opt[WG_OPT_BETA] != 0 ? 2 : 1);
+  w->load_bytes = (double)g.tiles * ktiles * stage_bytes;
+  w->bytes_in_flight = g.stages * stage_bytes / g.threads;
+  w->other_insts = (double)g.tiles * ktiles * (g.threads / 32) * 8;
+  w->regs = g.cm * g.bn / 128 + 40;
+  if (w->regs > 255)
+    w->regs = 255;
+}
+
 static const char *const baselines[] = {"cublas"};
 
 static int baseline(const char *name, tn_baseline_env *env, char *why,
@@ -378,6 +406,7 @@ const tn_family tn_family_gemm_wg = {
     .one_block = one_block,
     .plan = tn_gemm_wg_plan,
     .compile_weight = compile_weight,
+    .estimate = estimate,
     .buffers = buffers,
     .args = args,
     .tensor_maps = tensor_maps,
