@@ -5,7 +5,8 @@
  *
  * A roofline with overlap: each resource's time at the profile's
  * measured rate (shared-memory wavefronts, DRAM bytes, fp32 FMA and the
- * issue of every instruction, tensor-core flops), the longest of them
+ * issue of every instruction, tensor-core flops, a block's barriers one
+ * after another), the longest of them
  * plus a share of the others that grows as fewer warps are resident to
  * hide one behind another, stretched by the last wave's idle SMs, plus
  * the launch.  Occupancy is the CUDA toolkit's (cuda_occupancy.h). */
