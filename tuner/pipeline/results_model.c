@@ -22,12 +22,25 @@ json_t *tn_results_model(const tn_model_cost *m)
                    "wavefronts_per_block", tn_model_wavefronts_per_block(m));
 }
 
+/* each resource's time alone at the profile's medians, so that a reader
+ * sees what the prediction (and a pruning reason) rests on */
+static json_t *terms_json(const tn_time_pred *t)
+{
+  json_t *o = json_object();
+  int b;
+  for (b = 0; b < TN_N_BOUNDS; b++)
+    json_object_set_new(o, tn_bound_name((tn_bound)b),
+                        json_real(t->term_ms[b]));
+  return o;
+}
+
 static json_t *pred_json(const tn_time_pred *t)
 {
-  return json_pack("{s:f, s:f, s:f, s:s, s:i, s:f}", "ms", t->ms, "lo_ms",
-                   t->lo_ms, "hi_ms", t->hi_ms, "bound",
+  return json_pack("{s:f, s:f, s:f, s:s, s:i, s:f, s:o}", "ms", t->ms,
+                   "lo_ms", t->lo_ms, "hi_ms", t->hi_ms, "bound",
                    tn_bound_name(t->bound), "blocks_per_sm",
-                   t->blocks_per_sm, "waves", t->waves);
+                   t->blocks_per_sm, "waves", t->waves, "terms_ms",
+                   terms_json(t));
 }
 
 json_t *tn_results_predicted(const tn_run *run, const tn_candidate *c)
