@@ -207,6 +207,17 @@ static void test_barriers(void)
   predict(&in, &p, &many);
   CHECK(many.bound == TN_BOUND_SYNC);
   CHECK(strcmp(tn_bound_name(TN_BOUND_SYNC), "sync") == 0);
+  /* a quarter of one wave: the chain is one wave's barriers, not
+   * stretched again by the idle slots (the other terms are) */
+  in.blocks = (long long)(many.blocks_per_sm * p.sm_count / 4);
+  in.work.fp32_flops = 1e3;
+  in.work.dram_bytes = 1e3;
+  predict(&in, &p, &many);
+  CHECK(many.waves < 0.3);
+  CHECK(fabs(many.term_ms[TN_BOUND_SYNC] - 1e5 * TN_TIME_BARRIER_NS * 1e-6) <
+        1e-9);
+  CHECK(many.bound == TN_BOUND_SYNC);
+  CHECK(many.ms < 1.5 * many.term_ms[TN_BOUND_SYNC]);
 }
 
 int main(void)

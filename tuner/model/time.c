@@ -107,35 +107,38 @@ static double predict_at(const tn_time_input *in, const tn_profile *p,
    * barriers follow one another */
   t[TN_BOUND_SYNC] = ceil((double)in->blocks / slots) * w->syncs *
                      TN_TIME_BARRIER_NS * 1e-6;
+  /* a last wave of few blocks leaves SMs idle: each term is stretched to
+   * the time of whole waves, but the barriers' chain, which counts whole
+   * waves already, is not stretched twice */
+  out->waves = (double)in->blocks / slots;
+  eff = out->waves > 0 ? out->waves / ceil(out->waves) : 1;
   out->bound = TN_BOUND_SMEM;
   for (b = 0; b < TN_BOUND_LAUNCH; b++) {
+    double whole = b == TN_BOUND_SYNC ? t[b] : t[b] / eff;
     if (b == TN_BOUND_FMA)
       continue; /* inside the issue term: not a resource of its own */
-    sum += t[b];
-    if (t[b] > top) {
-      top = t[b];
+    sum += whole;
+    if (whole > top) {
+      top = whole;
       out->bound = (tn_bound)b;
     }
   }
   /* the issue bound is fp32 FMA's when FMAs are most of what issues */
   if (out->bound == TN_BOUND_ISSUE && fma_insts > 0.5 * insts)
     out->bound = TN_BOUND_FMA;
-  /* a last wave of few blocks leaves SMs idle: the time of whole waves */
-  out->waves = (double)in->blocks / slots;
-  eff = out->waves > 0 ? out->waves / ceil(out->waves) : 1;
   /* the fewer warps an SM scheduler has, the less one resource's wait
    * hides behind another's work: a share 1 / warps of the others shows,
-   * at least a tenth of them */
+   * and at least TN_TIME_OVERLAP_MIN of them however many warps */
   warps = (double)bps * ((in->threads + 31) / 32) / 4.0;
   alpha = warps > 0 ? 1.0 / warps : 1.0;
-  if (alpha < 0.1)
-    alpha = 0.1;
+  if (alpha < TN_TIME_OVERLAP_MIN)
+    alpha = TN_TIME_OVERLAP_MIN;
   if (alpha > 1)
     alpha = 1;
   t[TN_BOUND_LAUNCH] = pick(&p->launch_us, end, 0) * 1e-3;
-  if (t[TN_BOUND_LAUNCH] > (top + alpha * (sum - top)) / eff)
+  if (t[TN_BOUND_LAUNCH] > top + alpha * (sum - top))
     out->bound = TN_BOUND_LAUNCH;
-  return (top + alpha * (sum - top)) / eff + t[TN_BOUND_LAUNCH];
+  return top + alpha * (sum - top) + t[TN_BOUND_LAUNCH];
 }
 
 void tn_time_predict(const tn_time_input *in, const tn_arch *arch,

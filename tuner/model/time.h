@@ -87,6 +87,16 @@ typedef struct {
  * predicted without the term, bk = 16 1% (tuner/model/README.md). */
 #define TN_TIME_BARRIER_NS 400.0
 
+/* The least share of the other resources' times that shows beside the
+ * longest, however many warps an SM has: a block's phases (its loads,
+ * then its shared-memory traffic, then its stores) overlap with other
+ * blocks' only in part.  Fitted on the H200 --no-prune runs of
+ * 2026-12-01 (results/model-check/runs-20261201): transposes whose DRAM
+ * and shared-memory times are alike ran 1.4 to 1.5 times the longer one;
+ * at 0.1 the TMA transposes' conflicted layouts were predicted 5% behind
+ * their swizzled siblings for 25-40% measured (tuner/model/README.md). */
+#define TN_TIME_OVERLAP_MIN 0.5
+
 /* Resident blocks per SM by cudaOccMaxActiveBlocksPerMultiprocessor for
  * arch (the device limits from the architecture table, the SM count from
  * sms); 0 if none fits. */

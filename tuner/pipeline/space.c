@@ -344,19 +344,33 @@ int tn_space_prune(const tn_job *job, tn_space *space)
     start = end;
   }
   /* across groups, at TN_PRUNE_GLOBAL_MARGIN (1: the same lo against hi
-   * as siblings; the replay of the committed H200 runs kept the measured
-   * best of the whole space at 1.0, tuner/model/README.md) */
-  for (i = 0; i < n; i++) {
-    tn_candidate *c = &space->c[order[i]];
+   * as siblings), a whole group at a time: within a group the model's
+   * order of conflict-free layouts is not reliable (measured on the H200:
+   * xor ahead of a pad that it predicted faster), so cutting part of a
+   * group could leave it its worse layouts (tuner/model/README.md) */
+  for (start = 0; start < n;) {
+    int end = start + 1, out = 1;
     const tn_candidate *b = &space->c[gbest[0]];
     char text[512];
-    if (c->status != TN_ST_PENDING ||
-        !slower_everywhere(job, c, ghi, TN_PRUNE_GLOBAL_MARGIN))
-      continue;
+    while (end < n && siblings(f, &space->c[order[start]],
+                               &space->c[order[end]]))
+      end++;
+    for (i = start; i < end && out; i++) {
+      const tn_candidate *c = &space->c[order[i]];
+      out = c->status != TN_ST_PENDING ||
+            slower_everywhere(job, c, ghi, TN_PRUNE_GLOBAL_MARGIN);
+    }
     tn_params_format(f->params, f->n_params, &b->params, text,
                      sizeof(text));
-    prune_reason(c, b, "the whole space's least hi, candidate", text);
-    pruned++;
+    for (i = start; i < end && out; i++) {
+      tn_candidate *c = &space->c[order[i]];
+      if (c->status != TN_ST_PENDING)
+        continue;
+      prune_reason(c, b, "its whole group, against the space's least hi, "
+                         "candidate", text);
+      pruned++;
+    }
+    start = end;
   }
   free(order);
   return pruned;

@@ -94,9 +94,10 @@ void tn_space_predict(const tn_job *job, const tn_profile *p,
 /* Marks as pruned (TN_BY_TIME_MODEL) every pending candidate that the
  * time model says cannot win: at every size its predicted lo above the
  * predicted hi of the sibling (same values of every non-layout
- * parameter) whose hi is least, or, across groups, above
- * TN_PRUNE_GLOBAL_MARGIN times the least hi of the whole space there (so
- * no size loses the candidate predicted best there).
+ * parameter) whose hi is least, or, across groups, when every candidate
+ * of its group left is above TN_PRUNE_GLOBAL_MARGIN times the least hi
+ * of the whole space there (so no size loses the candidate predicted best
+ * there): a group goes whole or keeps every layout the first rule kept.
  * Every reason gives the figures.  Without tn_space_predict first, it
  * predicts with the default profile for space->arch (tn_profile_for).
  * Returns the number pruned. */
