@@ -33,11 +33,17 @@ cc = tuple(int(x) for x in dev["cc"].split("."))
 for k, lo, hi in (("sm_clock", 200, 5000), ("launch_overhead", 0.1, 100),
                   ("global_copy", 50, 50000), ("memcpy_dtod", 50, 50000),
                   ("fp32_fma", 0.5, 1000), ("int_imad", 100, 1e6),
-                  ("int_shift_lop3", 100, 1e6)):
+                  ("int_shift_lop3", 100, 1e6), ("global_tiles_64", 50, 50000),
+                  ("global_tiles_128", 50, 50000),
+                  ("global_tiles_256", 50, 50000),
+                  ("global_tiles_512", 50, 50000)):
     x = m[k]
     need(x["measured"] and x["unit"] and x["method"], k + " recorded")
     need(lo <= x["median"] <= hi, f"{k} = {x['median']} {x['unit']}")
     need(x["min"] <= x["q1"] <= x["median"] <= x["q3"] <= x["max"], k + " order")
+# a tiled transpose's DRAM rows: longer rows are not slower
+need(m["global_tiles_512"]["median"] >= m["global_tiles_64"]["median"],
+     "tiled copy: 512-byte rows at least as fast as 64-byte ones")
 if cc >= (8, 0):
     x = m["tensor_mma_bf16"]
     need(x["measured"] and x["median"] > 5, f"mma {x}")

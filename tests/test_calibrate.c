@@ -17,6 +17,7 @@
 #include "calibrate/profile.h"
 #include "calibrate/sweep.h"
 #include "pipeline/compile_nvrtc.h"
+#include "model/profile.h"
 #include "test_util.h"
 
 static int gcd(int a, int b)
@@ -116,6 +117,10 @@ static int test_json(const char *dir)
   fake_metric(&p->launch, 2.5);
   fake_metric(&p->copy, 4000.0);
   fake_metric(&p->memcpy_dtod, 4100.0);
+  fake_metric(&p->tiles[0], 2800.0);
+  fake_metric(&p->tiles[1], 3600.0);
+  fake_metric(&p->tiles[2], 3880.0);
+  fake_metric(&p->tiles[3], 3990.0);
   fake_metric(&p->fma, 60.0);
   fake_metric(&p->imad, 30000.0);
   fake_metric(&p->shift_lop3, 40000.0);
@@ -127,6 +132,7 @@ static int test_json(const char *dir)
   for (w = 0; w < TN_CALIB_N_WIDTHS; w++) {
     p->smem[w].blocks_per_sm = 4;
     p->smem[w].sm_ns_per_wavefront = 0.5;
+    p->smem[w].sm_cycles_per_wavefront = 1.0;
     for (i = 0; i < TN_CALIB_MAX_STRIDE; i++) {
       p->smem[w].s[i].warp_ratio = p->smem[w].s[i].predicted_ratio;
       fake_metric(&p->launch, 1.0); /* any stat */
@@ -210,6 +216,16 @@ static int test_json(const char *dir)
                                                   "blocks_per_sm")),
                4);
   json_decref(root);
+  {
+    /* the time model reads it back: the tiled copies' share of the copy */
+    tn_profile back;
+    int rc = tn_profile_read(path, &back, &err);
+    if (rc != 0)
+      fprintf(stderr, "%s\n", err.msg);
+    CHECK_EQ_INT(rc, 0);
+    CHECK(fabs(back.tile_copy_gbs[1].mid - 3600.0) < 1e-6);
+    CHECK(fabs(tn_profile_row_share(&back, 128) - 0.9) < 1e-9);
+  }
   free(p);
   printf("json: a profile written and read back with every key\n");
   TEST_DONE();

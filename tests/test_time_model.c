@@ -220,6 +220,60 @@ static void test_barriers(void)
   CHECK(many.ms < 1.5 * many.term_ms[TN_BOUND_SYNC]);
 }
 
+/* A tiled kernel's DRAM rows: the profile's tiled copies against its
+ * copy, log-linear between the lengths measured; none measured (older
+ * profiles), a row of 0 or longer than 512 bytes: the copy's. */
+static void test_tile_rows(void)
+{
+  static const char text[] =
+      "{\"schema\": \"tuner-device-profile/1\", \"device\": {\"arch\": "
+      "\"sm_90\", \"sm_count\": 132}, \"measurements\": {"
+#define M(k, v) "\"" k "\": {\"median\": " #v ", \"q1\": " #v ", \"q3\": " #v "}"
+      M("sm_clock", 1980) "," M("launch_overhead", 4) ","
+      M("global_copy", 4000) "," M("global_tiles_64", 2800) ","
+      M("global_tiles_128", 3600) "," M("global_tiles_256", 3880) ","
+      M("global_tiles_512", 4100) "," M("fp32_fma", 64) ","
+      M("int_imad", 16000) "," M("int_shift_lop3", 32000)
+#undef M
+      "}, \"shared_memory\": {\"widths\": [{\"width\": 4, "
+      "\"sm_cycles_per_wavefront\": 1}, {\"width\": 8, "
+      "\"sm_cycles_per_wavefront\": 1}, {\"width\": 16, "
+      "\"sm_cycles_per_wavefront\": 1}]}}";
+  tn_err err = {{0}};
+  tn_profile p, plain, d;
+  tn_time_input in;
+  tn_model_cost m;
+  tn_time_pred rows0, rows128;
+  const char *path = write_tmp(text);
+  CHECK(path != NULL);
+  if (path == NULL)
+    return;
+  CHECK_EQ_INT(tn_profile_read(path, &p, &err), 0);
+  unlink(path);
+  CHECK(fabs(p.tile_copy_gbs[1].mid - 3600) < 1e-9);
+  CHECK(fabs(tn_profile_row_share(&p, 64) - 0.7) < 1e-9);
+  CHECK(fabs(tn_profile_row_share(&p, 32) - 0.7) < 1e-9);
+  CHECK(fabs(tn_profile_row_share(&p, 128) - 0.9) < 1e-9);
+  CHECK(fabs(tn_profile_row_share(&p, 96) - (0.7 + log2(1.5) * 0.2)) <
+        1e-9);
+  CHECK(fabs(tn_profile_row_share(&p, 512) - 1) < 1e-9); /* at most 1 */
+  CHECK(fabs(tn_profile_row_share(&p, 4096) - 1) < 1e-9);
+  CHECK(fabs(tn_profile_row_share(&p, 0) - 1) < 1e-9);
+  synthetic(&plain);
+  CHECK(fabs(tn_profile_row_share(&plain, 128) - 1) < 1e-9);
+  /* a DRAM-bound launch in rows of 128 bytes: its DRAM term over 0.9 */
+  launch(&in, &m, 1);
+  predict(&in, &p, &rows0);
+  in.work.dram_row_bytes = 128;
+  predict(&in, &p, &rows128);
+  CHECK(fabs(rows128.term_ms[TN_BOUND_DRAM] * 0.9 -
+             rows0.term_ms[TN_BOUND_DRAM]) < 1e-9);
+  CHECK(rows128.ms > rows0.ms);
+  /* a derived profile keeps the measured shares */
+  tn_profile_derive(tn_arch_find("sm_80"), &p, &d);
+  CHECK(fabs(tn_profile_row_share(&d, 128) - 0.9) < 1e-9);
+}
+
 int main(void)
 {
   test_bandwidth();
@@ -228,5 +282,6 @@ int main(void)
   test_barriers();
   test_reader_errors();
   test_derived();
+  test_tile_rows();
   TEST_DONE();
 }

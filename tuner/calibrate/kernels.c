@@ -26,7 +26,8 @@
 
 const char *const tn_calib_kernel_names[] = {
     "tn_cal_smem_w4", "tn_cal_smem_w8", "tn_cal_smem_w16", "tn_cal_spin",
-    "tn_cal_empty",   "tn_cal_copy",    "tn_cal_fma",      "tn_cal_imad",
+    "tn_cal_empty",   "tn_cal_copy",    "tn_cal_copy_tiles", "tn_cal_fma",
+    "tn_cal_imad",
     "tn_cal_shift_lop3", "tn_cal_mma_bf16", NULL};
 
 const char tn_calib_kernel_source[] =
@@ -136,6 +137,23 @@ const char tn_calib_kernel_source[] =
     "  unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;\n"
     "  for (; i < n; i += step)\n"
     "    out[i] = in[i];\n"
+    "}\n"
+    "\n"
+    "/* Global memory by tiles: the square tiles of an n x n float matrix\n"
+    " * (n4 float4 a row) moved to their transposed places, each of a\n"
+    " * tile's 4 t4 rows (t4 float4 long) copied as it is: a tiled\n"
+    " * transpose's DRAM traffic without its shared memory.  A block a tile,\n"
+    " * the tile's column fastest in blockIdx.x, as the transposes launch. */\n"
+    "extern \"C\" __global__ void tn_cal_copy_tiles(const float4 *__restrict__ in,\n"
+    "    float4 *__restrict__ out, unsigned n4, unsigned t4)\n"
+    "{\n"
+    "  unsigned tiles = n4 / t4, tx = blockIdx.x % tiles, ty = blockIdx.x / tiles;\n"
+    "  unsigned rows = 4 * t4;\n"
+    "  for (unsigned e = threadIdx.x; e < rows * t4; e += blockDim.x) {\n"
+    "    unsigned r = e / t4, c = e % t4;\n"
+    "    out[(size_t)(tx * rows + r) * n4 + ty * t4 + c] =\n"
+    "        in[(size_t)(ty * rows + r) * n4 + tx * t4 + c];\n"
+    "  }\n"
     "}\n"
     "\n"
     "/* fp32 FMA: TN_CHAINS independent chains x = x * a + b a thread,\n"

@@ -22,6 +22,11 @@
 #define TN_CALIB_CHAINS 8
 #define TN_CALIB_MMA_CHAINS 8
 #define TN_CALIB_UNROLL 4
+/* The tiled copy (tn_cal_copy_tiles): a square matrix of this many
+ * floats a side, moved in square tiles whose rows are 64, 128, 256 and
+ * 512 bytes long (tuner/model/profile.h's TN_PROFILE_TILE_ROWS). */
+#define TN_CALIB_TILES_SIDE 8192
+#define TN_CALIB_N_TILE_ROWS 4
 
 extern const char tn_calib_kernel_source[];
 

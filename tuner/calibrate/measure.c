@@ -283,6 +283,43 @@ static int run_memcpy(tn_calib_gpu *g, void *ctx)
   return CU(cuMemcpyDtoDAsync(c->dst, c->src, c->bytes, g->stream));
 }
 
+/* The tiled copy at each tile row length, in the copy's buffers (at
+ * least 256 MiB each: the matrix's 8192^2 floats fit).  A tiled
+ * transpose's rows are short runs far apart in DRAM; what that costs
+ * against the copy's long runs is what the time model scales its DRAM
+ * bandwidth by (tuner/model/time.c). */
+static int measure_tiles(tn_calib_gpu *g, tn_calib_profile *p,
+                         CUdeviceptr in, CUdeviceptr out, size_t bytes)
+{
+  CUfunction fn = tn_calib_fn(g, "tn_cal_copy_tiles");
+  unsigned n4 = TN_CALIB_TILES_SIDE / 4, t4;
+  double moved = 2.0 * 4.0 * TN_CALIB_TILES_SIDE * TN_CALIB_TILES_SIDE;
+  void *args[4] = {&in, &out, &n4, &t4};
+  int k;
+  if (fn == NULL)
+    return -1;
+  if (bytes < (size_t)TN_CALIB_TILES_SIDE * TN_CALIB_TILES_SIDE * 4) {
+    snprintf(g->st.what, sizeof(g->st.what),
+             "tiled copy: buffers of %zu bytes, %d^2 floats needed", bytes,
+             TN_CALIB_TILES_SIDE);
+    g->st.last = CUDA_ERROR_INVALID_VALUE;
+    return -1;
+  }
+  for (k = 0; k < TN_CALIB_N_TILE_ROWS; k++) {
+    unsigned tiles, threads;
+    t4 = (64u << k) / 16; /* float4 a tile row */
+    tiles = n4 / t4;
+    threads = 4 * t4 * t4 < TN_CALIB_BLOCK ? 4 * t4 * t4 : TN_CALIB_BLOCK;
+    {
+      launch l = {fn, tiles * tiles, threads, args};
+      op o = {run_launch, &l};
+      if (sample(g, &o, 1, moved, 1e-6, 1, &p->tiles[k]))
+        return -1;
+    }
+  }
+  return 0;
+}
+
 static int measure_global(tn_calib_gpu *g, tn_calib_profile *p)
 {
   size_t bytes = (size_t)256 << 20, n4;
@@ -317,6 +354,8 @@ static int measure_global(tn_calib_gpu *g, tn_calib_profile *p)
         sample(g, &m, 1, 2.0 * (double)bytes, 1e-6, 1, &p->memcpy_dtod))
       goto done;
   }
+  if (measure_tiles(g, p, in, out, bytes))
+    goto done;
   rc = 0;
 done:
   if (in)

@@ -51,6 +51,20 @@ void tn_calib_profile_init(tn_calib_profile *p)
   name(&p->memcpy_dtod, "memcpy_dtod", "GB/s",
        "cuMemcpyDtoDAsync of the same buffers, bytes read plus written "
        "over the CUDA-event time (the tuner's transpose baseline)");
+  {
+    static const char *const keys[TN_CALIB_N_TILE_ROWS] = {
+        "global_tiles_64", "global_tiles_128", "global_tiles_256",
+        "global_tiles_512"};
+    int k;
+    for (k = 0; k < TN_CALIB_N_TILE_ROWS; k++)
+      name(&p->tiles[k], keys[k], "GB/s",
+           "the square tiles of a 8192 x 8192 float matrix in one buffer "
+           "moved to their transposed places in another, each tile row "
+           "(the key's bytes) copied as it is, a block of up to 256 "
+           "threads a tile, the tile's column fastest in blockIdx.x as a "
+           "tiled transpose launches; bytes read plus written over the "
+           "CUDA-event time of one launch");
+  }
   name(&p->fma, "fp32_fma", "TFLOP/s",
        "fmaf chains, 8 independent a thread, 2 flops each, in as many "
        "blocks of 256 threads as one SM holds (threads, registers; at "
@@ -95,11 +109,13 @@ void tn_calib_profile_init(tn_calib_profile *p)
 int tn_calib_metrics(const tn_calib_profile *p,
                      const tn_calib_metric *out[TN_CALIB_MAX_METRICS])
 {
-  int n = 0;
+  int n = 0, k;
   out[n++] = &p->clock;
   out[n++] = &p->launch;
   out[n++] = &p->copy;
   out[n++] = &p->memcpy_dtod;
+  for (k = 0; k < TN_CALIB_N_TILE_ROWS; k++)
+    out[n++] = &p->tiles[k];
   out[n++] = &p->fma;
   out[n++] = &p->imad;
   out[n++] = &p->shift_lop3;

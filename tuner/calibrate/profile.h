@@ -75,6 +75,8 @@ typedef struct {
   tn_calib_metric launch;      /* us a launch, back to back */
   tn_calib_metric copy;        /* GB/s, a copy kernel */
   tn_calib_metric memcpy_dtod; /* GB/s, cuMemcpyDtoDAsync */
+  /* GB/s, tn_cal_copy_tiles with rows of 64, 128, 256, 512 bytes */
+  tn_calib_metric tiles[TN_CALIB_N_TILE_ROWS];
   tn_calib_metric fma;         /* TFLOP/s */
   tn_calib_metric imad;        /* Gop/s */
   tn_calib_metric shift_lop3;  /* Gop/s */

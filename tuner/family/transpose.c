@@ -608,6 +608,8 @@ static void estimate(const tn_params *p, const tn_problem *prob,
                                                          s.vec);
   memset(w, 0, sizeof(*w));
   w->dram_bytes = work(prob);
+  /* a tile's rows are read and written tile * 4 bytes at a time */
+  w->dram_row_bytes = 4.0 * s.tile;
   w->load_bytes = w->dram_bytes / 2;
   /* in flight at once: a thread's loads, or the copy engine's whole tile
    * for the block (its threads wait on one mbarrier for all of it), in

@@ -3,6 +3,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "model/profile.h"
 
+#include <math.h>
+
 #include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -141,6 +143,15 @@ int tn_profile_read(const char *path, tn_profile *out, tn_err *err)
     rc = metric(path, meas, "launch_overhead", 1, &out->launch_us, err);
   if (rc == 0)
     rc = metric(path, meas, "global_copy", 1, &out->copy_gbs, err);
+  {
+    /* optional: profiles before 2026-12-02 have none */
+    static const char *const keys[TN_PROFILE_N_TILE_ROWS] = {
+        "global_tiles_64", "global_tiles_128", "global_tiles_256",
+        "global_tiles_512"};
+    int k;
+    for (k = 0; rc == 0 && k < TN_PROFILE_N_TILE_ROWS; k++)
+      rc = metric(path, meas, keys[k], 0, &out->tile_copy_gbs[k], err);
+  }
   if (rc == 0)
     rc = metric(path, meas, "fp32_fma", 1, &out->fma_tflops, err);
   if (rc == 0)
@@ -289,6 +300,10 @@ void tn_profile_derive(const tn_arch *arch, const tn_profile *from,
   scale(&out->copy_gbs, &from->copy_gbs,
         vdram / (from->peak_dram_gbs > 0 ? from->peak_dram_gbs
                                          : from->copy_gbs.mid));
+  /* the tiled copies at the copy's scale: their share of it as measured */
+  for (k = 0; k < TN_PROFILE_N_TILE_ROWS; k++)
+    scale(&out->tile_copy_gbs[k], &from->tile_copy_gbs[k],
+          out->copy_gbs.mid / from->copy_gbs.mid);
   scale(&out->fma_tflops, &from->fma_tflops,
         (sms * clk * lanes) / (fsms * fclk * fa->fp32_lanes_per_sm));
   scale(&out->imad_gops, &from->imad_gops,
@@ -310,6 +325,31 @@ void tn_profile_derive(const tn_arch *arch, const tn_profile *from,
              from->path, from->device, from->arch,
              tens > 0 ? " and tensor" : ", tensor (per SM and clock as "
                                         "measured: not in the table)");
+}
+
+double tn_profile_row_share(const tn_profile *p, double row_bytes)
+{
+  static const double rows[TN_PROFILE_N_TILE_ROWS] = TN_PROFILE_TILE_ROWS;
+  double share[TN_PROFILE_N_TILE_ROWS], f, s;
+  int k;
+  if (row_bytes <= 0 || p->copy_gbs.mid <= 0)
+    return 1.0;
+  for (k = 0; k < TN_PROFILE_N_TILE_ROWS; k++) {
+    if (p->tile_copy_gbs[k].mid <= 0)
+      return 1.0; /* not measured */
+    share[k] = p->tile_copy_gbs[k].mid / p->copy_gbs.mid;
+    if (share[k] > 1)
+      share[k] = 1;
+  }
+  if (row_bytes <= rows[0])
+    return share[0];
+  for (k = 1; k < TN_PROFILE_N_TILE_ROWS; k++)
+    if (row_bytes <= rows[k]) {
+      f = log2(row_bytes / rows[k - 1]) / log2(rows[k] / rows[k - 1]);
+      s = share[k - 1] + f * (share[k] - share[k - 1]);
+      return s;
+    }
+  return share[TN_PROFILE_N_TILE_ROWS - 1];
 }
 
 int tn_profile_for(const char *path, const char *dir, const tn_arch *arch,

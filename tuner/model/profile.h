@@ -26,6 +26,9 @@ typedef struct {
   tn_range clock_mhz;     /* SM clock under load */
   tn_range launch_us;     /* one launch, back to back */
   tn_range copy_gbs;      /* global memory, read + written */
+  /* the same moved as a tiled transpose moves it, by square tiles whose
+   * rows are TN_PROFILE_TILE_ROWS bytes long; mid 0: not measured */
+  tn_range tile_copy_gbs[4];
   tn_range fma_tflops;    /* fp32 FMA */
   tn_range imad_gops;     /* integer multiply-add (address arithmetic) */
   tn_range lop3_gops;     /* shifts and logic (swizzle arithmetic) */
@@ -37,6 +40,17 @@ typedef struct {
    * scale a derived profile by (0 when unknown) */
   double peak_dram_gbs;
 } tn_profile;
+
+/* The tile row lengths of tile_copy_gbs, in bytes. */
+#define TN_PROFILE_N_TILE_ROWS 4
+#define TN_PROFILE_TILE_ROWS {64, 128, 256, 512}
+
+/* DRAM bandwidth, as a share of the copy's, when the traffic comes in
+ * rows of row_bytes (a tiled kernel's tile width): the measured tiled
+ * copies against the copy, log-linear between the lengths measured, the
+ * nearest beyond them, at most 1; 1 when row_bytes is 0 or the profile
+ * has no tiled copies. */
+double tn_profile_row_share(const tn_profile *p, double row_bytes);
 
 /* Reads a calibrate profile.  Returns 0, or TN_EINPUT with the file and
  * the key that is missing or wrong in err (a profile is the user's

@@ -72,7 +72,10 @@ static double predict_at(const tn_time_input *in, const tn_profile *p,
   double issue = fma / 32;                 /* warp instructions a second */
   double imad = pick(&p->imad_gops, end, 1) * 1e9;
   double lop = pick(&p->lop3_gops, end, 1) * 1e9;
-  double bw = pick(&p->copy_gbs, end, 1) * 1e9;
+  /* rows of a tile, far apart in DRAM, move slower than a copy's long
+   * runs: at the share the profile's tiled copies measured */
+  double bw = pick(&p->copy_gbs, end, 1) * 1e9 *
+              tn_profile_row_share(p, in->work.dram_row_bytes);
   double mma = pick(&p->mma_tflops, end, 1) * 1e12;
   double wf = (double)(m->ld_wavefronts + m->st_wavefronts);
   double sinsts = (double)(m->ld_insts + m->st_insts);

@@ -21,6 +21,9 @@
  * the plan counts), in lane operations or warp instructions as named. */
 typedef struct {
   double dram_bytes;   /* global bytes that reach DRAM, read + written */
+  /* the bytes of the rows DRAM serves them in, far apart (a tiled
+   * transpose's tile width); 0: long runs, the copy's bandwidth */
+  double dram_row_bytes;
   double fp32_flops;   /* fp32 FMA flops, 2 a lane an FMA */
   double tensor_flops; /* tensor-core flops */
   double imad_ops;     /* lane ops of address arithmetic (IMAD, IADD) */
