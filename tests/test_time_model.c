@@ -221,8 +221,9 @@ static void test_barriers(void)
 }
 
 /* A tiled kernel's DRAM rows: the profile's tiled copies against its
- * copy, log-linear between the lengths measured; none measured (older
- * profiles), a row of 0 or longer than 512 bytes: the copy's. */
+ * copy, log-linear between the lengths measured, the nearest beyond
+ * them, at most 1; none measured (older profiles) or a row of 0: the
+ * copy's; some measured and not all: the reader's error. */
 static void test_tile_rows(void)
 {
   static const char text[] =
@@ -232,7 +233,7 @@ static void test_tile_rows(void)
       M("sm_clock", 1980) "," M("launch_overhead", 4) ","
       M("global_copy", 4000) "," M("global_tiles_64", 2800) ","
       M("global_tiles_128", 3600) "," M("global_tiles_256", 3880) ","
-      M("global_tiles_512", 4100) "," M("fp32_fma", 64) ","
+      M("global_tiles_512", 3900) "," M("fp32_fma", 64) ","
       M("int_imad", 16000) "," M("int_shift_lop3", 32000)
 #undef M
       "}, \"shared_memory\": {\"widths\": [{\"width\": 4, "
@@ -256,9 +257,14 @@ static void test_tile_rows(void)
   CHECK(fabs(tn_profile_row_share(&p, 128) - 0.9) < 1e-9);
   CHECK(fabs(tn_profile_row_share(&p, 96) - (0.7 + log2(1.5) * 0.2)) <
         1e-9);
-  CHECK(fabs(tn_profile_row_share(&p, 512) - 1) < 1e-9); /* at most 1 */
-  CHECK(fabs(tn_profile_row_share(&p, 4096) - 1) < 1e-9);
+  CHECK(fabs(tn_profile_row_share(&p, 512) - 0.975) < 1e-9);
+  CHECK(fabs(tn_profile_row_share(&p, 4096) - 0.975) < 1e-9);
   CHECK(fabs(tn_profile_row_share(&p, 0) - 1) < 1e-9);
+  {
+    tn_profile over = p; /* a tiled copy above the copy: at most 1 */
+    over.tile_copy_gbs[3].mid = 4400;
+    CHECK(fabs(tn_profile_row_share(&over, 512) - 1) < 1e-9);
+  }
   synthetic(&plain);
   CHECK(fabs(tn_profile_row_share(&plain, 128) - 1) < 1e-9);
   /* a DRAM-bound launch in rows of 128 bytes: its DRAM term over 0.9 */
@@ -272,6 +278,27 @@ static void test_tile_rows(void)
   /* a derived profile keeps the measured shares */
   tn_profile_derive(tn_arch_find("sm_80"), &p, &d);
   CHECK(fabs(tn_profile_row_share(&d, 128) - 0.9) < 1e-9);
+  {
+    /* three of the four: refused, naming the file and the keys */
+    char partial[sizeof(text)];
+    char *at;
+    tn_strlcpy(partial, text, sizeof(partial));
+    at = strstr(partial, "global_tiles_512");
+    CHECK(at != NULL);
+    if (at != NULL) {
+      memcpy(at, "global_tiles_999", 16);
+      path = write_tmp(partial);
+      CHECK(path != NULL);
+      if (path != NULL) {
+        memset(&err, 0, sizeof(err));
+        CHECK_EQ_INT(tn_profile_read(path, &d, &err), TN_EINPUT);
+        CHECK(strstr(err.msg, "global_tiles") != NULL);
+        CHECK(strstr(err.msg, "3 of the 4") != NULL);
+        CHECK(strstr(err.msg, path) != NULL);
+        unlink(path);
+      }
+    }
+  }
 }
 
 int main(void)

@@ -7,6 +7,11 @@
 #include <string.h>
 
 #include "gpu/bench.h"
+#include "model/profile.h"
+
+/* the keys written here are the ones the time model reads */
+_Static_assert(TN_CALIB_N_TILE_ROWS == TN_PROFILE_N_TILE_ROWS,
+               "calibrate's tiled copies and the profile's must agree");
 
 const char *const tn_calib_required_keys[] = {
     "schema",   "tuner_version", "date",         "host",
@@ -58,7 +63,7 @@ void tn_calib_profile_init(tn_calib_profile *p)
     int k;
     for (k = 0; k < TN_CALIB_N_TILE_ROWS; k++)
       name(&p->tiles[k], keys[k], "GB/s",
-           "the square tiles of a 8192 x 8192 float matrix in one buffer "
+           "the square tiles of an 8192 x 8192 float matrix in one buffer "
            "moved to their transposed places in another, each tile row "
            "(the key's bytes) copied as it is, a block of up to 256 "
            "threads a tile, the tile's column fastest in blockIdx.x as a "

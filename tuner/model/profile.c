@@ -148,9 +148,18 @@ int tn_profile_read(const char *path, tn_profile *out, tn_err *err)
     static const char *const keys[TN_PROFILE_N_TILE_ROWS] = {
         "global_tiles_64", "global_tiles_128", "global_tiles_256",
         "global_tiles_512"};
-    int k;
-    for (k = 0; rc == 0 && k < TN_PROFILE_N_TILE_ROWS; k++)
+    int k, have = 0;
+    for (k = 0; rc == 0 && k < TN_PROFILE_N_TILE_ROWS; k++) {
       rc = metric(path, meas, keys[k], 0, &out->tile_copy_gbs[k], err);
+      have += out->tile_copy_gbs[k].mid > 0;
+    }
+    /* the shares interpolate between the four: a part of them would
+     * price some rows and not others */
+    if (rc == 0 && have > 0 && have < TN_PROFILE_N_TILE_ROWS)
+      rc = tn_errf(err, TN_EINPUT,
+                   "%s: measurements.global_tiles_*: %d of the %d tiled "
+                   "copies measured; expected all or none", path, have,
+                   TN_PROFILE_N_TILE_ROWS);
   }
   if (rc == 0)
     rc = metric(path, meas, "fp32_fma", 1, &out->fma_tflops, err);

@@ -11,6 +11,10 @@
 #define TN_PROFILE_SCHEMA "tuner-device-profile/1"
 #define TN_PROFILE_DIR "results/devices"
 
+/* The tile row lengths of a profile's tiled copies, in bytes. */
+#define TN_PROFILE_N_TILE_ROWS 4
+#define TN_PROFILE_TILE_ROWS {64, 128, 256, 512}
+
 /* One measured rate or time: its median and the quartiles around it. */
 typedef struct {
   double mid, lo, hi;
@@ -28,7 +32,7 @@ typedef struct {
   tn_range copy_gbs;      /* global memory, read + written */
   /* the same moved as a tiled transpose moves it, by square tiles whose
    * rows are TN_PROFILE_TILE_ROWS bytes long; mid 0: not measured */
-  tn_range tile_copy_gbs[4];
+  tn_range tile_copy_gbs[TN_PROFILE_N_TILE_ROWS];
   tn_range fma_tflops;    /* fp32 FMA */
   tn_range imad_gops;     /* integer multiply-add (address arithmetic) */
   tn_range lop3_gops;     /* shifts and logic (swizzle arithmetic) */
@@ -41,15 +45,12 @@ typedef struct {
   double peak_dram_gbs;
 } tn_profile;
 
-/* The tile row lengths of tile_copy_gbs, in bytes. */
-#define TN_PROFILE_N_TILE_ROWS 4
-#define TN_PROFILE_TILE_ROWS {64, 128, 256, 512}
-
 /* DRAM bandwidth, as a share of the copy's, when the traffic comes in
  * rows of row_bytes (a tiled kernel's tile width): the measured tiled
  * copies against the copy, log-linear between the lengths measured, the
  * nearest beyond them, at most 1; 1 when row_bytes is 0 or the profile
- * has no tiled copies. */
+ * has no tiled copies (a profile has all of them or none: the reader
+ * refuses some). */
 double tn_profile_row_share(const tn_profile *p, double row_bytes);
 
 /* Reads a calibrate profile.  Returns 0, or TN_EINPUT with the file and

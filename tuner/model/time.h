@@ -95,7 +95,7 @@ typedef struct {
  * then its shared-memory traffic, then its stores) overlap with other
  * blocks' only in part.  Fitted on the H200 --no-prune runs of
  * 2026-12-01 (results/model-check/runs-20261201): transposes whose DRAM
- * and shared-memory times are alike ran 1.4 to 1.5 times the longer one;
+ * and shared-memory times are alike ran 1.3 to 1.5 times the longer one;
  * at 0.1 the TMA transposes' conflicted layouts were predicted 5% behind
  * their swizzled siblings for 25-40% measured (tuner/model/README.md). */
 #define TN_TIME_OVERLAP_MIN 0.5

@@ -344,7 +344,8 @@ int tn_space_prune(const tn_job *job, tn_space *space)
     start = end;
   }
   /* across groups, at TN_PRUNE_GLOBAL_MARGIN (1: the same lo against hi
-   * as siblings), a whole group at a time: within a group the model's
+   * as siblings; at 1 or more the group of the least hi never goes, as
+   * lo <= hi), a whole group at a time: within a group the model's
    * order of conflict-free layouts is not reliable (measured on the H200:
    * xor ahead of a pad that it predicted faster), so cutting part of a
    * group could leave it its worse layouts (tuner/model/README.md) */
