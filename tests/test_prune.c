@@ -9,37 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/profile.h"
 #include "model/time.h"
 #include "pipeline/space.h"
+#include "profile_util.h"
 #include "test_util.h"
-
-static tn_range rng(double mid)
-{
-  tn_range r;
-  r.mid = mid;
-  r.lo = mid * 0.99;
-  r.hi = mid * 1.01;
-  return r;
-}
-
-static void synthetic(tn_profile *p)
-{
-  memset(p, 0, sizeof(*p));
-  tn_strlcpy(p->arch, "sm_90", sizeof(p->arch));
-  tn_strlcpy(p->path, "synthetic", sizeof(p->path));
-  p->sm_count = 132;
-  p->clock_mhz = rng(1980);
-  p->launch_us = rng(4);
-  p->copy_gbs = rng(4000);
-  p->fma_tflops = rng(64);
-  p->imad_gops = rng(16000);
-  p->lop3_gops = rng(32000);
-  p->mma_tflops = rng(640);
-  p->smem_cycles_per_wavefront[0] = 1;
-  p->smem_cycles_per_wavefront[1] = 1;
-  p->smem_cycles_per_wavefront[2] = 1;
-}
 
 static long long value(const tn_job *job, const tn_candidate *c,
                        const char *name)
@@ -97,7 +70,7 @@ int main(int argc, char **argv)
   CHECK(seen[0] == 4 && seen[1] == 4 && seen[2] == 4 && seen[3] == 4);
   /* an H200-like profile of the test's own (quartiles 1% either side),
    * not whatever results/devices holds */
-  synthetic(&p);
+  tn_test_profile(&p, 0.01);
   tn_space_predict(&job, &p, &space);
   n = tn_space_prune(&job, &space);
   for (i = 0; i < space.n; i++) {

@@ -11,33 +11,13 @@
 
 #include "model/profile.h"
 #include "model/time.h"
+#include "profile_util.h"
 #include "test_util.h"
-
-static tn_range rng(double mid)
-{
-  tn_range r;
-  r.mid = mid;
-  r.lo = mid * 0.98;
-  r.hi = mid * 1.02;
-  return r;
-}
 
 /* An H200-like profile, by hand: the test's own figures. */
 static void synthetic(tn_profile *p)
 {
-  memset(p, 0, sizeof(*p));
-  tn_strlcpy(p->arch, "sm_90", sizeof(p->arch));
-  p->sm_count = 132;
-  p->clock_mhz = rng(1980);
-  p->launch_us = rng(4);
-  p->copy_gbs = rng(4000);
-  p->fma_tflops = rng(64);
-  p->imad_gops = rng(16000);
-  p->lop3_gops = rng(32000);
-  p->mma_tflops = rng(640);
-  p->smem_cycles_per_wavefront[0] = 1;
-  p->smem_cycles_per_wavefront[1] = 1;
-  p->smem_cycles_per_wavefront[2] = 1;
+  tn_test_profile(p, 0.02);
 }
 
 /* A launch of 16384 blocks of 256 threads whose work is mostly DRAM
@@ -73,7 +53,7 @@ static void test_bandwidth(void)
 
   synthetic(&p);
   fast = p;
-  fast.copy_gbs = rng(8000);
+  fast.copy_gbs = tn_test_range(8000, 0.02);
   launch(&in, &m, 1);
   predict(&in, &p, &a);
   predict(&in, &fast, &b);
