@@ -469,7 +469,8 @@ json_t *tn_results_json(const tn_run *run)
   tn_compile_nvrtc_version(nvrtc, sizeof(nvrtc));
   doc = json_pack(
       "{s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:I, "
-      "s:f, s:f, s:i, s:i, s:i, s:{s:i, s:i, s:i, s:i, s:f, s:f}}, s:s, "
+      "s:f, s:f, s:i, s:i, s:i, s:i, s:{s:i, s:i, s:i, s:i, s:f, s:f}}, "
+      "s:s, "
       "s:s, s:o, s:o, s:o, s:o, s:o}",
       "schema", TN_RESULTS_SCHEMA, "tool", "name", "tuner", "nvrtc", nvrtc,
       "run", "config", job->path, "command",
@@ -478,6 +479,7 @@ json_t *tn_results_json(const tn_run *run)
       run->opts->dry_run, "no_prune", run->opts->no_prune, "interrupted",
       run->interrupted, "seed", (json_int_t)run->seed, "wall_s", run->wall_s,
       "bench_s", run->bench_s, "pruned_by_model", run->pruned_by_model,
+      "pruned_by_measured", run->pruned_by_measured,
       "worker_starts", run->worker_starts, "resumed", run->resumed,
       "compile", "compiled", run->compile.compiled, "cached",
       run->compile.cached, "failed", run->compile.failed, "threads",

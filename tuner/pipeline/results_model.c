@@ -4,8 +4,7 @@
 
 int tn_results_modelled(const tn_candidate *c)
 {
-  return c->status != TN_ST_PRUNED || c->pruned_by == TN_BY_MODEL ||
-         c->pruned_by == TN_BY_TIME_MODEL;
+  return tn_candidate_modelled(c);
 }
 
 json_t *tn_results_model(const tn_model_cost *m)

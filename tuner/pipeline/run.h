@@ -60,6 +60,7 @@ typedef struct {
   tn_device_info device;
   tn_space space;
   int pruned_by_model;
+  int pruned_by_measured;    /* while benchmarking (measured.h) */
   int n_baselines;
   tn_baseline_result baselines[TN_MAX_BASELINES];
   tn_selection sel;          /* the single best, over all sizes */

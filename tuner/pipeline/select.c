@@ -120,7 +120,7 @@ void tn_selection_free(tn_selection *sel)
 
 static const tn_family *order_family;
 static const tn_space *order_space;
-static int *order_rank;
+static const int *order_space_sorted; /* cmp_group's order, for cmp_first */
 
 /* The time model's prediction of c, or 0 if it has none. */
 static double predicted(const tn_candidate *c)
@@ -128,8 +128,27 @@ static double predicted(const tn_candidate *c)
   return c->pred_total.ms;
 }
 
-/* By the non-layout parameters (groups together), then the time model's
- * prediction, the wavefronts, id. */
+int tn_select_siblings(const tn_family *f, const tn_candidate *a,
+                       const tn_candidate *b)
+{
+  int k;
+  for (k = 0; k < f->n_params; k++)
+    if (!f->params[k].is_layout && a->params.v[k].i != b->params.v[k].i)
+      return 0;
+  return 1;
+}
+
+/* Likely winners first: by the prediction, then the wavefronts, then id. */
+static int cmp_likely(const tn_candidate *a, const tn_candidate *b)
+{
+  if (predicted(a) != predicted(b))
+    return predicted(a) < predicted(b) ? -1 : 1;
+  if (a->model_total != b->model_total)
+    return a->model_total < b->model_total ? -1 : 1;
+  return (a->id > b->id) - (a->id < b->id);
+}
+
+/* By the non-layout parameters (groups together), then likely first. */
 static int cmp_group(const void *pa, const void *pb)
 {
   const tn_candidate *a = &order_space->c[*(const int *)pa];
@@ -141,48 +160,47 @@ static int cmp_group(const void *pa, const void *pb)
       continue;
     return x < y ? -1 : 1;
   }
-  if (predicted(a) != predicted(b))
-    return predicted(a) < predicted(b) ? -1 : 1;
-  if (a->model_total != b->model_total)
-    return a->model_total < b->model_total ? -1 : 1;
-  return (a->id > b->id) - (a->id < b->id);
+  return cmp_likely(a, b);
 }
 
-static int cmp_rank(const void *pa, const void *pb)
+/* Groups by their likeliest member (the first of each, after cmp_group). */
+static int cmp_first(const void *pa, const void *pb)
 {
-  int a = *(const int *)pa, b = *(const int *)pb;
-  const tn_candidate *ca = &order_space->c[a], *cb = &order_space->c[b];
-  if (order_rank[a] != order_rank[b])
-    return order_rank[a] < order_rank[b] ? -1 : 1;
-  /* in a round, the predicted fastest first */
-  if (predicted(ca) != predicted(cb))
-    return predicted(ca) < predicted(cb) ? -1 : 1;
-  return (a > b) - (a < b);
+  const int *a = pa, *b = pb; /* {start, length} in the sorted order */
+  return cmp_likely(&order_space->c[order_space_sorted[a[0]]],
+                    &order_space->c[order_space_sorted[b[0]]]);
 }
-
 int tn_select_order(const tn_family *f, const tn_space *space, int *order)
 {
-  int *rank = malloc(sizeof(int) * (size_t)(space->n > 0 ? space->n : 1));
-  int i;
-  if (rank == NULL)
+  int *sorted = malloc(sizeof(int) * (size_t)(space->n > 0 ? space->n : 1));
+  int *spans = malloc(sizeof(int) * 2 * (size_t)(space->n > 0 ? space->n : 1));
+  int i, g, n_groups = 0, out = 0;
+  if (sorted == NULL || spans == NULL) {
+    free(sorted);
+    free(spans);
     return TN_ETOOL;
+  }
   for (i = 0; i < space->n; i++)
-    order[i] = i;
+    sorted[i] = i;
   order_family = f;
   order_space = space;
-  order_rank = rank;
-  qsort(order, (size_t)space->n, sizeof(int), cmp_group);
+  order_space_sorted = sorted;
+  qsort(sorted, (size_t)space->n, sizeof(int), cmp_group);
   for (i = 0; i < space->n; i++) {
-    const tn_candidate *a = i > 0 ? &space->c[order[i - 1]] : NULL;
-    const tn_candidate *b = &space->c[order[i]];
-    int k, sibling = a != NULL;
-    for (k = 0; sibling && k < f->n_params; k++)
-      if (!f->params[k].is_layout && a->params.v[k].i != b->params.v[k].i)
-        sibling = 0;
-    rank[order[i]] = sibling ? rank[order[i - 1]] + 1 : 0;
+    if (i == 0 || !tn_select_siblings(f, &space->c[sorted[i - 1]],
+                                      &space->c[sorted[i]])) {
+      spans[2 * n_groups] = i;
+      spans[2 * n_groups + 1] = 0;
+      n_groups++;
+    }
+    spans[2 * n_groups - 1]++;
   }
-  qsort(order, (size_t)space->n, sizeof(int), cmp_rank);
-  free(rank);
+  qsort(spans, (size_t)n_groups, 2 * sizeof(int), cmp_first);
+  for (g = 0; g < n_groups; g++)
+    for (i = 0; i < spans[2 * g + 1]; i++)
+      order[out++] = sorted[spans[2 * g] + i];
+  free(sorted);
+  free(spans);
   return 0;
 }
 

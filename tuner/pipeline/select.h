@@ -49,13 +49,17 @@ void tn_selection_free(tn_selection *sel);
 double tn_select_noise(const tn_candidate *c, int k, double min_noise);
 
 /* The order to benchmark in, likely winners first so that racing knows
- * the leader early: the time model's fastest of each group (same values
- * of every non-layout parameter; without predictions the fewest
- * wavefronts) first, then the second of each, and so on; within a round
- * the predicted fastest first, then by id.  order gets space->n indices.
- * Returns
- * 0, or TN_ETOOL (out of memory). */
+ * the leader early, and group by group so that the measured rules
+ * (measured.h) see whole groups timed: the groups (same values of every
+ * non-layout parameter) by their member of least predicted time (without
+ * predictions the fewest wavefronts, then id), and within a group its
+ * members in that order.  order gets space->n indices.  Returns 0, or
+ * TN_ETOOL (out of memory). */
 int tn_select_order(const tn_family *f, const tn_space *space, int *order);
+/* 1 if a and b are siblings: the same values of every non-layout
+ * parameter of f. */
+int tn_select_siblings(const tn_family *f, const tn_candidate *a,
+                       const tn_candidate *b);
 
 /* Racing, size by size: the leader at size k is the fastest candidate
  * verified and timed so far by its median there (index, or -1), and a

@@ -223,12 +223,16 @@ static int cmp_siblings(const void *pa, const void *pb)
   return a->id < b->id ? -1 : a->id > b->id;
 }
 
+int tn_candidate_modelled(const tn_candidate *c)
+{
+  return c->status != TN_ST_PRUNED || c->pruned_by == TN_BY_MODEL ||
+         c->pruned_by == TN_BY_TIME_MODEL || c->pruned_by == TN_BY_MEASURED;
+}
+
 /* 1 if c has a time model's prediction to make: a model of its own. */
 static int predictable(const tn_candidate *c)
 {
-  return c->status == TN_ST_PENDING || c->status >= TN_ST_COMPILE_ERROR ||
-         (c->status == TN_ST_PRUNED && (c->pruned_by == TN_BY_MODEL ||
-                                        c->pruned_by == TN_BY_TIME_MODEL));
+  return tn_candidate_modelled(c);
 }
 
 void tn_space_predict(const tn_job *job, const tn_profile *p,
@@ -444,6 +448,8 @@ const char *tn_pruned_by_name(tn_pruned_by by)
     return "model";
   case TN_BY_TIME_MODEL:
     return "time_model";
+  case TN_BY_MEASURED:
+    return "measured";
   default:
     return "";
   }

@@ -34,7 +34,10 @@ typedef enum {
   TN_BY_LIMITS,     /* the architecture's limits */
   TN_BY_MODEL,      /* a sibling is strictly cheaper in the model (runs
                        before the time model; read from old results) */
-  TN_BY_TIME_MODEL  /* the time model: it cannot win, with margin */
+  TN_BY_TIME_MODEL, /* the time model: it cannot win, with margin */
+  TN_BY_MEASURED    /* the time model corrected by the run's own
+                       measurements, or the layouts' measured order
+                       (measured.h): while the run benchmarks */
 } tn_pruned_by;
 
 typedef struct {
@@ -106,6 +109,9 @@ int tn_space_prune(const tn_job *job, tn_space *space);
 /* Marks compiled candidates whose registers times threads exceed the
  * architecture's register file per SM as failed, with the reason. */
 void tn_space_check_registers(tn_space *space, const tn_arch *arch);
+/* 1 if c has a model of its own: not pruned, or pruned by a model (the
+ * wavefronts, the time model or the measured rules), not by the space. */
+int tn_candidate_modelled(const tn_candidate *c);
 /* Counts candidates in a state. */
 int tn_space_count(const tn_space *space, tn_status st);
 void tn_space_free(tn_space *space);

@@ -12,6 +12,7 @@
 
 #include "emit/emit.h"
 #include "base/progress.h"
+#include "pipeline/measured.h"
 #include "pipeline/precheck.h"
 #include "pipeline/render.h"
 #include "pipeline/results.h"
@@ -66,9 +67,7 @@ static void print_table(const tn_run *run, FILE *out)
     const tn_candidate *c = &run->space.c[i];
     char ptxt[512], model[16] = "-", deg[16] = "-", regs[16] = "-",
                     ms[16] = "-", rate[16] = "-", pct[16] = "-";
-    int modelled = !(c->status == TN_ST_PRUNED &&
-                     c->pruned_by != TN_BY_MODEL &&
-                     c->pruned_by != TN_BY_TIME_MODEL);
+    int modelled = tn_candidate_modelled(c);
     tn_params_format(f->params, f->n_params, &c->params, ptxt, sizeof(ptxt));
     if (modelled) {
       snprintf(model, sizeof(model), "%.1f",
@@ -238,6 +237,34 @@ static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
   return 0;
 }
 
+/* At the first member of a group (order[start]): waits for the compiles
+ * of all its members, which the measured rules read, and decides on them
+ * (measured.h) unless --no-prune.  *end gets the group's end, *verdicts
+ * its verdicts (NULL: time them all). */
+static int decide_group(tn_run *run, const int *order, int start, int *end,
+                        tn_measured_verdict **verdicts, tn_err *err)
+{
+  const tn_job *job = run->job;
+  int j, rc;
+  free(*verdicts);
+  *verdicts = NULL;
+  *end = tn_measured_group_end(job->family, &run->space, order,
+                               run->space.n, start);
+  if (run->opts->no_prune)
+    return 0;
+  for (j = start; j < *end; j++) {
+    rc = tn_run_wait(run, order[j], err);
+    if (rc)
+      return rc;
+  }
+  *verdicts = calloc((size_t)(*end - start), sizeof(**verdicts));
+  if (*verdicts == NULL)
+    return 0; /* an optimisation: without memory, time them all */
+  tn_measured_decide(job->family, &run->space, order, run->space.n, start,
+                     *end, job->n_problems, job->bench.min_noise, *verdicts);
+  return 0;
+}
+
 static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
 {
   const tn_job *job = run->job;
@@ -245,6 +272,8 @@ static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
   FILE *journal;
   int i, rc = 0, todo = tn_space_count(&run->space, TN_ST_COMPILED);
   int *order = malloc(sizeof(int) * (size_t)(run->space.n + 1));
+  int group_start = 0, group_end = 0;
+  tn_measured_verdict *verdicts = NULL;
   double t0 = tn_now(), last_write = -1e30;
 
   if (order == NULL ||
@@ -276,11 +305,26 @@ static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
   for (i = 0; i < run->space.n; i++) {
     /* likely winners first (select.h), so the leader is known early */
     tn_candidate *c = &run->space.c[order[i]];
+    if (i == group_end) {
+      group_start = i;
+      rc = decide_group(run, order, i, &group_end, &verdicts, err);
+      if (rc)
+        break;
+    }
     rc = tn_run_wait(run, order[i], err); /* compiled in the background */
     if (rc)
       break;
     if (c->status != TN_ST_COMPILED)
       continue;
+    if (verdicts != NULL && verdicts[i - group_start].prune) {
+      c->status = TN_ST_PRUNED;
+      c->pruned_by = TN_BY_MEASURED;
+      tn_strlcpy(c->reason, verdicts[i - group_start].reason,
+                 sizeof(c->reason));
+      run->pruned_by_measured++;
+      tn_progress_step(&bar, "");
+      continue;
+    }
     if (tn_interrupted()) {
       rc = tn_errf(err, TN_EINTR, "interrupted");
       break;
@@ -311,6 +355,7 @@ done:
   run->bench_s = tn_now() - t0;
   fclose(journal);
   free(order);
+  free(verdicts);
   return rc;
 }
 

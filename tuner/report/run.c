@@ -37,7 +37,8 @@ static int kind_of(json_t *c)
   if (strcmp(st, "ok") == 0)
     return K_OK;
   if (strcmp(st, "pruned") == 0)
-    return by && (strcmp(by, "model") == 0 || strcmp(by, "time_model") == 0)
+    return by && (strcmp(by, "model") == 0 || strcmp(by, "time_model") == 0 ||
+                  strcmp(by, "measured") == 0)
                ? K_PRUNED
                : K_EXCLUDED;
   if (strcmp(st, "compile_error") == 0)
