@@ -23,53 +23,6 @@ static int timed(const tn_candidate *c)
   return c->status == TN_ST_OK && c->total_ms > 0;
 }
 
-/* 1 if a and b have the same layout: every layout parameter alike.  A
- * swizzle by its name: "xor" resolves to other bits in another tile. */
-static int same_layout(const tn_family *f, const tn_candidate *a,
-                       const tn_candidate *b)
-{
-  int k;
-  for (k = 0; k < f->n_params; k++) {
-    const tn_param_desc *d = &f->params[k];
-    char x[32], y[32];
-    if (!d->is_layout)
-      continue;
-    if (d->kind != TN_PARAM_SWIZZLE) {
-      if (a->params.v[k].i != b->params.v[k].i)
-        return 0;
-    } else if (strcmp(tn_swizzle_name(&a->params.v[k].sw, x, sizeof(x)),
-                      tn_swizzle_name(&b->params.v[k].sw, y, sizeof(y))))
-      return 0;
-  }
-  return 1;
-}
-
-/* "pad_a=4 swizzle_a=none": c's layout parameters. */
-static void layout_text(const tn_family *f, const tn_candidate *c, char *out,
-                        size_t n)
-{
-  size_t used = 0;
-  int k;
-  out[0] = '\0';
-  for (k = 0; k < f->n_params && used < n; k++) {
-    const tn_param_desc *d = &f->params[k];
-    char sw[32];
-    int w;
-    if (!d->is_layout)
-      continue;
-    if (d->kind == TN_PARAM_SWIZZLE)
-      w = snprintf(out + used, n - used, "%s%s=%s", used ? " " : "",
-                   d->name, tn_swizzle_name(&c->params.v[k].sw, sw,
-                                            sizeof(sw)));
-    else
-      w = snprintf(out + used, n - used, "%s%s=%lld", used ? " " : "",
-                   d->name, c->params.v[k].i);
-    if (w < 0)
-      break;
-    used += (size_t)w;
-  }
-}
-
 /* The groups timed outside order[start..end): their spans in order, as
  * {first, end} pairs in spans; returns how many. */
 static int timed_groups(const tn_family *f, const tn_space *space,
@@ -162,110 +115,6 @@ static int group_bound(const tn_space *space, const int *order, int start,
   return 1;
 }
 
-/* 1 if layout a beat layout b (a's time times 1 + noise + margin below
- * b's) at every size in every timed group that timed both, and there
- * were TN_MEASURED_MIN_GROUPS of them; *groups and *least get how many
- * and the least ratio b / a - 1 seen. */
-static int beats(const tn_family *f, const tn_space *space, const int *order,
-                 const int *spans, int n_groups, int n_problems,
-                 double min_noise, const tn_candidate *a,
-                 const tn_candidate *b, int *groups, double *least)
-{
-  int g, j, k, n = 0;
-  *least = -1;
-  for (g = 0; g < n_groups; g++) {
-    const tn_candidate *ca = NULL, *cb = NULL;
-    for (j = spans[2 * g]; j < spans[2 * g + 1]; j++) {
-      const tn_candidate *c = &space->c[order[j]];
-      if (!timed(c))
-        continue;
-      if (same_layout(f, c, a))
-        ca = c;
-      else if (same_layout(f, c, b))
-        cb = c;
-    }
-    if (ca == NULL || cb == NULL)
-      continue;
-    for (k = 0; k < n_problems; k++) {
-      double na = tn_select_noise(ca, k, min_noise);
-      double nb = tn_select_noise(cb, k, min_noise);
-      double noise = na > nb ? na : nb;
-      double ta = ca->timing[k].median_ms, tb = cb->timing[k].median_ms;
-      if (!(ta * (1 + noise + TN_MEASURED_LAYOUT_MARGIN) < tb))
-        return 0;
-      if (*least < 0 || tb / ta - 1 < *least)
-        *least = tb / ta - 1;
-    }
-    n++;
-  }
-  *groups = n;
-  return n >= TN_MEASURED_MIN_GROUPS;
-}
-
-/* The layouts' order (measured.h) on order[start..end). */
-static int layout_order(const tn_family *f, const tn_space *space,
-                        const int *order, int start, int end,
-                        const int *spans, int n_groups, int n_problems,
-                        double min_noise, tn_measured_verdict *v)
-{
-  int m = end - start, a, b, pruned = 0;
-  char *wins = calloc((size_t)m * (size_t)m, 1);
-  int *top;
-
-  if (wins == NULL)
-    return 0; /* an optimisation: without memory, time them all */
-  top = calloc((size_t)m, sizeof(int));
-  if (top == NULL) {
-    free(wins);
-    return 0;
-  }
-  for (a = 0; a < m; a++)
-    for (b = 0; b < m; b++) {
-      const tn_candidate *ca = &space->c[order[start + a]];
-      const tn_candidate *cb = &space->c[order[start + b]];
-      int groups;
-      double least;
-      if (a != b && (ca->status == TN_ST_COMPILED || timed(ca)) &&
-          cb->status == TN_ST_COMPILED &&
-          beats(f, space, order, spans, n_groups, n_problems, min_noise, ca,
-                cb, &groups, &least))
-        wins[a * m + b] = 1;
-    }
-  /* a layout that no layout of the group beats stays, and only one of
-   * those prunes: a chain of wins never empties a group */
-  for (a = 0; a < m; a++) {
-    top[a] = 1;
-    for (b = 0; b < m; b++)
-      if (wins[b * m + a])
-        top[a] = 0;
-  }
-  for (b = 0; b < m; b++)
-    for (a = 0; a < m && !v[b].prune; a++) {
-      const tn_candidate *ca = &space->c[order[start + a]];
-      const tn_candidate *cb = &space->c[order[start + b]];
-      char la[256], lb[256];
-      int groups;
-      double least;
-      if (!top[a] || !wins[a * m + b])
-        continue;
-      beats(f, space, order, spans, n_groups, n_problems, min_noise, ca, cb,
-            &groups, &least);
-      layout_text(f, ca, la, sizeof(la));
-      layout_text(f, cb, lb, sizeof(lb));
-      v[b].prune = 1;
-      snprintf(v[b].reason, sizeof(v[b].reason),
-               "measured layout order: %s ran at least %.1f%% faster than "
-               "%s at every size in each of the %d groups timed that timed "
-               "both (beyond their noise plus %.0f%%); candidate %d has it",
-               la, 100 * least, lb, groups,
-               100 * TN_MEASURED_LAYOUT_MARGIN, ca->id);
-      pruned++;
-    }
-  free(wins);
-  free(top);
-  return pruned;
-}
-
 int tn_measured_decide(const tn_family *f, const tn_space *space,
                        const int *order, int n, int start, int end,
                        int n_problems, double min_noise,
@@ -287,9 +136,7 @@ int tn_measured_decide(const tn_family *f, const tn_space *space,
         tn_strlcpy(v[j - start].reason, why, sizeof(v[j - start].reason));
         pruned++;
       }
-  } else
-    pruned = layout_order(f, space, order, start, end, spans, n_groups,
-                          n_problems, min_noise, v);
+  }
   free(spans);
   return pruned;
 }

@@ -222,7 +222,12 @@ int tn_run_wait(tn_run *run, int i, tn_err *err)
   run->compile_wait_s += tn_now() - t0;
   one.n = 1;
   one.c = &run->space.c[i];
+  one.arch = run->space.arch;
   tn_space_check_registers(&one, run->arch);
+  /* the prediction with its compiled registers, before the measured
+   * rules (measured.h) read it */
+  if (run->space.have_profile)
+    tn_space_predict(run->job, &run->space.profile, &one);
   return rc;
 }
 

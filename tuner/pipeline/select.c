@@ -138,9 +138,13 @@ int tn_select_siblings(const tn_family *f, const tn_candidate *a,
   return 1;
 }
 
-/* Likely winners first: by the prediction, then the wavefronts, then id. */
+/* Likely winners first: by the prediction, then the wavefronts, then id;
+ * a candidate without a prediction (pruned by the space: no model) after
+ * every one with, so that it never leads its group. */
 static int cmp_likely(const tn_candidate *a, const tn_candidate *b)
 {
+  if ((predicted(a) > 0) != (predicted(b) > 0))
+    return predicted(a) > 0 ? -1 : 1;
   if (predicted(a) != predicted(b))
     return predicted(a) < predicted(b) ? -1 : 1;
   if (a->model_total != b->model_total)

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""replay_measured.py -- the measured rules (tuner/pipeline/measured.h)
+replayed on committed --no-prune runs, and judged as scripts/model_check.py
+judges a pruned run.
+
+For each config and each day under results/model-check/runs-*/, the
+replay (tests/replay_measured, the tuner's own pruning, order and rules)
+decides with one day's timings; the figures are model_check.py's, judged
+against the same day's run and against the other day's (a real pruned run
+measures anew, and its times differ by the day's noise).
+
+Usage: replay_measured.py REPLAY_BIN ROOT TMP [--profile P] [--check]
+                          [CONFIG...]
+  --check: exit 1 if any group loses its best (the CPU test
+           replay_measured_committed)
+"""
+import glob
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+
+def main():
+    args = sys.argv[1:]
+    check = "--check" in args
+    args = [a for a in args if a != "--check"]
+    profile = None
+    if "--profile" in args:
+        i = args.index("--profile")
+        profile = args[i + 1]
+        del args[i:i + 2]
+    if len(args) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    binary, root, tmp = args[:3]
+    configs = args[3:]
+    sys.path.insert(0, os.path.join(root, "scripts"))
+    import model_check
+    profile = profile or os.path.join(
+        root, "results", "devices", "sm_90-NVIDIA_H200-20261202.json")
+    days = sorted(glob.glob(os.path.join(root, "results", "model-check",
+                                         "runs-*")))
+    runs = {}
+    for d in days:
+        for f in glob.glob(os.path.join(d, "*", "noprune-*.json.gz")):
+            cfg = os.path.basename(os.path.dirname(f))
+            runs.setdefault(cfg, {})[os.path.basename(d)] = f
+    lost = 0
+    print("| config | decided with | judged with | valid | timed | "
+          "measured | groups losing | winner against the best |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for cfg in sorted(runs):
+        if configs and cfg not in configs:
+            continue
+        for dec, path in sorted(runs[cfg].items()):
+            plain = os.path.join(tmp, "%s-%s.json" % (cfg, dec))
+            with gzip.open(path, "rt") as src, open(plain, "w") as dst:
+                shutil.copyfileobj(src, dst)
+            m = re.search(r"-(sm_[0-9]+[a-z]?)-[0-9]{8}T", path)
+            out = os.path.join(tmp, "%s-%s-replayed.json" % (cfg, dec))
+            p = subprocess.run([binary, os.path.join(root, "configs",
+                                                     cfg + ".cfg"),
+                                m.group(1), profile, plain, out],
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT,
+                               universal_newlines=True)
+            if p.returncode != 0:
+                print("%s %s: replay failed: %s" % (cfg, dec, p.stdout))
+                return 1
+            pr = model_check.load_json(out)
+            lp = pr.get("layout_params") or []
+            for judge, jpath in sorted(runs[cfg].items()):
+                np_ = model_check.load_json(jpath)
+                fig, rows = model_check.pruning(np_, pr, lp)
+                lost += fig["groups_losing"]
+                print("| %s | %s | %s | %d | %d (%.1f%%) | %d | %d | %s |" % (
+                    cfg, dec[5:], judge[5:], fig["valid"], fig["timed"],
+                    100 * fig["timed_fraction"],
+                    fig["pruned_by"].get("measured", 0),
+                    fig["groups_losing"],
+                    "%+.1f%%" % fig["pruned_winner_gap_pct"]
+                    if fig["pruned_winner_gap_pct"] is not None else "-"))
+                for r in rows:
+                    if r["lost"]:
+                        print("|  | lost: %s | %s | %s |" % (
+                            r["group"], r.get("best_pruned"),
+                            r.get("reason", "")[:160]))
+    return 1 if check and lost else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
