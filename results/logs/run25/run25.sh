@@ -5,12 +5,14 @@
 # same day, 2026-12-02, by run 22).  scripts/validate_model.sh's pruned,
 # predict and check stages; everything packed into $OUT/run25.tgz after
 # each config.
-# Usage: run25.sh BUDGET_S CONFIG...   (builds first on a fresh machine)
+# Usage: [RUN=N] run25.sh BUDGET_S CONFIG...   (builds first on a fresh
+#   machine; RUN names the scratch folder and archive, 25 by default)
 set -u
-F=/tmp/run25
+R=run${RUN:-25}
+F=/tmp/$R
 mkdir -p $F/runs $F/check
 budget=$1; shift
-pack() { tar czf "$OUT/run25.tgz.tmp" -C $F . && mv "$OUT/run25.tgz.tmp" "$OUT/run25.tgz"; }
+pack() { tar czf "$OUT/$R.tgz.tmp" -C $F . && mv "$OUT/$R.tgz.tmp" "$OUT/$R.tgz"; }
 for g in results/model-check/runs-20261202/*/noprune-*.json.gz; do
   c=$(basename "$(dirname "$g")"); mkdir -p $F/runs/$c/noprune
   b=$(basename "$g" .gz); gunzip -c "$g" >$F/runs/$c/noprune/$b
