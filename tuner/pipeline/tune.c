@@ -12,7 +12,6 @@
 
 #include "emit/emit.h"
 #include "base/progress.h"
-#include "pipeline/measured.h"
 #include "pipeline/precheck.h"
 #include "pipeline/render.h"
 #include "pipeline/results.h"
@@ -237,34 +236,6 @@ static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
   return 0;
 }
 
-/* At the first member of a group (order[start]): waits for the compiles
- * of all its members, which the measured rules read, and decides on them
- * (measured.h) unless --no-prune.  *end gets the group's end, *verdicts
- * its verdicts (NULL: time them all). */
-static int decide_group(tn_run *run, const int *order, int start, int *end,
-                        tn_measured_verdict **verdicts, tn_err *err)
-{
-  const tn_job *job = run->job;
-  int j, rc;
-  free(*verdicts);
-  *verdicts = NULL;
-  *end = tn_measured_group_end(job->family, &run->space, order,
-                               run->space.n, start);
-  if (run->opts->no_prune)
-    return 0;
-  for (j = start; j < *end; j++) {
-    rc = tn_run_wait(run, order[j], err);
-    if (rc)
-      return rc;
-  }
-  *verdicts = calloc((size_t)(*end - start), sizeof(**verdicts));
-  if (*verdicts == NULL)
-    return 0; /* an optimisation: without memory, time them all */
-  tn_measured_decide(job->family, &run->space, order, run->space.n, start,
-                     *end, job->n_problems, job->bench.min_noise, *verdicts);
-  return 0;
-}
-
 static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
 {
   const tn_job *job = run->job;
@@ -307,7 +278,7 @@ static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
     tn_candidate *c = &run->space.c[order[i]];
     if (i == group_end) {
       group_start = i;
-      rc = decide_group(run, order, i, &group_end, &verdicts, err);
+      rc = tn_run_decide_group(run, order, i, &group_end, &verdicts, err);
       if (rc)
         break;
     }
