@@ -12,36 +12,19 @@
 #include "pipeline/measured.h"
 #include "pipeline/select.h"
 #include "pipeline/space.h"
+#include "space_util.h"
 #include "test_util.h"
 
 #define NOISE 0.01 /* the selection's min_noise; no spread in the medians */
 
-static long long value(const tn_job *job, const tn_candidate *c,
-                       const char *name)
-{
-  int j;
-  for (j = 0; j < job->family->n_params; j++)
-    if (strcmp(job->family->params[j].name, name) == 0)
-      return c->params.v[j].i;
-  CHECK(!"no such parameter");
-  return -1;
-}
-
-/* the group (tile 32 or 64, 4 or 8 rows a thread) and the layout (pad 0
- * or 1, swizzle none or xor: 0 plain, 3 pad and xor) */
-static int group(const tn_job *job, const tn_candidate *c)
-{
-  return (value(job, c, "tile") == 64) * 2 +
-         (value(job, c, "rows_per_thread") == 8);
-}
-
+/* the layout: pad 0 or 1, swizzle none or xor (0 plain, 3 pad and xor) */
 static int layout(const tn_job *job, const tn_candidate *c)
 {
   int j, sw = 0;
   for (j = 0; j < job->family->n_params; j++)
     if (strcmp(job->family->params[j].name, "swizzle") == 0)
       sw = c->params.v[j].sw.kind != TN_SWZ_NONE;
-  return (int)value(job, c, "pad") * 2 + sw;
+  return (int)tn_test_value(job, c, "pad") * 2 + sw;
 }
 
 /* predicted ms of group g's layout l at size k */
@@ -57,7 +40,7 @@ static void predict(const tn_job *job, tn_space *space)
     c->status = TN_ST_COMPILED;
     c->pred_total.ms = 0;
     for (k = 0; k < 2; k++) {
-      c->pred[k].ms = pred_ms[group(job, c)][layout(job, c)][k];
+      c->pred[k].ms = pred_ms[tn_test_group(job, c)][layout(job, c)][k];
       c->pred_total.ms += c->pred[k].ms;
     }
   }
@@ -70,7 +53,7 @@ static void timed(const tn_job *job, tn_space *space, int g,
   int i, k;
   for (i = 0; i < space->n; i++) {
     tn_candidate *c = &space->c[i];
-    if (group(job, c) != g || c->status == TN_ST_PRUNED)
+    if (tn_test_group(job, c) != g || c->status == TN_ST_PRUNED)
       continue;
     c->status = TN_ST_OK;
     c->total_ms = 0;
@@ -89,7 +72,7 @@ static void untime(const tn_job *job, tn_space *space, int g)
   int i;
   for (i = 0; i < space->n; i++) {
     tn_candidate *c = &space->c[i];
-    if (group(job, c) == g && c->status == TN_ST_OK) {
+    if (tn_test_group(job, c) == g && c->status == TN_ST_OK) {
       c->status = TN_ST_COMPILED;
       memset(c->timing, 0, sizeof(c->timing));
       c->total_ms = 0;
@@ -104,7 +87,7 @@ static int decide(const tn_job *job, const tn_space *space, const int *order,
 {
   tn_measured_verdict v[4];
   int s, e, j, pruned;
-  for (s = 0; s < space->n && group(job, &space->c[order[s]]) != g; s++)
+  for (s = 0; s < space->n && tn_test_group(job, &space->c[order[s]]) != g; s++)
     ;
   CHECK(s < space->n);
   e = tn_measured_group_end(job->family, space, order, space->n, s);
@@ -163,9 +146,9 @@ int main(int argc, char **argv)
   for (i = 0; i < 16; i++) {
     static const int want[4] = {0, 3, 1, 2};
     const tn_candidate *c = &space.c[order[i]];
-    CHECK_EQ_INT(group(&job, c), want[i / 4]);
+    CHECK_EQ_INT(tn_test_group(&job, c), want[i / 4]);
     CHECK_EQ_INT(layout(&job, c), i % 4);
-    seen[group(&job, c)]++;
+    seen[tn_test_group(&job, c)]++;
   }
   CHECK(seen[0] == 4 && seen[1] == 4 && seen[2] == 4 && seen[3] == 4);
   /* a candidate without a prediction (pruned by the space) goes after
@@ -173,17 +156,17 @@ int main(int argc, char **argv)
    * slowest group stays last */
   for (i = 0; i < 16; i++) {
     tn_candidate *c = &space.c[order[i]];
-    if (group(&job, c) == 2 && layout(&job, c) == 0) {
+    if (tn_test_group(&job, c) == 2 && layout(&job, c) == 0) {
       c->status = TN_ST_PRUNED;
       c->pruned_by = TN_BY_CONSTRAINT;
       c->pred_total.ms = 0;
     }
   }
   CHECK_EQ_INT(tn_select_order(job.family, &space, order), 0);
-  CHECK_EQ_INT(group(&job, &space.c[order[12]]), 2);
+  CHECK_EQ_INT(tn_test_group(&job, &space.c[order[12]]), 2);
   CHECK_EQ_INT(layout(&job, &space.c[order[12]]), 1);
   CHECK_EQ_INT(layout(&job, &space.c[order[15]]), 0);
-  CHECK_EQ_INT(group(&job, &space.c[order[0]]), 0);
+  CHECK_EQ_INT(tn_test_group(&job, &space.c[order[0]]), 0);
   for (i = 0; i < 16; i++) {
     tn_candidate *c = &space.c[i];
     if (c->status == TN_ST_PRUNED) {
@@ -216,7 +199,7 @@ int main(int argc, char **argv)
   /* the bound holds at every size or not at all: at the second size
    * group 2 predicted as fast as group 0, so no size-2 winner is lost */
   for (i = 0; i < space.n; i++)
-    if (group(&job, &space.c[i]) == 2)
+    if (tn_test_group(&job, &space.c[i]) == 2)
       space.c[i].pred[1].ms = 0.1;
   CHECK_EQ_INT(decide(&job, &space, order, 2, &which, why, sizeof(why)), 0);
 
@@ -225,7 +208,7 @@ int main(int argc, char **argv)
   for (bound = 0.8 * (1 + NOISE) / least, l = 0; l < 2; l++) {
     double p = bound * (l == 0 ? 1.002 : 0.998);
     for (i = 0; i < space.n; i++)
-      if (group(&job, &space.c[i]) == 2) {
+      if (tn_test_group(&job, &space.c[i]) == 2) {
         space.c[i].pred[0].ms = p;
         space.c[i].pred[1].ms = p / 10;
       }
@@ -237,7 +220,7 @@ int main(int argc, char **argv)
    * least error is group 0's 0.8, and stays once group 1 ran at 0.75 of
    * its prediction (the fastest still group 0's 0.8) */
   for (i = 0; i < space.n; i++)
-    if (group(&job, &space.c[i]) == 2) {
+    if (tn_test_group(&job, &space.c[i]) == 2) {
       space.c[i].pred[0].ms = 1.06;
       space.c[i].pred[1].ms = 0.106;
     }
@@ -255,7 +238,7 @@ int main(int argc, char **argv)
   CHECK(!(1.06 * 0.75 * (1 - TN_MEASURED_MARGIN) > 0.8 * (1 + NOISE)));
   CHECK_EQ_INT(decide(&job, &space, order, 2, &which, why, sizeof(why)), 0);
   for (i = 0; i < space.n; i++)
-    if (group(&job, &space.c[i]) == 2) {
+    if (tn_test_group(&job, &space.c[i]) == 2) {
       space.c[i].pred[0].ms = 1.3;
       space.c[i].pred[1].ms = 0.13;
     }
@@ -265,7 +248,7 @@ int main(int argc, char **argv)
   timed(&job, &space, 1, ms1);
   for (i = 0; i < space.n; i++) {
     tn_candidate *c = &space.c[i];
-    if (group(&job, c) == 0 && layout(&job, c) == 3)
+    if (tn_test_group(&job, c) == 0 && layout(&job, c) == 3)
       for (l = 0; l < 2; l++) {
         c->timing[l].q1_ms = c->timing[l].median_ms * 0.85;
         c->timing[l].q3_ms = c->timing[l].median_ms * 1.15;
@@ -275,7 +258,7 @@ int main(int argc, char **argv)
   CHECK_EQ_INT(decide(&job, &space, order, 2, &which, why, sizeof(why)), 0);
   for (i = 0; i < space.n; i++) {
     tn_candidate *c = &space.c[i];
-    if (group(&job, c) == 0 && layout(&job, c) == 3)
+    if (tn_test_group(&job, c) == 0 && layout(&job, c) == 3)
       for (l = 0; l < 2; l++)
         c->timing[l].q1_ms = c->timing[l].q3_ms = c->timing[l].median_ms;
   }
@@ -284,7 +267,7 @@ int main(int argc, char **argv)
   /* a group timed in part (a resumed run) is never bounded whole */
   for (i = 0; i < space.n; i++) {
     tn_candidate *c = &space.c[i];
-    if (group(&job, c) == 2 && layout(&job, c) == 3) {
+    if (tn_test_group(&job, c) == 2 && layout(&job, c) == 3) {
       c->status = TN_ST_OK;
       c->timing[0].median_ms = c->timing[0].q1_ms = c->timing[0].q3_ms = 2;
       c->timing[1].median_ms = c->timing[1].q1_ms = c->timing[1].q3_ms = .2;

@@ -12,25 +12,8 @@
 #include "model/time.h"
 #include "pipeline/space.h"
 #include "profile_util.h"
+#include "space_util.h"
 #include "test_util.h"
-
-static long long value(const tn_job *job, const tn_candidate *c,
-                       const char *name)
-{
-  int j;
-  for (j = 0; j < job->family->n_params; j++)
-    if (strcmp(job->family->params[j].name, name) == 0)
-      return c->params.v[j].i;
-  CHECK(!"no such parameter");
-  return -1;
-}
-
-/* the group's index: tile 32 or 64, 4 or 8 rows a thread */
-static int group(const tn_job *job, const tn_candidate *c)
-{
-  return (value(job, c, "tile") == 64) * 2 +
-         (value(job, c, "rows_per_thread") == 8);
-}
 
 int main(int argc, char **argv)
 {
@@ -59,7 +42,7 @@ int main(int argc, char **argv)
   }
   for (i = 0; i < space.n; i++) {
     tn_candidate *c = &space.c[i];
-    int g = group(&job, c);
+    int g = tn_test_group(&job, c);
     if (c->status != TN_ST_PENDING)
       continue;
     c->model[0].ld_wavefronts =
@@ -80,7 +63,7 @@ int main(int argc, char **argv)
   }
   for (i = 0; i < space.n; i++) {
     const tn_candidate *c = &space.c[i];
-    int g = group(&job, c);
+    int g = tn_test_group(&job, c);
     if (c->status != TN_ST_PRUNED)
       continue;
     CHECK(c->pruned_by == TN_BY_TIME_MODEL);
@@ -103,7 +86,7 @@ int main(int argc, char **argv)
   CHECK_EQ_INT(pruned[1], 0);
   for (i = 0; i < space.n; i++) {
     const tn_candidate *c = &space.c[i];
-    if (group(&job, c) == 1 &&
+    if (tn_test_group(&job, c) == 1 &&
         c->model[0].ld_wavefronts == (long long)(1.33 * 1e9))
       CHECK(c->pred[0].lo_ms > least_hi);
   }

@@ -12,7 +12,7 @@ int tn_measured_group_end(const tn_family *f, const tn_space *space,
                           const int *order, int n, int start)
 {
   int i = start + 1;
-  while (i < n && tn_select_siblings(f, &space->c[order[start]],
+  while (i < n && tn_space_siblings(f, &space->c[order[start]],
                                      &space->c[order[i]]))
     i++;
   return i;

@@ -128,16 +128,6 @@ static double predicted(const tn_candidate *c)
   return c->pred_total.ms;
 }
 
-int tn_select_siblings(const tn_family *f, const tn_candidate *a,
-                       const tn_candidate *b)
-{
-  int k;
-  for (k = 0; k < f->n_params; k++)
-    if (!f->params[k].is_layout && a->params.v[k].i != b->params.v[k].i)
-      return 0;
-  return 1;
-}
-
 /* Likely winners first: by the prediction, then the wavefronts, then id;
  * a candidate without a prediction (pruned by the space: no model) after
  * every one with, so that it never leads its group. */
@@ -157,14 +147,8 @@ static int cmp_group(const void *pa, const void *pb)
 {
   const tn_candidate *a = &order_space->c[*(const int *)pa];
   const tn_candidate *b = &order_space->c[*(const int *)pb];
-  int k;
-  for (k = 0; k < order_family->n_params; k++) {
-    long long x = a->params.v[k].i, y = b->params.v[k].i;
-    if (order_family->params[k].is_layout || x == y)
-      continue;
-    return x < y ? -1 : 1;
-  }
-  return cmp_likely(a, b);
+  int g = tn_space_cmp_group(order_family, a, b);
+  return g != 0 ? g : cmp_likely(a, b);
 }
 
 /* Groups by their likeliest member (the first of each, after cmp_group). */
@@ -191,7 +175,7 @@ int tn_select_order(const tn_family *f, const tn_space *space, int *order)
   order_space_sorted = sorted;
   qsort(sorted, (size_t)space->n, sizeof(int), cmp_group);
   for (i = 0; i < space->n; i++) {
-    if (i == 0 || !tn_select_siblings(f, &space->c[sorted[i - 1]],
+    if (i == 0 || !tn_space_siblings(f, &space->c[sorted[i - 1]],
                                       &space->c[sorted[i]])) {
       spans[2 * n_groups] = i;
       spans[2 * n_groups + 1] = 0;

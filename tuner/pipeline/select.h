@@ -56,10 +56,6 @@ double tn_select_noise(const tn_candidate *c, int k, double min_noise);
  * members in that order.  order gets space->n indices.  Returns 0, or
  * TN_ETOOL (out of memory). */
 int tn_select_order(const tn_family *f, const tn_space *space, int *order);
-/* 1 if a and b are siblings: the same values of every non-layout
- * parameter of f. */
-int tn_select_siblings(const tn_family *f, const tn_candidate *a,
-                       const tn_candidate *b);
 
 /* Racing, size by size: the leader at size k is the fastest candidate
  * verified and timed so far by its median there (index, or -1), and a

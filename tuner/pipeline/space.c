@@ -192,15 +192,22 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
   return 0;
 }
 
-/* Same values of every non-layout parameter. */
-static int siblings(const tn_family *f, const tn_candidate *a,
-                    const tn_candidate *b)
+int tn_space_cmp_group(const tn_family *f, const tn_candidate *a,
+                       const tn_candidate *b)
 {
   int k;
-  for (k = 0; k < f->n_params; k++)
-    if (!f->params[k].is_layout && a->params.v[k].i != b->params.v[k].i)
-      return 0;
-  return 1;
+  for (k = 0; k < f->n_params; k++) {
+    long long x = a->params.v[k].i, y = b->params.v[k].i;
+    if (!f->params[k].is_layout && x != y)
+      return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+int tn_space_siblings(const tn_family *f, const tn_candidate *a,
+                      const tn_candidate *b)
+{
+  return tn_space_cmp_group(f, a, b) == 0;
 }
 
 /* Orders candidates by their non-layout parameters, so that siblings (the
@@ -213,13 +220,9 @@ static int cmp_siblings(const void *pa, const void *pb)
 {
   const tn_candidate *a = &sort_base[*(const int *)pa];
   const tn_candidate *b = &sort_base[*(const int *)pb];
-  int k;
-  for (k = 0; k < sort_family->n_params; k++) {
-    if (sort_family->params[k].is_layout)
-      continue;
-    if (a->params.v[k].i != b->params.v[k].i)
-      return a->params.v[k].i < b->params.v[k].i ? -1 : 1;
-  }
+  int g = tn_space_cmp_group(sort_family, a, b);
+  if (g != 0)
+    return g;
   return a->id < b->id ? -1 : a->id > b->id;
 }
 
@@ -323,7 +326,7 @@ int tn_space_prune(const tn_job *job, tn_space *space)
   for (start = 0; start < n;) {
     int end = start + 1, best = order[start];
     char sib[512];
-    while (end < n && siblings(f, &space->c[order[start]],
+    while (end < n && tn_space_siblings(f, &space->c[order[start]],
                                &space->c[order[end]]))
       end++;
     for (i = start; i < end; i++)
@@ -357,7 +360,7 @@ int tn_space_prune(const tn_job *job, tn_space *space)
     int end = start + 1, out = 1;
     const tn_candidate *b = &space->c[gbest[0]];
     char text[512];
-    while (end < n && siblings(f, &space->c[order[start]],
+    while (end < n && tn_space_siblings(f, &space->c[order[start]],
                                &space->c[order[end]]))
       end++;
     for (i = start; i < end && out; i++) {

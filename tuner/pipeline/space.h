@@ -112,6 +112,13 @@ void tn_space_check_registers(tn_space *space, const tn_arch *arch);
 /* 1 if c has a model of its own: not pruned, or pruned by a model (the
  * wavefronts, the time model or the measured rules), not by the space. */
 int tn_candidate_modelled(const tn_candidate *c);
+/* Orders by the values of f's non-layout parameters: 0 for siblings (the
+ * same values of every one), which a sort by it puts together. */
+int tn_space_cmp_group(const tn_family *f, const tn_candidate *a,
+                       const tn_candidate *b);
+/* 1 if a and b are siblings. */
+int tn_space_siblings(const tn_family *f, const tn_candidate *a,
+                      const tn_candidate *b);
 /* Counts candidates in a state. */
 int tn_space_count(const tn_space *space, tn_status st);
 void tn_space_free(tn_space *space);
