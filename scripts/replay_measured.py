@@ -7,7 +7,10 @@ For each config and each day under results/model-check/runs-*/, the
 replay (tests/replay_measured, the tuner's own pruning, order and rules)
 decides with one day's timings; the figures are model_check.py's, judged
 against the same day's run and against the other day's (a real pruned run
-measures anew, and its times differ by the day's noise).
+measures anew, and its times differ by the day's noise).  The prediction
+figures are model_check.py's too, of the replay's --predict winner
+(predicted_best) and its predictions: the model of this tree with the
+run's registers, judged against each day's times.
 
 Usage: replay_measured.py REPLAY_BIN ROOT TMP [--profile P] [--check]
                           [CONFIG...]
@@ -51,8 +54,10 @@ def main():
             runs.setdefault(cfg, {})[os.path.basename(d)] = f
     lost = 0
     print("| config | decided with | judged with | valid | timed | "
-          "measured | groups losing | winner against the best |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+          "measured | groups losing | winner against the best | "
+          "predicted winner | top 10% holds the best | Spearman |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | "
+          "--- |")
     for cfg in sorted(runs):
         if configs and cfg not in configs:
             continue
@@ -73,17 +78,32 @@ def main():
                 return 1
             pr = model_check.load_json(out)
             lp = pr.get("layout_params") or []
+            # the replay's prediction, as a --predict results file
+            pd = dict(pr, best=pr.get("predicted_best"))
+            pd_path = os.path.join(tmp, "%s-%s-predict.json" % (cfg, dec))
+            with open(pd_path, "w") as f:
+                json.dump(pd, f)
             for judge, jpath in sorted(runs[cfg].items()):
                 np_ = model_check.load_json(jpath)
                 fig, rows = model_check.pruning(np_, pr, lp)
+                q = model_check.prediction(np_, pd_path)
                 lost += fig["groups_losing"]
-                print("| %s | %s | %s | %d | %d (%.1f%%) | %d | %d | %s |" % (
+                print("| %s | %s | %s | %d | %d (%.1f%%) | %d | %d | %s | "
+                      "%s | %s | %s |" % (
                     cfg, dec[5:], judge[5:], fig["valid"], fig["timed"],
                     100 * fig["timed_fraction"],
                     fig["pruned_by"].get("measured", 0),
                     fig["groups_losing"],
                     "%+.1f%%" % fig["pruned_winner_gap_pct"]
-                    if fig["pruned_winner_gap_pct"] is not None else "-"))
+                    if fig["pruned_winner_gap_pct"] is not None else "-",
+                    "%+.1f%% (%s of %s)" % (q["predicted_winner_gap_pct"],
+                                           q["predicted_winner_rank"],
+                                           q["predicted_timed"])
+                    if q["predicted_winner_gap_pct"] is not None else "-",
+                    {True: "yes", False: "no", None: "-"}[
+                        q["top10_holds_best"]],
+                    "%.3f" % q["spearman"] if q["spearman"] is not None
+                    else "-"))
                 for r in rows:
                     if r["lost"]:
                         print("|  | lost: %s | %s | %s |" % (

@@ -5,8 +5,11 @@
  * compiled registers, which the prediction uses) from the --no-prune run.
  * What comes out is that run's results document with the statuses the
  * replay gave (ok, or pruned with pruned_by and the reason), run.no_prune
- * false, run.replayed_from naming the input, and best the replay's single
- * best, for scripts/model_check.py to judge.
+ * false, run.replayed_from naming the input, best the replay's single
+ * best, each candidate's predicted the replay's (the model of this tree
+ * with the run's registers, as --predict has it) and predicted_best
+ * --predict's winner by TN_PREDICT_RULE, for scripts/model_check.py to
+ * judge.
  *
  *   replay_measured CONFIG ARCH PROFILE NOPRUNE.json OUT.json [-v]
  *   -v: a line a group on stderr: its least prediction and measured best
@@ -15,22 +18,39 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fleet/predict.h"
 #include "pipeline/measured.h"
+#include "pipeline/results_model.h"
 #include "pipeline/select.h"
 #include "pipeline/space.h"
+
+/* The --no-prune run's candidates by their params_text. */
+static json_t *by_text;
+
+static void index_candidates(json_t *doc)
+{
+  json_t *cands = json_object_get(doc, "candidates"), *c;
+  size_t i;
+  by_text = json_object();
+  json_array_foreach(cands, i, c)
+  {
+    const char *t = json_string_value(json_object_get(c, "params_text"));
+    if (t)
+      json_object_set(by_text, t, c);
+  }
+}
 
 /* The --no-prune run's candidate of the same parameters, or NULL. */
 static json_t *measured(json_t *doc, const char *text)
 {
-  json_t *cands = json_object_get(doc, "candidates"), *c;
-  size_t i;
-  json_array_foreach(cands, i, c)
-  {
-    const char *t = json_string_value(json_object_get(c, "params_text"));
-    if (t && strcmp(t, text) == 0)
-      return c;
-  }
-  return NULL;
+  (void)doc;
+  return json_object_get(by_text, text);
+}
+
+static int compiled_int(json_t *m, const char *key)
+{
+  return (int)json_integer_value(
+      json_object_get(json_object_get(m, "compile"), key));
 }
 
 static int ok_in(json_t *c)
@@ -70,7 +90,8 @@ int main(int argc, char **argv)
   json_t *doc, *run;
   tn_selection sel;
   tn_measured_verdict *v = NULL;
-  int *order, i, j, n, start, end, n_measured = 0;
+  tn_run run_view;
+  int *order, i, j, n, start, end, n_measured = 0, predicted_best;
   char text[1024];
 
   if (argc != 6 && !(argc == 7 && strcmp(argv[6], "-v") == 0)) {
@@ -89,6 +110,7 @@ int main(int argc, char **argv)
             argv[4], jerr.text);
     return 2;
   }
+  index_candidates(doc);
   memset(&space, 0, sizeof(space));
   if (tn_arch_find(argv[2]) == NULL ||
       tn_space_build(&job, tn_arch_find(argv[2]), &space, &err) != 0) {
@@ -112,12 +134,26 @@ int main(int argc, char **argv)
       continue;
     }
     c->status = TN_ST_COMPILED;
-    c->regs = (int)json_integer_value(
-        json_object_get(json_object_get(m, "compile"), "registers"));
+    c->regs = compiled_int(m, "registers");
+    c->spill_stores = compiled_int(m, "spill_stores");
+    c->spill_loads = compiled_int(m, "spill_loads");
+    c->smem_bytes = compiled_int(m, "smem_bytes");
     one = space;
     one.n = 1;
     one.c = c;
     tn_space_predict(&job, &space.profile, &one);
+  }
+  /* --predict's winner among the compiled, by its own rule */
+  memset(&run_view, 0, sizeof(run_view));
+  run_view.job = &job;
+  run_view.arch = tn_arch_find(argv[2]);
+  run_view.space = space;
+  predicted_best = tn_predict_pick(&run_view);
+  if (predicted_best >= 0) {
+    tn_params_format(job.family->params, job.family->n_params,
+                     &space.c[predicted_best].params, text, sizeof(text));
+    json_object_set_new(doc, "predicted_best",
+                        json_pack("{s:s}", "params_text", text));
   }
   order = malloc(sizeof(int) * (size_t)(space.n + 1));
   if (order == NULL || tn_select_order(job.family, &space, order) != 0)
@@ -174,6 +210,8 @@ int main(int argc, char **argv)
     tn_params_format(job.family->params, job.family->n_params, &c->params,
                      text, sizeof(text));
     m = measured(doc, text);
+    if (m != NULL && c->pred_total.ms > 0)
+      json_object_set_new(m, "predicted", tn_results_predicted(&run_view, c));
     if (m == NULL || c->status == TN_ST_OK || c->status == TN_ST_FAILED)
       continue; /* timed (as there), or not timed there either */
     json_object_set_new(m, "status", json_string("pruned"));
@@ -200,6 +238,7 @@ int main(int argc, char **argv)
   tn_selection_free(&sel);
   tn_space_free(&space);
   json_decref(doc);
+  json_decref(by_text);
   free(order);
   free(v);
   return 0;

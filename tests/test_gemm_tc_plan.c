@@ -477,6 +477,49 @@ static void test_async_split(void)
           c.async_wavefronts, c.async_insts);
 }
 
+/* The copies are priced as cp.async.cg (model_async.c): a 16-byte pad
+ * rotates a row's chunks against its global line and splits the line over
+ * two shared rows, so a padded operand's copies cost more than a plain or
+ * swizzled one's (Nsight Compute's ordering on these layouts, run 17), and
+ * the instructions stay the same. */
+static void test_async_pads(void)
+{
+  static const setting none[] = {{"pad_c", "0"}};
+  static const setting xor_both[] = {{"swizzle_a", "xor"},
+                                     {"swizzle_b", "xor"}};
+  static const setting pad_a[] = {{"pad_a", "8"}};
+  static const setting pad_b[] = {{"pad_b", "8"}};
+  static const setting pads[] = {{"pad_a", "8"}, {"pad_b", "8"}};
+  tn_problem prob = problem(4096, 4096, 4096, 0, 0);
+  tn_model_cost c0, cx, ca, cb, cab;
+  tn_launch l;
+  if (model("none", none, 1, &prob, &c0, &l) || model("xor", xor_both, 2,
+                                                      &prob, &cx, &l) ||
+      model("pad_a", pad_a, 1, &prob, &ca, &l) ||
+      model("pad_b", pad_b, 1, &prob, &cb, &l) ||
+      model("pads", pads, 2, &prob, &cab, &l))
+    return;
+  CHECK(cx.async_wavefronts == c0.async_wavefronts,
+        "xor copies %lld, plain %lld", cx.async_wavefronts,
+        c0.async_wavefronts);
+  CHECK(c0.async_wavefronts < ca.async_wavefronts &&
+            ca.async_wavefronts < cb.async_wavefronts &&
+            cb.async_wavefronts < cab.async_wavefronts,
+        "copies: plain %lld, pad_a %lld, pad_b %lld, both %lld",
+        c0.async_wavefronts, ca.async_wavefronts, cb.async_wavefronts,
+        cab.async_wavefronts);
+  /* the pads' extra wavefronts add up */
+  CHECK(cab.async_wavefronts - c0.async_wavefronts ==
+            (ca.async_wavefronts - c0.async_wavefronts) +
+                (cb.async_wavefronts - c0.async_wavefronts),
+        "pads: %lld extra, pad_a %lld + pad_b %lld",
+        cab.async_wavefronts - c0.async_wavefronts,
+        ca.async_wavefronts - c0.async_wavefronts,
+        cb.async_wavefronts - c0.async_wavefronts);
+  CHECK(cab.async_insts == c0.async_insts && c0.async_insts > 0,
+        "copy instructions %lld and %lld", cab.async_insts, c0.async_insts);
+}
+
 int main(void)
 {
   test_counts();
@@ -485,6 +528,7 @@ int main(void)
   test_epilogue();
   test_copies();
   test_async_split();
+  test_async_pads();
   test_stmatrix();
   test_stmatrix_rules();
   test_rules();

@@ -200,6 +200,117 @@ static void test_barriers(void)
   CHECK(many.ms < 1.5 * many.term_ms[TN_BOUND_SYNC]);
 }
 
+/* Grids smaller than the GPU: a block runs on an SM of its own, so the
+ * per-SM work of a launch of b <= SMs blocks is one block's, whatever the
+ * occupancy; one block more than the SMs doubles the busiest SM's. */
+static void test_small_grids(void)
+{
+  tn_profile p;
+  tn_time_input in;
+  tn_model_cost m;
+  tn_time_pred half, all, one_more;
+  double launch_ms;
+
+  synthetic(&p);
+  launch(&in, &m, 0); /* FMA-bound */
+  in.work.fp32_flops = 2e10 / 16384 * 66; /* the same work a block */
+  in.blocks = 66;
+  m.ld_wavefronts = m.st_wavefronts = 66LL * 8 * 4;
+  m.ld_insts = m.st_insts = 66LL * 8 * 4;
+  predict(&in, &p, &half);
+  in.work.fp32_flops *= 2;
+  in.blocks = 132;
+  m.ld_wavefronts *= 2;
+  m.st_wavefronts *= 2;
+  m.ld_insts *= 2;
+  m.st_insts *= 2;
+  predict(&in, &p, &all);
+  launch_ms = all.term_ms[TN_BOUND_LAUNCH];
+  CHECK(half.blocks_per_sm > 1 && half.waves < 0.5);
+  /* every busy SM runs one block: half the grid, the same time */
+  CHECK(fabs(half.ms - all.ms) < 1e-9 * all.ms);
+  CHECK(fabs(half.term_ms[TN_BOUND_FMA] - all.term_ms[TN_BOUND_FMA]) <
+        1e-9 * all.ms);
+  /* one block's FMAs at an SM's rate, not the launch's stretched over
+   * the share of the slots that is used */
+  CHECK(fabs(all.term_ms[TN_BOUND_FMA] -
+             in.work.fp32_flops / (p.fma_tflops.mid * 1e12) * 1e3 *
+                 p.sm_count / (double)in.blocks) < 1e-9 * all.ms);
+  in.work.fp32_flops = in.work.fp32_flops / 132 * 133;
+  in.blocks = 133;
+  predict(&in, &p, &one_more);
+  CHECK(fabs((one_more.ms - launch_ms) - 2 * (all.ms - launch_ms)) <
+        0.05 * all.ms);
+}
+
+/* A ring of cp.async stages: each k-tile waits its loads' latency over
+ * the stages in flight ahead of it.  A launch with little work is bound
+ * by it (a third of it with three stages ahead than with one); one whose
+ * compute takes far longer shows it barely. */
+static void test_ring(void)
+{
+  tn_profile p;
+  tn_time_input in;
+  tn_model_cost m;
+  tn_time_pred one, three, busy, none;
+
+  synthetic(&p);
+  launch(&in, &m, 0);
+  in.blocks = 132; /* one wave */
+  in.work.fp32_flops = 1e3;
+  in.work.dram_bytes = 1e3;
+  m.ld_wavefronts = m.st_wavefronts = m.ld_insts = m.st_insts = 132;
+  in.work.ring_ktiles = 512;
+  in.work.ring_ahead = 1;
+  predict(&in, &p, &one);
+  CHECK(one.bound == TN_BOUND_RING);
+  CHECK(fabs(one.term_ms[TN_BOUND_RING] -
+             512 * TN_TIME_RING_LATENCY_NS * 1e-6) < 1e-9);
+  in.work.ring_ahead = 3;
+  predict(&in, &p, &three);
+  CHECK(fabs(three.term_ms[TN_BOUND_RING] * 3 - one.term_ms[TN_BOUND_RING]) <
+        1e-9);
+  CHECK(three.ms < one.ms / 2.5);
+  CHECK(strcmp(tn_bound_name(TN_BOUND_RING), "ring") == 0);
+  /* compute ten times the ring: the ring adds well under 1% */
+  in.work.fp32_flops = 2e10 / 16384 * 132 * 40;
+  in.work.ring_ktiles = 0;
+  predict(&in, &p, &none);
+  in.work.ring_ktiles = none.ms / 10 / (TN_TIME_RING_LATENCY_NS * 1e-6) * 3;
+  predict(&in, &p, &busy);
+  CHECK(busy.ms > none.ms && busy.ms < 1.001 * none.ms);
+  CHECK(busy.bound != TN_BOUND_RING);
+}
+
+/* One warp a scheduler (a 128-thread block alone on an SM) overlaps its
+ * resources less than many do; a warp with two independent streams of
+ * work (ilp 2) overlaps them as two warps would. */
+static void test_ilp(void)
+{
+  tn_profile p;
+  tn_time_input in;
+  tn_model_cost m;
+  tn_time_pred one, two, warps8;
+
+  synthetic(&p);
+  launch(&in, &m, 0);
+  in.blocks = 132;
+  in.threads = 128;
+  in.work.fp32_flops = 2e10 / 16384 * 132 / 2;
+  /* shared memory about as long as the FMAs, few instructions */
+  m.ld_wavefronts = 132LL * 2500;
+  m.st_wavefronts = 0;
+  m.ld_insts = m.st_insts = 132;
+  predict(&in, &p, &one);
+  in.work.ilp = 2;
+  predict(&in, &p, &two);
+  CHECK(two.ms < one.ms);
+  in.work.ilp = 0;
+  in.threads = 256; /* two warps a scheduler, the same work */
+  predict(&in, &p, &warps8);
+  CHECK(fabs(warps8.ms - two.ms) < 1e-9 * two.ms);
+}
+
 /* A tiled kernel's DRAM rows: the profile's tiled copies against its
  * copy, log-linear between the lengths measured, the nearest beyond
  * them, at most 1; none measured (older profiles) or a row of 0: the
@@ -287,6 +398,9 @@ int main(void)
   test_monotone();
   test_occupancy();
   test_barriers();
+  test_small_grids();
+  test_ring();
+  test_ilp();
   test_reader_errors();
   test_derived();
   test_tile_rows();

@@ -499,6 +499,9 @@ static void estimate(const tn_params *p, const tn_problem *prob,
   w->lop_ops = per_k * 3 * sw_ops;
   /* a barrier a k-tile with the two-stage pipeline, two without */
   w->syncs = ktiles * (g.stages > 1 ? 1 : 2);
+  /* a register tile's next fragments load beside its products; the
+   * textbook kernel's one product a k is a chain */
+  w->ilp = g.kernel == 0 ? 1 : 2;
 }
 
 /* One block tile with two k-tiles (both buffers of a two-stage pipeline);

@@ -422,6 +422,12 @@ static void estimate(const tn_params *p, const tn_problem *prob,
            (g.op[1].sw.b > 0 ? (g.bk / 16.0) * g.ni / 2.0 : 0) +
            ((g.op[0].sw.b > 0) + (g.op[1].sw.b > 0)) * copies / 2;
   w->other_insts = per_k / 32 * (copies + 4 + (g.bk / 16.0) * g.mi * g.ni);
+  /* the ring: stages - 1 k-tiles in flight ahead of the one computed */
+  w->ring_ktiles = ktiles;
+  w->ring_ahead = g.stages - 1;
+  /* the next k16's ldmatrix beside this one's mma.sync, and the ring's
+   * copies beside both */
+  w->ilp = 2;
   w->imad_ops = per_k * (2 * copies + ldm);
   w->lop_ops = per_k * 3 * sw_ops;
   w->regs = 4 * g.mi * g.ni + 4 * g.mi + 2 * g.ni + 40;

@@ -4,10 +4,17 @@
  * (copies past them store zeros), so one block's plan, times the blocks
  * and k-tiles, is the launch's.
  *
- * A cp.async copy is planned as the 16-byte store of its shared side, as
- * in the fp32 GEMM's plan (gemm_plan.c says why), and marked so that the
- * model counts it apart (async_wavefronts); the element-wise copies of
- * unaligned matrices are those same 16-byte stores, not marked.  The epilogues'
+ * A cp.async copy is planned as what it is, cp.async.cg with its global
+ * offsets (model_async.c's rule: a global line written into two shared
+ * rows, as a pad does, takes a wavefront in each, two where the chunks
+ * rotate by an odd count).  Unlike the fp32 GEMM's (gemm_plan.c says
+ * why), these copies count as Nsight Compute counts them: on the
+ * gemm-bf16-layouts launches of run 17 (results/logs/run17/model_vs_ncu/)
+ * ncu counted 14.7, 20.5, 28.3 and 34.1 M copy wavefronts for the
+ * layouts without a pad, with pad_a, with pad_b and with both, the rule
+ * 16.8, 24.1, 30.4 and 37.7 M, the 16-byte store 12.6 M for every one.
+ * The model counts them apart (async_wavefronts); the element-wise copies
+ * of unaligned matrices are those same 16-byte stores, not marked.  The epilogues'
  * reads and writes of C itself are global, not planned. */
 #include <stdint.h>
 #include <string.h>
@@ -23,22 +30,25 @@ static uint32_t byte_addr(const tc_operand *o, int stage, int row, int col)
 }
 
 /* Warp w's copies of one operand's k-tile into `stage`: chunk c = tid +
- * it * threads is row c / (width / 8), 16-byte column c % (width / 8). */
+ * it * threads is row c / (width / 8), 16-byte column c % (width / 8).
+ * pitch: the operand's leading dimension in elements, when the copies are
+ * cp.async (read from the first block's first k-tile), else 0. */
 static void plan_copies(const tc_geometry *g, const tc_operand *o, int w,
-                        int stage, int async, long long times,
+                        int stage, long long pitch, long long times,
                         tn_access_sink *sink)
 {
   int cpr = o->width / 8, chunks = o->rows * cpr;
   int iters = (chunks + g->threads - 1) / g->threads, it, lane;
   for (it = 0; it < iters; it++) {
     tn_warp_access st;
-    tn_warp_access_init(&st, TN_OP_ST, 16);
-    st.async_copy = async;
+    tn_warp_access_init(&st, pitch ? TN_OP_CP_ASYNC_CG : TN_OP_ST, 16);
     for (lane = 0; lane < 32; lane++) {
       int c = w * 32 + lane + it * g->threads;
+      int row = (c / cpr) % o->rows, col = 8 * (c % cpr);
       if (c >= chunks)
         continue;
-      st.addr[lane] = byte_addr(o, stage, (c / cpr) % o->rows, 8 * (c % cpr));
+      st.addr[lane] = byte_addr(o, stage, row, col);
+      st.gaddr[lane] = (uint32_t)(2 * ((long long)row * pitch + col));
       st.active |= 1u << lane;
     }
     if (st.active)
@@ -162,14 +172,19 @@ void tn_gemm_tc_plan(const tn_params *p, const tn_problem *prob,
 {
   tc_geometry g;
   long long blocks, ktiles;
-  int s, w, kk, async_a, async_b;
+  int s, w, kk;
+  long long pitch_a, pitch_b;
 
   tn_gemm_tc_geometry(p, prob, &g);
   /* as the template decides: an operand whose leading dimension is a
    * multiple of 8 is copied by cp.async, else element by element through
    * st.shared (the buffers themselves are 256-byte aligned) */
-  async_a = (TC_TRANS_A(prob) ? g.m : g.k) % 8 == 0;
-  async_b = (TC_TRANS_B(prob) ? g.k : g.n) % 8 == 0;
+  pitch_a = TC_TRANS_A(prob) ? g.m : g.k;
+  pitch_b = TC_TRANS_B(prob) ? g.k : g.n;
+  if (pitch_a % 8)
+    pitch_a = 0;
+  if (pitch_b % 8)
+    pitch_b = 0;
   blocks = ((g.m + g.bm - 1) / g.bm) * ((g.n + g.bn - 1) / g.bn);
   ktiles = (g.k + g.bk - 1) / g.bk;
   /* tile t is copied into and read from stage t % stages */
@@ -180,8 +195,8 @@ void tn_gemm_tc_plan(const tn_params *p, const tn_problem *prob,
       continue;
     for (w = 0; w < g.threads / 32; w++) {
       int wm0 = (w / g.warps_n) * g.wm, wn0 = (w % g.warps_n) * g.wn;
-      plan_copies(&g, &g.op[0], w, s, async_a, times, sink);
-      plan_copies(&g, &g.op[1], w, s, async_b, times, sink);
+      plan_copies(&g, &g.op[0], w, s, pitch_a, times, sink);
+      plan_copies(&g, &g.op[1], w, s, pitch_b, times, sink);
       for (kk = 0; kk < g.bk; kk += 16)
         plan_fragments(&g, wm0, wn0, kk, s, times, sink);
     }

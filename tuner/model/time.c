@@ -60,6 +60,70 @@ static double pick(const tn_range *r, int end, int rate)
   return (end > 0) == (rate != 0) ? r->hi : r->lo;
 }
 
+/* What one launch costs, resource by resource, before the waves: each
+ * per-SM resource's time for the whole launch at every SM's full rate,
+ * DRAM's at the GPU's bandwidth, and the chains a block waits through
+ * whatever else runs (its barriers, its loads' latency). */
+typedef struct {
+  double all_sms[TN_N_BOUNDS]; /* smem, fma, tensor, issue: the launch's
+                                  work over every SM at full rate */
+  double dram;                 /* the launch's bytes at the bandwidth */
+  double chain;                /* one block's barriers one after another */
+  double latency;              /* one block's loads by Little's law */
+  double ring;                 /* one block's k-tiles at the ring's pace */
+} launch_cost;
+
+/* One wave of n blocks on the busiest SM, its DRAM traffic dram (ms at
+ * the bandwidth): its time, and each resource's share of it into terms.
+ * The per-SM resources take the busiest SM's n blocks' work at its rate;
+ * a block's chains are waited once a wave. */
+static double wave_ms(const tn_time_input *in, const launch_cost *lc,
+                      double sms, double dram, double n, double *terms)
+{
+  double x[TN_N_BOUNDS], per_block = sms / (double)in->blocks;
+  double sum = 0, top = 0, warps, alpha;
+  int r;
+
+  memset(x, 0, sizeof(x));
+  x[TN_BOUND_SMEM] = lc->all_sms[TN_BOUND_SMEM] * per_block * n;
+  x[TN_BOUND_FMA] = lc->all_sms[TN_BOUND_FMA] * per_block * n;
+  x[TN_BOUND_TENSOR] = lc->all_sms[TN_BOUND_TENSOR] * per_block * n;
+  x[TN_BOUND_ISSUE] = lc->all_sms[TN_BOUND_ISSUE] * per_block * n;
+  x[TN_BOUND_DRAM] = dram;
+  if (lc->latency > x[TN_BOUND_DRAM])
+    x[TN_BOUND_DRAM] = lc->latency;
+  x[TN_BOUND_SYNC] = lc->chain;
+  x[TN_BOUND_RING] = lc->ring;
+  for (r = 0; r < TN_BOUND_LAUNCH; r++) {
+    terms[r] += x[r];
+    if (r == TN_BOUND_FMA || r == TN_BOUND_RING)
+      continue; /* inside the issue term; a floor, below */
+    sum += x[r];
+    if (x[r] > top)
+      top = x[r];
+  }
+  /* the fewer warps an SM scheduler has, the less one resource's wait
+   * hides behind another's work: a share 1 / warps of the others shows,
+   * and at least TN_TIME_OVERLAP_MIN of them however many warps; a warp
+   * that keeps ilp independent streams in flight counts as ilp warps */
+  warps = n * ((in->threads + 31) / 32) / 4.0 *
+          (in->work.ilp > 1 ? in->work.ilp : 1);
+  alpha = warps > 0 ? 1.0 / warps : 1.0;
+  if (alpha < TN_TIME_OVERLAP_MIN)
+    alpha = TN_TIME_OVERLAP_MIN;
+  if (alpha > 1)
+    alpha = 1;
+  /* the ring's loads run behind the compute: the longer of the two, and
+   * a little of the other as they near each other */
+  {
+    double thr = top + alpha * (sum - top), ring = x[TN_BOUND_RING];
+    const double q = TN_TIME_RING_SOFTNESS;
+    if (ring <= 0 || thr <= 0)
+      return fmax(thr, ring);
+    return pow(pow(thr, q) + pow(ring, q), 1.0 / q);
+  }
+}
+
 /* One prediction at one end of the profile's ranges. */
 static double predict_at(const tn_time_input *in, const tn_profile *p,
                          int bps, int end, tn_time_pred *out)
@@ -82,66 +146,62 @@ static double predict_at(const tn_time_input *in, const tn_profile *p,
   double fma_insts = w->fp32_flops / 2 / 32;
   double insts = fma_insts + sinsts + w->other_insts + w->imad_ops / 32 +
                  w->lop_ops / 32;
-  double slots = (double)bps * sms, eff, warps, alpha, sum = 0, top = 0;
+  double slots = (double)bps * sms, full, rest, per_block, ms = 0, top = 0;
   double *t = out->term_ms;
+  launch_cost lc;
   int b;
 
   memset(t, 0, sizeof(out->term_ms));
+  memset(&lc, 0, sizeof(lc));
   /* every SM serves its blocks' wavefronts one a cycle or so */
-  t[TN_BOUND_SMEM] = wf * p->smem_cycles_per_wavefront[0] / sms / clk * 1e3;
-  t[TN_BOUND_DRAM] = w->dram_bytes / bw * 1e3;
-  /* Little's law: the loads in flight on every SM over the latency */
-  if (w->bytes_in_flight > 0) {
-    double flight = sms * bps * in->threads * w->bytes_in_flight;
-    double lat = w->load_bytes / (flight / (TN_TIME_DRAM_LATENCY_NS *
-                                            1e-9)) * 1e3;
-    if (lat > t[TN_BOUND_DRAM])
-      t[TN_BOUND_DRAM] = lat;
-  }
-  t[TN_BOUND_FMA] = w->fp32_flops / 2 / fma * 1e3;
-  t[TN_BOUND_TENSOR] = mma > 0 ? w->tensor_flops / mma * 1e3 : 0;
+  lc.all_sms[TN_BOUND_SMEM] =
+      wf * p->smem_cycles_per_wavefront[0] / sms / clk * 1e3;
+  lc.dram = w->dram_bytes / bw * 1e3;
+  /* Little's law: a block's loads, bytes_in_flight a thread at a time,
+   * each batch a latency long */
+  if (w->bytes_in_flight > 0 && in->blocks > 0)
+    lc.latency = w->load_bytes / (double)in->blocks /
+                 ((double)in->threads * w->bytes_in_flight) *
+                 TN_TIME_DRAM_LATENCY_NS * 1e-6;
+  lc.all_sms[TN_BOUND_FMA] = w->fp32_flops / 2 / fma * 1e3;
+  lc.all_sms[TN_BOUND_TENSOR] = mma > 0 ? w->tensor_flops / mma * 1e3 : 0;
   /* one issue slot an instruction; IMAD runs at its own, lower rate */
-  t[TN_BOUND_ISSUE] = insts / issue * 1e3;
-  if (w->imad_ops / imad * 1e3 > t[TN_BOUND_ISSUE])
-    t[TN_BOUND_ISSUE] = w->imad_ops / imad * 1e3;
-  if (w->lop_ops / lop * 1e3 > t[TN_BOUND_ISSUE])
-    t[TN_BOUND_ISSUE] = w->lop_ops / lop * 1e3;
-  /* each SM runs its share of the blocks bps at a time; a block's
-   * barriers follow one another */
-  t[TN_BOUND_SYNC] = ceil((double)in->blocks / slots) * w->syncs *
-                     TN_TIME_BARRIER_NS * 1e-6;
-  /* a last wave of few blocks leaves SMs idle: each term is stretched to
-   * the time of whole waves, but the barriers' chain, which counts whole
-   * waves already, is not stretched twice */
-  out->waves = (double)in->blocks / slots;
-  eff = out->waves > 0 ? out->waves / ceil(out->waves) : 1;
+  lc.all_sms[TN_BOUND_ISSUE] = insts / issue * 1e3;
+  if (w->imad_ops / imad * 1e3 > lc.all_sms[TN_BOUND_ISSUE])
+    lc.all_sms[TN_BOUND_ISSUE] = w->imad_ops / imad * 1e3;
+  if (w->lop_ops / lop * 1e3 > lc.all_sms[TN_BOUND_ISSUE])
+    lc.all_sms[TN_BOUND_ISSUE] = w->lop_ops / lop * 1e3;
+  lc.chain = w->syncs * TN_TIME_BARRIER_NS * 1e-6;
+  if (w->ring_ahead > 0)
+    lc.ring = w->ring_ktiles * TN_TIME_RING_LATENCY_NS / w->ring_ahead *
+              1e-6;
+  /* whole waves of bps blocks an SM, then a last one of the rest: a last
+   * wave of few blocks leaves SMs idle, and its busiest SM runs fewer
+   * blocks at once, each with less to hide its waits behind */
+  out->waves = in->blocks > 0 ? (double)in->blocks / slots : 0;
+  full = floor(out->waves);
+  rest = (double)in->blocks - full * slots;
+  per_block = in->blocks > 0 ? lc.dram / (double)in->blocks : 0;
+  if (full > 0)
+    ms += full * wave_ms(in, &lc, sms, per_block * slots, bps, t);
+  for (b = 0; b < TN_BOUND_LAUNCH; b++)
+    t[b] *= full; /* wave_ms added one wave's terms */
+  if (rest > 0)
+    ms += wave_ms(in, &lc, sms, per_block * rest, ceil(rest / sms), t);
   out->bound = TN_BOUND_SMEM;
   for (b = 0; b < TN_BOUND_LAUNCH; b++) {
-    double whole = b == TN_BOUND_SYNC ? t[b] : t[b] / eff;
-    if (b == TN_BOUND_FMA)
-      continue; /* inside the issue term: not a resource of its own */
-    sum += whole;
-    if (whole > top) {
-      top = whole;
+    if (b != TN_BOUND_FMA && t[b] > top) {
+      top = t[b];
       out->bound = (tn_bound)b;
     }
   }
   /* the issue bound is fp32 FMA's when FMAs are most of what issues */
   if (out->bound == TN_BOUND_ISSUE && fma_insts > 0.5 * insts)
     out->bound = TN_BOUND_FMA;
-  /* the fewer warps an SM scheduler has, the less one resource's wait
-   * hides behind another's work: a share 1 / warps of the others shows,
-   * and at least TN_TIME_OVERLAP_MIN of them however many warps */
-  warps = (double)bps * ((in->threads + 31) / 32) / 4.0;
-  alpha = warps > 0 ? 1.0 / warps : 1.0;
-  if (alpha < TN_TIME_OVERLAP_MIN)
-    alpha = TN_TIME_OVERLAP_MIN;
-  if (alpha > 1)
-    alpha = 1;
   t[TN_BOUND_LAUNCH] = pick(&p->launch_us, end, 0) * 1e-3;
-  if (t[TN_BOUND_LAUNCH] > top + alpha * (sum - top))
+  if (t[TN_BOUND_LAUNCH] > ms)
     out->bound = TN_BOUND_LAUNCH;
-  return top + alpha * (sum - top) + t[TN_BOUND_LAUNCH];
+  return ms + t[TN_BOUND_LAUNCH];
 }
 
 void tn_time_predict(const tn_time_input *in, const tn_arch *arch,
@@ -184,6 +244,6 @@ void tn_time_sum(const tn_time_pred *per, int n, tn_time_pred *total)
 const char *tn_bound_name(tn_bound b)
 {
   static const char *const names[TN_N_BOUNDS] = {
-      "smem", "dram", "fma", "tensor", "issue", "sync", "launch"};
+      "smem", "dram", "fma", "tensor", "issue", "sync", "ring", "launch"};
   return (unsigned)b < TN_N_BOUNDS ? names[b] : "?";
 }

@@ -3,13 +3,17 @@
  * work (global bytes, flops, the instructions a layout adds) and a device
  * profile (profile.h).
  *
- * A roofline with overlap: each resource's time at the profile's
- * measured rate (shared-memory wavefronts, DRAM bytes, fp32 FMA and the
- * issue of every instruction, tensor-core flops, a block's barriers one
- * after another), the longest of them
- * plus a share of the others that grows as fewer warps are resident to
- * hide one behind another, stretched by the last wave's idle SMs, plus
- * the launch.  Occupancy is the CUDA toolkit's (cuda_occupancy.h). */
+ * A roofline with overlap, wave by wave: whole waves of the blocks the
+ * SMs hold at once, then a last wave of the rest.  In each, every
+ * resource's time at the profile's measured rate: the per-SM ones
+ * (shared-memory wavefronts, fp32 FMA and the issue of every
+ * instruction, tensor-core flops) for the blocks of the busiest SM, DRAM
+ * for the wave's bytes, a block's barriers one after another; the
+ * longest of them plus a share of the others that grows as fewer warps
+ * (or independent streams of a warp) are resident to hide one behind
+ * another; floored by a cp.async ring's loads.  Plus the launch.  A
+ * last wave of few blocks thus costs what its busiest SM does, not a
+ * whole wave.  Occupancy is the CUDA toolkit's (cuda_occupancy.h). */
 #ifndef TN_TIME_H
 #define TN_TIME_H
 
@@ -39,6 +43,16 @@ typedef struct {
    * k-tile loop): each costs the block TN_TIME_BARRIER_NS that only the
    * SM's other blocks can fill */
   double syncs;
+  /* a ring of cp.async stages: the k-tiles a block walks and the stages
+   * in flight ahead of the one it computes.  A k-tile takes at least
+   * TN_TIME_RING_LATENCY_NS over those: the ring hides the loads'
+   * latency behind the compute, not beside it (0: no ring) */
+  double ring_ktiles, ring_ahead;
+  /* independent streams of work a warp keeps in flight at once (a
+   * register tile's loads of the next k-step beside the products of this
+   * one): a scheduler with few warps still overlaps their resources.
+   * 0 or 1: one stream, the warps alone hide each other's waits */
+  double ilp;
 } tn_time_work;
 
 typedef enum {
@@ -48,6 +62,7 @@ typedef enum {
   TN_BOUND_TENSOR,
   TN_BOUND_ISSUE,
   TN_BOUND_SYNC,
+  TN_BOUND_RING,
   TN_BOUND_LAUNCH,
   TN_N_BOUNDS
 } tn_bound;
@@ -82,6 +97,25 @@ typedef struct {
  * 3000, 0.88 at 4000: tuner/model/README.md). */
 #define TN_TIME_DRAM_LATENCY_NS 3000.0
 
+/* The time a k-tile's copies of a cp.async ring stay in flight, in ns:
+ * the loads' latency under a GEMM's load, not in the profile (calibrate
+ * does not measure it).  Read off the committed H200 gemm-bf16-shapes
+ * --no-prune runs at M <= 512, where a block has an SM to itself and
+ * waits for its ring: the fastest 128 x 128 x 32 tiles took 374 ns a
+ * k-tile with 3 stages ahead (1.12 us) and 494 ns with 2 (0.99 us)
+ * (tuner/model/README.md). */
+#define TN_TIME_RING_LATENCY_NS 1100.0
+
+/* How the ring's floor and the compute combine: their p-norm at this p,
+ * the longer of the two plus a little of the other as they near each
+ * other (infinity: the longer alone).  Fitted on the committed H200 runs
+ * by the replay (scripts/replay_measured.py): the predicted winners of
+ * gemm-bf16-8192 and gemm-bf16-shapes were 9.2% and 6.4-7.0% behind the
+ * best with the longer alone, 1.2-2.2% and 4.4-4.9% at 6 (the same at 8
+ * and 12; at 4 too, but with 3 stages 5% behind 4 at 8192^3, where the
+ * runs measured them alike: tuner/model/README.md). */
+#define TN_TIME_RING_SOFTNESS 6.0
+
 /* The time a block's warps stand at one barrier of a k-tile loop, in ns:
  * the last warp's shared-memory stores and loads to drain and the next
  * k-tile's first loads to issue.  An effective figure, not in the profile
@@ -115,7 +149,7 @@ void tn_time_predict(const tn_time_input *in, const tn_arch *arch,
  * add, the bound is the one of the longest problem. */
 void tn_time_sum(const tn_time_pred *per, int n, tn_time_pred *total);
 
-/* "smem", "dram", "fma", "tensor", "issue", "sync", "launch". */
+/* "smem", "dram", "fma", "tensor", "issue", "sync", "ring", "launch". */
 const char *tn_bound_name(tn_bound b);
 
 #endif
