@@ -11,61 +11,29 @@
 #include <unistd.h>
 
 #include "emit/emit.h"
+#include "model/time.h"
 #include "pipeline/precheck.h"
 #include "pipeline/render.h"
 #include "pipeline/results.h"
-
-/* Resident blocks per SM, by compute capability: the CUDA C++ Programming
- * Guide's table of technical specifications (12.x as 8.9, which has the
- * same 1536 threads per SM: our reading, not checked on a GPU). */
-static int max_blocks_per_sm(const tn_arch *a)
-{
-  int cc = a->major * 10 + a->minor;
-  if (cc == 75 || cc == 86 || cc == 87)
-    return 16;
-  if (cc == 89 || a->major == 12)
-    return 24;
-  return 32;
-}
 
 void tn_predict_estimate(const tn_job *job, const tn_arch *arch,
                          const tn_candidate *c, tn_predict_est *est)
 {
   const tn_family *f = job->family;
   int threads = c->launch.threads > 0 ? c->launch.threads : 1;
-  int warps = (threads + 31) / 32, blocks, lim, k;
-  int smem = tn_launch_smem(&c->launch);
+  int warps = (threads + 31) / 32, k;
+  /* ptxas may know of more static shared memory than the launch says */
+  int smem_static = c->smem_bytes > c->launch.smem_static
+                        ? c->smem_bytes
+                        : c->launch.smem_static;
 
   memset(est, 0, sizeof(*est));
-  /* ptxas may know of more static shared memory than the launch says */
-  if (c->smem_bytes + c->launch.smem_dynamic > smem)
-    smem = c->smem_bytes + c->launch.smem_dynamic;
-  blocks = arch->max_threads_per_sm / (warps * 32);
-  est->limited_by = "threads";
-  lim = max_blocks_per_sm(arch);
-  if (lim < blocks) {
-    blocks = lim;
-    est->limited_by = "blocks";
-  }
-  if (smem > 0) {
-    int per_block = smem + (arch->major >= 8 ? 1024 : 0);
-    lim = arch->smem_per_sm / per_block;
-    if (lim < blocks) {
-      blocks = lim;
-      est->limited_by = "shared memory";
-    }
-  }
-  if (c->regs > 0) {
-    int per_warp = ((c->regs * 32 + 255) / 256) * 256;
-    lim = (arch->regs_per_sm / per_warp) / warps;
-    if (lim < blocks) {
-      blocks = lim;
-      est->limited_by = "registers";
-    }
-  }
-  est->blocks_per_sm = blocks;
-  est->occupancy =
-      (double)blocks * warps * 32 / (double)arch->max_threads_per_sm;
+  /* the CUDA toolkit's occupancy calculator, as the time model's */
+  est->blocks_per_sm = tn_time_occupancy_why(
+      arch, arch->product_sms > 0 ? arch->product_sms : 1, threads, c->regs,
+      smem_static, c->launch.smem_dynamic, &est->limited_by);
+  est->occupancy = (double)est->blocks_per_sm * warps * 32 /
+                   (double)arch->max_threads_per_sm;
   for (k = 0; k < job->n_problems; k++) {
     tn_launch l;
     f->launch(&c->params, &job->problems[k], &l);

@@ -29,13 +29,13 @@ typedef struct {
   int blocks_per_sm;  /* resident blocks per SM */
   double occupancy;   /* resident threads / the SM's maximum, 0..1 */
   const char *limited_by; /* "threads", "blocks", "shared memory",
-                             "registers" */
+                             "registers", "barriers", "nothing fits" */
   long long launched; /* threads launched over the problems */
 } tn_predict_est;
 
-/* Resident blocks of c on one SM of arch and what limits them.  Shared
- * memory per block counts the 1 KiB the system reserves from sm_80 on;
- * registers are allocated per warp in units of 256. */
+/* Resident blocks of c on one SM of arch and what limits them, by the
+ * CUDA toolkit's occupancy calculator (cuda_occupancy.h, as the time
+ * model's: model/time.h) with the compiled registers and shared memory. */
 void tn_predict_estimate(const tn_job *job, const tn_arch *arch,
                          const tn_candidate *c, tn_predict_est *est);
 

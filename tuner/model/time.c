@@ -8,13 +8,15 @@
 
 #include <cuda_occupancy.h>
 
-int tn_time_occupancy(const tn_arch *arch, int sms, int threads, int regs,
-                      int smem_static, int smem_dynamic)
+int tn_time_occupancy_why(const tn_arch *arch, int sms, int threads,
+                          int regs, int smem_static, int smem_dynamic,
+                          const char **limited_by)
 {
   cudaOccDeviceProp prop;
   cudaOccFuncAttributes attr;
   cudaOccDeviceState state;
   cudaOccResult res;
+  unsigned why;
 
   memset(&prop, 0, sizeof(prop));
   memset(&attr, 0, sizeof(attr));
@@ -42,12 +44,30 @@ int tn_time_occupancy(const tn_arch *arch, int sms, int threads, int regs,
   attr.numBlockBarriers = 1;
   state.cacheConfig = CACHE_PREFER_NONE;
   state.carveoutConfig = SHAREDMEM_CARVEOUT_DEFAULT;
+  if (limited_by)
+    *limited_by = "nothing fits";
   if (cudaOccMaxActiveBlocksPerMultiprocessor(&res, &prop, &attr, &state,
                                               threads,
                                               (size_t)smem_dynamic) !=
       CUDA_OCC_SUCCESS)
     return 0;
+  /* of the factors at the limit, the first in this order */
+  why = res.limitingFactors;
+  if (limited_by)
+    *limited_by = why & OCC_LIMIT_WARPS           ? "threads"
+                  : why & OCC_LIMIT_BLOCKS        ? "blocks"
+                  : why & OCC_LIMIT_SHARED_MEMORY ? "shared memory"
+                  : why & OCC_LIMIT_REGISTERS     ? "registers"
+                  : why & OCC_LIMIT_BARRIERS      ? "barriers"
+                                                  : "threads";
   return res.activeBlocksPerMultiprocessor;
+}
+
+int tn_time_occupancy(const tn_arch *arch, int sms, int threads, int regs,
+                      int smem_static, int smem_dynamic)
+{
+  return tn_time_occupancy_why(arch, sms, threads, regs, smem_static,
+                               smem_dynamic, NULL);
 }
 
 /* Which end of each range: 0 the median, -1 the slow end (the lower rate,

@@ -139,6 +139,12 @@ typedef struct {
  * sms); 0 if none fits. */
 int tn_time_occupancy(const tn_arch *arch, int sms, int threads, int regs,
                       int smem_static, int smem_dynamic);
+/* The same, and what limits it (cudaOccResult's limiting factors, the
+ * first of "threads", "blocks", "shared memory", "registers", "barriers";
+ * "nothing fits" when 0). */
+int tn_time_occupancy_why(const tn_arch *arch, int sms, int threads,
+                          int regs, int smem_static, int smem_dynamic,
+                          const char **limited_by);
 
 /* Predicts in into out for arch and profile p.  Always fills out; a
  * launch that cannot be resident is predicted as one block an SM. */
