@@ -1,5 +1,6 @@
-/* sizes_util.h -- what the per-size tests share (test_sizes.c,
- * test_sizes_merge.c): a scratch folder, `tuner merge` run in a child (its
+/* sizes_util.h -- what the merge tests share (test_sizes.c,
+ * test_sizes_merge.c, and through merge_fleet.h test_merge.c and
+ * test_merge_macros.c): a scratch folder, `tuner merge` run in a child (its
  * exit status, stdout and stderr in files), files read back and searched,
  * programs written and compiled there. */
 #ifndef TN_SIZES_UTIL_H
