@@ -108,7 +108,7 @@ static int group_bound(const tn_space *space, const int *order, int start,
   snprintf(why, why_n,
            "measured bound: at size %d (the closest of %d) the group's "
            "least predicted %.4g ms times %.3f (the least measured over "
-           "predicted of the %d groups timed) less %.0f%% is %.4g ms, above "
+           "predicted of the %d groups timed) less %.1f%% is %.4g ms, above "
            "%.4g ms (candidate %d's median there and its noise)",
            t_k + 1, n_problems, t_pred, t_ratio, n_groups,
            100 * TN_MEASURED_MARGIN, t_lo, t_stop, t_leader);

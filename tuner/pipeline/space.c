@@ -272,6 +272,21 @@ static int slower_everywhere(const tn_job *job, const tn_candidate *a,
   return 1;
 }
 
+/* The least over the sizes of a's predicted time over least[k], the
+ * least predicted time of a's group at size k. */
+static double sibling_ratio(const tn_job *job, const tn_candidate *a,
+                            const double *least)
+{
+  double r = -1;
+  int k;
+  for (k = 0; k < job->n_problems; k++) {
+    double q = least[k] > 0 ? a->pred[k].ms / least[k] : 0;
+    if (r < 0 || q < r)
+      r = q;
+  }
+  return r < 0 ? 0 : r;
+}
+
 static void prune_reason(tn_candidate *c, const tn_candidate *b,
                          const char *against, const char *text)
 {
@@ -290,7 +305,7 @@ int tn_space_prune(const tn_job *job, tn_space *space)
 {
   const tn_family *f = job->family;
   int *order = malloc(sizeof(int) * (size_t)(space->n ? space->n : 1));
-  double hi[TN_MAX_SIZES], ghi[TN_MAX_SIZES];
+  double hi[TN_MAX_SIZES], ms[TN_MAX_SIZES], ghi[TN_MAX_SIZES];
   int gbest[TN_MAX_SIZES];
   int i, k, start, n = 0, pruned = 0;
 
@@ -335,18 +350,33 @@ int tn_space_prune(const tn_job *job, tn_space *space)
         best = order[i];
     for (k = 0; k < job->n_problems; k++) {
       hi[k] = space->c[best].pred[k].hi_ms;
-      for (i = start; i < end; i++)
+      ms[k] = space->c[best].pred[k].ms;
+      for (i = start; i < end; i++) {
         if (space->c[order[i]].pred[k].hi_ms < hi[k])
           hi[k] = space->c[order[i]].pred[k].hi_ms;
+        if (space->c[order[i]].pred[k].ms < ms[k])
+          ms[k] = space->c[order[i]].pred[k].ms;
+      }
     }
     tn_params_format(f->params, f->n_params, &space->c[best].params, sib,
                      sizeof(sib));
     for (i = start; i < end; i++) {
       tn_candidate *c = &space->c[order[i]];
-      if (order[i] == best || !slower_everywhere(job, c, hi, 1.0))
+      double ratio;
+      if (order[i] == best)
         continue;
-      prune_reason(c, &space->c[best], "sibling", sib);
-      pruned++;
+      if (slower_everywhere(job, c, hi, 1.0)) {
+        prune_reason(c, &space->c[best], "sibling", sib);
+        pruned++;
+      } else if ((ratio = sibling_ratio(job, c, ms)) >= TN_PRUNE_SIBLING_RATIO) {
+        char text[600];
+        snprintf(text, sizeof(text),
+                 "%s; at every size at least %.3f times the least predicted "
+                 "sibling's, %.3f here",
+                 sib, TN_PRUNE_SIBLING_RATIO, ratio);
+        prune_reason(c, &space->c[best], "sibling", text);
+        pruned++;
+      }
     }
     start = end;
   }
