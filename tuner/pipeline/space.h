@@ -102,7 +102,7 @@ void tn_space_predict(const tn_job *job, const tn_profile *p,
  * groups, when every candidate
  * of its group left is above TN_PRUNE_GLOBAL_MARGIN times the least hi
  * of the whole space there (so no size loses the candidate predicted best
- * there): a group goes whole or keeps every layout the first rule kept.
+ * there): a group goes whole or keeps every layout the sibling rules kept.
  * Every reason gives the figures.  Without tn_space_predict first, it
  * predicts with the default profile for space->arch (tn_profile_for).
  * Returns the number pruned. */
