@@ -81,7 +81,7 @@ int main(int argc, char **argv)
       by_sibling++;
   }
   /* group 2 goes whole: its layout at 3.2 by the sibling rule, the other
-   * three across groups; groups 0 and 3 keep all */
+   * three across groups; group 0 keeps all */
   CHECK_EQ_INT(pruned[2], 4);
   CHECK_EQ_INT(by_sibling, 1);
   CHECK_EQ_INT(across, 3);
