@@ -17,7 +17,9 @@ missing() {
 }
 gen() {
   "$tuner" report "${runs[@]}" -o "$out/runs.html" || exit 1
-  "$tuner" report --fleet "$src"/results/fleet/*.json \
+  # the fleet's runs are kept once, in merge's history (by date, arch and
+  # device): the same files are the fleet and its history
+  "$tuner" report --fleet "$src"/results/fleet/history/*/*/*/*.json \
     --history "$src/results/fleet/history" -o "$out/fleet.html" || exit 1
 }
 case $mode in
