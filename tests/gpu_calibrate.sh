@@ -49,6 +49,24 @@ if cc >= (8, 0):
     need(x["measured"] and x["median"] > 5, f"mma {x}")
     # one mma.sync is dense: far above the fp32 FMA rate
     need(x["median"] > m["fp32_fma"]["median"], "mma above fp32")
+# the copy engine's boxes (sm_90 on): every shape measured, a box of 64
+# rows no cheaper than one of 8 of the same width, and at 8 rows a box of
+# 32-byte rows moves fewer bytes a ns than one of 128 (a row is a request)
+tma = [k for k in m if k.startswith("tma_")]
+if cc >= (9, 0):
+    need(len(tma) == 16, f"{len(tma)} copy engine boxes, 16 expected")
+    for k in tma:
+        x = m[k]
+        need(x["measured"] and x["unit"] == "ns" and 1 <= x["median"] <= 1e5,
+             f"{k} = {x.get('median')}")
+    for op in ("load", "store"):
+        for wb in (32, 64, 128, 256):
+            need(m[f"tma_{op}_64x{wb}B"]["median"] >=
+                 m[f"tma_{op}_8x{wb}B"]["median"], f"tma {op} {wb}B: rows")
+        need(m[f"tma_{op}_8x32B"]["median"] * 4 >
+             m[f"tma_{op}_8x128B"]["median"], f"tma {op}: bytes a ns")
+else:
+    need(all(not m[k]["measured"] for k in tma), "no copy engine before sm_90")
 # the clock attribute and clock64 agree within a factor 2 (boost moves it)
 need(0.5 < m["sm_clock"]["median"] * 1000 / dev["clock_rate_khz"] < 2,
      "measured SM clock against the attribute")

@@ -12,6 +12,7 @@
 
 #include "base/arch.h"
 #include "calibrate/calibrate.h"
+#include "calibrate/copy_engine.h"
 #include "calibrate/kernels.h"
 #include "calibrate/predict.h"
 #include "calibrate/profile.h"
@@ -121,6 +122,18 @@ static int test_json(const char *dir)
   fake_metric(&p->tiles[1], 3600.0);
   fake_metric(&p->tiles[2], 3880.0);
   fake_metric(&p->tiles[3], 3990.0);
+  {
+    /* the copy engine's boxes: 40 ns + 2 ns a row at 32 bytes, each
+     * wider row 1.5 times that, stores 1.25 times the loads */
+    int op, cw, r;
+    for (op = 0; op < TN_PROFILE_TMA_OPS; op++)
+      for (cw = 0; cw < TN_PROFILE_TMA_N_WIDTHS; cw++)
+        for (r = 0; r < TN_PROFILE_TMA_N_ROWS; r++)
+          fake_metric(&p->tma[op][cw][r],
+                      (40.0 + 2.0 * (r ? 64 : 8)) * (op ? 1.25 : 1.0) *
+                          (cw == 0 ? 1 : cw == 1 ? 1.5 : cw == 2 ? 2.25
+                                                                 : 3.375));
+  }
   fake_metric(&p->fma, 60.0);
   fake_metric(&p->imad, 30000.0);
   fake_metric(&p->shift_lop3, 40000.0);
@@ -225,6 +238,21 @@ static int test_json(const char *dir)
     CHECK_EQ_INT(rc, 0);
     CHECK(fabs(back.tile_copy_gbs[1].mid - 3600.0) < 1e-6);
     CHECK(fabs(tn_profile_row_share(&back, 128) - 0.9) < 1e-9);
+    /* and the copy engine's boxes, by the keys both sides share */
+    CHECK(fabs(back.tma_box_ns[1][2][1].mid - 168.0 * 1.25 * 2.25) < 1e-6);
+    CHECK(fabs(tn_profile_tma_box_ns(&back, 0, 32, 8, 0) - 56.0) < 1e-9);
+    CHECK(fabs(tn_profile_tma_box_ns(&back, 0, 32, 32, 0) - 104.0) < 1e-9);
+  }
+  {
+    /* the key names as the file has them */
+    json_t *again = json_load_file(path, 0, &jerr);
+    json_t *ms = json_object_get(again, "measurements");
+    CHECK(json_object_get(ms, "tma_store_64x128B") != NULL);
+    CHECK(json_object_get(ms, "tma_load_8x32B") != NULL);
+    CHECK(strcmp(json_string_value(json_object_get(
+                     json_object_get(ms, "tma_load_8x256B"), "unit")),
+                 "ns") == 0);
+    json_decref(again);
   }
   free(p);
   printf("json: a profile written and read back with every key\n");
@@ -281,6 +309,26 @@ static int test_kernels(const char *arch_name)
   if (rc == 0)
     printf("kernels: %d compiled for %s, %zu bytes of CUBIN\n", i,
            arch_name, len);
+  free(cubin);
+  free(log);
+  /* the copy engine's kernel, its own program: empty before sm_90 */
+  cubin = NULL;
+  log = NULL;
+  rc = tn_compile_helper(tn_calib_copy_engine_source,
+                         "calibrate_copy_engine.cu", arch, &cubin, &len,
+                         &log, &err);
+  if (rc != 0)
+    fprintf(stderr, "%s: %s\n", arch_name, rc > 0 && log ? log : err.msg);
+  CHECK_EQ_INT(rc, 0);
+  if (rc == 0) {
+    size_t k;
+    int found = 0;
+    for (k = 0; k + 11 <= len && !found; k++)
+      found = memcmp((const char *)cubin + k, "tn_cal_tma", 11) == 0;
+    CHECK(found);
+    printf("copy engine: compiled for %s, %zu bytes of CUBIN\n", arch_name,
+           len);
+  }
   free(cubin);
   free(log);
   TEST_DONE();

@@ -392,6 +392,110 @@ static void test_tile_rows(void)
   }
 }
 
+/* The copy engine's boxes: the reader takes all sixteen or none; a box's
+ * time is linear in its rows through the two measured, log-linear in its
+ * row bytes; a launch's boxes are a per-SM term of boxes / SMs at that
+ * time; a profile without them (older, or before sm_90) prices none; a
+ * derived sm_90-class profile scales them by the clocks, an sm_80 one
+ * has none. */
+static void test_tma(void)
+{
+  static const char head[] =
+      "{\"schema\": \"tuner-device-profile/1\", \"device\": {\"arch\": "
+      "\"sm_90\", \"sm_count\": 132}, \"measurements\": {"
+#define M(k, v) "\"" k "\": {\"median\": " #v ", \"q1\": " #v ", \"q3\": " #v "}"
+      M("sm_clock", 1980) "," M("launch_overhead", 4) ","
+      M("global_copy", 4000) "," M("fp32_fma", 64) ","
+      M("int_imad", 16000) "," M("int_shift_lop3", 32000);
+#undef M
+  static const char tail[] =
+      "}, \"shared_memory\": {\"widths\": [{\"width\": 4, "
+      "\"sm_cycles_per_wavefront\": 1}, {\"width\": 8, "
+      "\"sm_cycles_per_wavefront\": 1}, {\"width\": 16, "
+      "\"sm_cycles_per_wavefront\": 1}]}}";
+  char text[8192], key[64];
+  size_t len;
+  int op, w, r, n;
+  tn_err err = {{0}};
+  tn_profile p, d, older;
+  tn_time_input in;
+  tn_model_cost m;
+  tn_time_pred none, some;
+  const char *path;
+
+  /* a box: 50 ns + 1 ns a row at 32 bytes, twice that at each width
+   * doubling; stores 1.5 times the loads */
+  for (n = 0; n < 2; n++) {
+    len = (size_t)snprintf(text, sizeof(text), "%s", head);
+    for (op = 0; op < TN_PROFILE_TMA_OPS; op++)
+      for (w = 0; w < TN_PROFILE_TMA_N_WIDTHS; w++)
+        for (r = 0; r < TN_PROFILE_TMA_N_ROWS; r++) {
+          double v = (50.0 + (r ? 64 : 8)) * (1 << w) * (op ? 1.5 : 1);
+          if (n == 1 && op == 1 && w == 3 && r == 1)
+            continue; /* the second text lacks one */
+          tn_profile_tma_key(op, w, r, key, sizeof(key));
+          len += (size_t)snprintf(text + len, sizeof(text) - len,
+                                  ", \"%s\": {\"median\": %g, \"q1\": %g, "
+                                  "\"q3\": %g}",
+                                  key, v, v * 0.9, v * 1.1);
+        }
+    snprintf(text + len, sizeof(text) - len, "%s", tail);
+    path = write_tmp(text);
+    CHECK(path != NULL);
+    if (path == NULL)
+      return;
+    memset(&err, 0, sizeof(err));
+    if (n == 0) {
+      CHECK_EQ_INT(tn_profile_read(path, &p, &err), 0);
+    } else {
+      CHECK_EQ_INT(tn_profile_read(path, &d, &err), TN_EINPUT);
+      CHECK(strstr(err.msg, "15 of the copy engine's 16") != NULL);
+      CHECK(strstr(err.msg, path) != NULL);
+    }
+    unlink(path);
+  }
+  tn_profile_tma_key(1, 2, 0, key, sizeof(key));
+  CHECK(strcmp(key, "tma_store_8x128B") == 0);
+  CHECK(fabs(tn_profile_tma_box_ns(&p, 0, 32, 8, 0) - 58) < 1e-9);
+  CHECK(fabs(tn_profile_tma_box_ns(&p, 0, 32, 64, 0) - 114) < 1e-9);
+  CHECK(fabs(tn_profile_tma_box_ns(&p, 0, 32, 32, 0) - 82) < 1e-9);
+  CHECK(fabs(tn_profile_tma_box_ns(&p, 0, 32, 128, 0) - 178) < 1e-9);
+  CHECK(fabs(tn_profile_tma_box_ns(&p, 1, 128, 8, 0) - 58 * 4 * 1.5) < 1e-9);
+  CHECK(fabs(tn_profile_tma_box_ns(&p, 0, 16, 8, 0) - 58) < 1e-9);
+  CHECK(fabs(tn_profile_tma_box_ns(&p, 0, 512, 8, 0) - 58 * 8) < 1e-9);
+  CHECK(fabs(tn_profile_tma_box_ns(&p, 0, 45.254834, 8, 0) - 58 * 1.5) <
+        1e-4); /* 2^5.5 bytes: halfway in log */
+  /* the fast end is the quartile below, the slow one above */
+  CHECK(fabs(tn_profile_tma_box_ns(&p, 0, 32, 8, 1) - 58 * 0.9) < 1e-9);
+  CHECK(fabs(tn_profile_tma_box_ns(&p, 0, 32, 8, -1) - 58 * 1.1) < 1e-9);
+  /* a launch of 132 x 1000 load boxes of 32 rows of 32 bytes, and as
+   * many stores: 1000 of each an SM, 82 + 123 us, with nothing else */
+  launch(&in, &m, 1);
+  in.blocks = 132 * 64; /* whole waves: the per-SM terms add exactly */
+  predict(&in, &p, &none);
+  CHECK(none.term_ms[TN_BOUND_TMA] == 0);
+  for (op = 0; op < 2; op++) {
+    in.work.tma_boxes[op] = 132.0 * 1000;
+    in.work.tma_box_rows[op] = 32;
+    in.work.tma_row_bytes[op] = 32;
+  }
+  predict(&in, &p, &some);
+  CHECK(fabs(some.term_ms[TN_BOUND_TMA] - (82 + 123) * 1e-3) < 1e-9);
+  CHECK(some.ms > none.ms);
+  CHECK(strcmp(tn_bound_name(TN_BOUND_TMA), "tma") == 0);
+  /* a profile without them prices none */
+  synthetic(&older);
+  predict(&in, &older, &none);
+  CHECK(none.term_ms[TN_BOUND_TMA] == 0);
+  /* derived: a newer architecture's at the clocks' ratio; none at sm_80 */
+  tn_profile_derive(tn_arch_find("sm_100"), &p, &d);
+  CHECK(d.tma_box_ns[0][0][0].mid > 0);
+  CHECK(fabs(d.tma_box_ns[0][0][0].mid * d.clock_mhz.mid - 58 * 1980) <
+        1e-6 * 58 * 1980);
+  tn_profile_derive(tn_arch_find("sm_80"), &p, &d);
+  CHECK(tn_profile_tma_box_ns(&d, 0, 32, 8, 0) == 0);
+}
+
 int main(void)
 {
   test_bandwidth();
@@ -404,5 +508,6 @@ int main(void)
   test_reader_errors();
   test_derived();
   test_tile_rows();
+  test_tma();
   TEST_DONE();
 }

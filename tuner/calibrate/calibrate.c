@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "calibrate/copy_engine.h"
 #include "calibrate/measure.h"
 #include "calibrate/profile.h"
 #include "calibrate/sweep.h"
@@ -31,7 +32,9 @@ static void usage(FILE *out)
 "    model predicts;\n"
 "  - the SM clock, launch overhead, global-memory bandwidth (a copy kernel\n"
 "    and cuMemcpyDtoD), fp32 FMA, integer (IMAD; shift + LOP3) and, from\n"
-"    sm_80, tensor-core throughput (mma.sync bf16; cublasGemmEx).\n"
+"    sm_80, tensor-core throughput (mma.sync bf16; cublasGemmEx);\n"
+"  - from sm_90, the copy engine's (TMA's) ns a box an SM, loads and\n"
+"    stores, boxes of 8 and 64 rows of 32, 64, 128 and 256 bytes.\n"
 "Every figure is the median of the repetitions, with its quartiles, min,\n"
 "max and method in the JSON.\n"
 "\n"
@@ -130,6 +133,8 @@ static int measure(tn_calib_profile *p, int device, int reps, int warmup,
                   "warm-up\n",
           device, p->name, p->arch, reps, warmup);
   rc = tn_calib_measure_throughput(&g, p, err);
+  if (rc == 0)
+    rc = tn_calib_measure_copy_engine(&g, p, err);
   if (rc == 0)
     rc = tn_calib_sweep(&g, p, err);
   tn_calib_close(&g);

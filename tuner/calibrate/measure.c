@@ -241,6 +241,15 @@ static int sample(tn_calib_gpu *g, const op *o, int batch, double work,
   return 0;
 }
 
+int tn_calib_sample_launch(tn_calib_gpu *g, CUfunction fn, unsigned grid,
+                           unsigned block, void **args, double work,
+                           double scale, int rate, tn_calib_metric *m)
+{
+  launch l = {fn, grid, block, args};
+  op o = {run_launch, &l};
+  return sample(g, &o, 1, work, scale, rate, m);
+}
+
 /* SM clock: the difference of two spins, so that launch and event
  * overheads cancel. */
 static int measure_clock(tn_calib_gpu *g, tn_calib_profile *p,

@@ -45,6 +45,13 @@ int tn_calib_time(tn_calib_gpu *g, CUfunction fn, unsigned grid,
                   unsigned block, void **args, int batch, int warm,
                   double *ms);
 
+/* Times one launch of fn g->repetitions times (after g->warmup untimed
+ * ones) into m: each sample is work / ms * scale (rate) or ms * scale.
+ * Returns 0 or -1 (st set). */
+int tn_calib_sample_launch(tn_calib_gpu *g, CUfunction fn, unsigned grid,
+                           unsigned block, void **args, double work,
+                           double scale, int rate, tn_calib_metric *m);
+
 /* Blocks of TN_CALIB_BLOCK threads of fn that one SM holds at once, by
  * threads, registers (allocated 256 a warp) and static shared memory, at
  * most `most`: a grid of that many a SM runs as one full wave, with no

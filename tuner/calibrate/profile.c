@@ -70,6 +70,33 @@ void tn_calib_profile_init(tn_calib_profile *p)
            "tiled transpose launches; bytes read plus written over the "
            "CUDA-event time of one launch");
   }
+  {
+    int op, w, r;
+    for (op = 0; op < TN_PROFILE_TMA_OPS; op++)
+      for (w = 0; w < TN_PROFILE_TMA_N_WIDTHS; w++)
+        for (r = 0; r < TN_PROFILE_TMA_N_ROWS; r++) {
+          tn_profile_tma_key(op, w, r, p->tma_keys[op][w][r],
+                             sizeof(p->tma_keys[op][w][r]));
+          name(&p->tma[op][w][r], p->tma_keys[op][w][r], "ns",
+               op ? "the copy engine stores boxes of the key's rows and "
+                    "row bytes (under the 32, 64 or 128-byte swizzle of "
+                    "their width, none at 256) from shared memory into a "
+                    "4 MiB float tensor (2048 x 512, in L2), one thread of "
+                    "each block issuing them, two groups in flight "
+                    "(cp.async.bulk.wait_group.read 1), as many blocks of "
+                    "32 KiB as an SM holds (at most 8) on every SM; the "
+                    "CUDA-event time of one launch over the boxes one SM "
+                    "stores"
+                  : "the copy engine loads boxes of the key's rows and "
+                    "row bytes (under the 32, 64 or 128-byte swizzle of "
+                    "their width, none at 256) from a 4 MiB float tensor "
+                    "(2048 x 512, in L2) into shared memory, one thread of "
+                    "each block issuing them, two halves of its 32 KiB in "
+                    "flight on two mbarriers, as many blocks as an SM holds "
+                    "(at most 8) on every SM; the CUDA-event time of one "
+                    "launch over the boxes one SM loads");
+        }
+  }
   name(&p->fma, "fp32_fma", "TFLOP/s",
        "fmaf chains, 8 independent a thread, 2 flops each, in as many "
        "blocks of 256 threads as one SM holds (threads, registers; at "
@@ -121,6 +148,13 @@ int tn_calib_metrics(const tn_calib_profile *p,
   out[n++] = &p->memcpy_dtod;
   for (k = 0; k < TN_CALIB_N_TILE_ROWS; k++)
     out[n++] = &p->tiles[k];
+  {
+    int op, w, r;
+    for (op = 0; op < TN_PROFILE_TMA_OPS; op++)
+      for (w = 0; w < TN_PROFILE_TMA_N_WIDTHS; w++)
+        for (r = 0; r < TN_PROFILE_TMA_N_ROWS; r++)
+          out[n++] = &p->tma[op][w][r];
+  }
   out[n++] = &p->fma;
   out[n++] = &p->imad;
   out[n++] = &p->shift_lop3;

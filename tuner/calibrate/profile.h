@@ -9,6 +9,7 @@
 
 #include "calibrate/kernels.h"
 #include "base/util.h"
+#include "model/profile.h"
 
 #define TN_CALIB_N_WIDTHS 3 /* 4, 8 and 16 bytes */
 #define TN_CALIB_SCHEMA "tuner-device-profile/1"
@@ -77,6 +78,12 @@ typedef struct {
   tn_calib_metric memcpy_dtod; /* GB/s, cuMemcpyDtoDAsync */
   /* GB/s, tn_cal_copy_tiles with rows of 64, 128, 256, 512 bytes */
   tn_calib_metric tiles[TN_CALIB_N_TILE_ROWS];
+  /* ns a box an SM, the copy engine's boxes by op, row bytes and rows
+   * (model/profile.h's TN_PROFILE_TMA_*) */
+  tn_calib_metric tma[TN_PROFILE_TMA_OPS][TN_PROFILE_TMA_N_WIDTHS]
+                     [TN_PROFILE_TMA_N_ROWS];
+  char tma_keys[TN_PROFILE_TMA_OPS][TN_PROFILE_TMA_N_WIDTHS]
+               [TN_PROFILE_TMA_N_ROWS][32];
   tn_calib_metric fma;         /* TFLOP/s */
   tn_calib_metric imad;        /* Gop/s */
   tn_calib_metric shift_lop3;  /* Gop/s */
@@ -93,7 +100,7 @@ void tn_calib_profile_init(tn_calib_profile *p);
 
 /* The metrics of p in the order they are written into out (at most
  * TN_CALIB_MAX_METRICS); returns their number. */
-#define TN_CALIB_MAX_METRICS 16
+#define TN_CALIB_MAX_METRICS 32
 int tn_calib_metrics(const tn_calib_profile *p,
                      const tn_calib_metric *out[TN_CALIB_MAX_METRICS]);
 

@@ -161,6 +161,24 @@ int tn_profile_read(const char *path, tn_profile *out, tn_err *err)
                    "copies measured; expected all or none", path, have,
                    TN_PROFILE_N_TILE_ROWS);
   }
+  {
+    /* optional: profiles before 2026-12-03, and GPUs before sm_90, have
+     * none; like the tiled copies, all or none */
+    int op, w, r, have = 0, all = 0;
+    char key[64];
+    for (op = 0; op < TN_PROFILE_TMA_OPS; op++)
+      for (w = 0; w < TN_PROFILE_TMA_N_WIDTHS; w++)
+        for (r = 0; rc == 0 && r < TN_PROFILE_TMA_N_ROWS; r++) {
+          tn_profile_tma_key(op, w, r, key, sizeof(key));
+          rc = metric(path, meas, key, 0, &out->tma_box_ns[op][w][r], err);
+          have += out->tma_box_ns[op][w][r].mid > 0;
+          all++;
+        }
+    if (rc == 0 && have > 0 && have < all)
+      rc = tn_errf(err, TN_EINPUT,
+                   "%s: measurements.tma_*: %d of the copy engine's %d "
+                   "boxes measured; expected all or none", path, have, all);
+  }
   if (rc == 0)
     rc = metric(path, meas, "fp32_fma", 1, &out->fma_tflops, err);
   if (rc == 0)
@@ -226,6 +244,12 @@ static const tn_arch *with_figures(const tn_arch *arch)
       best = a;
   }
   return best;
+}
+
+/* A time's end of a range: the fast end (+1) is the low one. */
+static double pick_time(const tn_range *r, int end)
+{
+  return end == 0 ? r->mid : end > 0 ? r->lo : r->hi;
 }
 
 static void scale(tn_range *r, const tn_range *from, double ratio)
@@ -313,6 +337,15 @@ void tn_profile_derive(const tn_arch *arch, const tn_profile *from,
   for (k = 0; k < TN_PROFILE_N_TILE_ROWS; k++)
     scale(&out->tile_copy_gbs[k], &from->tile_copy_gbs[k],
           out->copy_gbs.mid / from->copy_gbs.mid);
+  /* the copy engine, one an SM, at the SM clock; none before sm_90 */
+  if (arch->major >= 9) {
+    int op, w, r;
+    for (op = 0; op < TN_PROFILE_TMA_OPS; op++)
+      for (w = 0; w < TN_PROFILE_TMA_N_WIDTHS; w++)
+        for (r = 0; r < TN_PROFILE_TMA_N_ROWS; r++)
+          scale(&out->tma_box_ns[op][w][r], &from->tma_box_ns[op][w][r],
+                fclk / clk);
+  }
   scale(&out->fma_tflops, &from->fma_tflops,
         (sms * clk * lanes) / (fsms * fclk * fa->fp32_lanes_per_sm));
   scale(&out->imad_gops, &from->imad_gops,
@@ -334,6 +367,47 @@ void tn_profile_derive(const tn_arch *arch, const tn_profile *from,
              from->path, from->device, from->arch,
              tens > 0 ? " and tensor" : ", tensor (per SM and clock as "
                                         "measured: not in the table)");
+}
+
+void tn_profile_tma_key(int op, int w, int r, char *out, size_t n)
+{
+  static const int widths[TN_PROFILE_TMA_N_WIDTHS] = TN_PROFILE_TMA_WIDTHS;
+  static const int rows[TN_PROFILE_TMA_N_ROWS] = TN_PROFILE_TMA_ROWS;
+  snprintf(out, n, "tma_%s_%dx%dB", op ? "store" : "load", rows[r],
+           widths[w]);
+}
+
+/* ns of one box of rows at width index w: the line through the two
+ * measured row counts (at least 0: a box costs no less than nothing). */
+static double box_ns_at(const tn_profile *p, int op, int w, double rows,
+                        int end)
+{
+  static const double rs[TN_PROFILE_TMA_N_ROWS] = TN_PROFILE_TMA_ROWS;
+  double t0 = pick_time(&p->tma_box_ns[op][w][0], end);
+  double t1 = pick_time(&p->tma_box_ns[op][w][1], end);
+  double v = t0 + (rows - rs[0]) * (t1 - t0) / (rs[1] - rs[0]);
+  return v > 0 ? v : 0;
+}
+
+double tn_profile_tma_box_ns(const tn_profile *p, int op, double row_bytes,
+                             double rows, int end)
+{
+  static const double ws[TN_PROFILE_TMA_N_WIDTHS] = TN_PROFILE_TMA_WIDTHS;
+  double f;
+  int k;
+  if (op < 0 || op >= TN_PROFILE_TMA_OPS || rows <= 0 || row_bytes <= 0 ||
+      p->tma_box_ns[op][0][0].mid <= 0)
+    return 0;
+  if (row_bytes <= ws[0])
+    return box_ns_at(p, op, 0, rows, end);
+  for (k = 1; k < TN_PROFILE_TMA_N_WIDTHS; k++)
+    if (row_bytes <= ws[k]) {
+      double a = box_ns_at(p, op, k - 1, rows, end);
+      double b = box_ns_at(p, op, k, rows, end);
+      f = log2(row_bytes / ws[k - 1]) / log2(ws[k] / ws[k - 1]);
+      return a + f * (b - a);
+    }
+  return box_ns_at(p, op, TN_PROFILE_TMA_N_WIDTHS - 1, rows, end);
 }
 
 double tn_profile_row_share(const tn_profile *p, double row_bytes)

@@ -15,6 +15,14 @@
 #define TN_PROFILE_N_TILE_ROWS 4
 #define TN_PROFILE_TILE_ROWS {64, 128, 256, 512}
 
+/* The copy engine's (TMA's) boxes a profile measures: loads and stores,
+ * rows of these many bytes, these many rows a box. */
+#define TN_PROFILE_TMA_OPS 2 /* 0 load into shared memory, 1 store */
+#define TN_PROFILE_TMA_N_WIDTHS 4
+#define TN_PROFILE_TMA_WIDTHS {32, 64, 128, 256}
+#define TN_PROFILE_TMA_N_ROWS 2
+#define TN_PROFILE_TMA_ROWS {8, 64}
+
 /* One measured rate or time: its median and the quartiles around it. */
 typedef struct {
   double mid, lo, hi;
@@ -33,6 +41,10 @@ typedef struct {
   /* the same moved as a tiled transpose moves it, by square tiles whose
    * rows are TN_PROFILE_TILE_ROWS bytes long; mid 0: not measured */
   tn_range tile_copy_gbs[TN_PROFILE_N_TILE_ROWS];
+  /* ns one box of the copy engine takes an SM, by op, row bytes and
+   * rows (TN_PROFILE_TMA_*), with its data in L2; mid 0: not measured */
+  tn_range tma_box_ns[TN_PROFILE_TMA_OPS][TN_PROFILE_TMA_N_WIDTHS]
+                     [TN_PROFILE_TMA_N_ROWS];
   tn_range fma_tflops;    /* fp32 FMA */
   tn_range imad_gops;     /* integer multiply-add (address arithmetic) */
   tn_range lop3_gops;     /* shifts and logic (swizzle arithmetic) */
@@ -52,6 +64,20 @@ typedef struct {
  * has no tiled copies (a profile has all of them or none: the reader
  * refuses some). */
 double tn_profile_row_share(const tn_profile *p, double row_bytes);
+
+/* The measurements key of the copy engine's box of op (0 load, 1
+ * store), width index w and rows index r: "tma_load_8x32B".  The writer
+ * (calibrate/profile.c) and the reader share it. */
+void tn_profile_tma_key(int op, int w, int r, char *out, size_t n);
+
+/* ns the copy engine takes an SM for one box of op with rows of
+ * row_bytes and `rows` rows, at the profile's end (0 median, +1 fast, -1
+ * slow): linear in the rows through the two measured (a box's fixed cost
+ * and its rows'), log-linear in the row bytes between the widths
+ * measured, the nearest beyond them.  0 when the profile has none (not
+ * measured, or before sm_90). */
+double tn_profile_tma_box_ns(const tn_profile *p, int op, double row_bytes,
+                             double rows, int end);
 
 /* Reads a calibrate profile.  Returns 0, or TN_EINPUT with the file and
  * the key that is missing or wrong in err (a profile is the user's

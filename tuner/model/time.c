@@ -85,8 +85,9 @@ static double pick(const tn_range *r, int end, int rate)
  * DRAM's at the GPU's bandwidth, and the chains a block waits through
  * whatever else runs (its barriers, its loads' latency). */
 typedef struct {
-  double all_sms[TN_N_BOUNDS]; /* smem, fma, tensor, issue: the launch's
-                                  work over every SM at full rate */
+  double all_sms[TN_N_BOUNDS]; /* smem, fma, tensor, issue, tma: the
+                                  launch's work over every SM at full
+                                  rate */
   double dram;                 /* the launch's bytes at the bandwidth */
   double chain;                /* one block's barriers one after another */
   double latency;              /* one block's loads by Little's law */
@@ -109,6 +110,7 @@ static double wave_ms(const tn_time_input *in, const launch_cost *lc,
   x[TN_BOUND_FMA] = lc->all_sms[TN_BOUND_FMA] * per_block * n;
   x[TN_BOUND_TENSOR] = lc->all_sms[TN_BOUND_TENSOR] * per_block * n;
   x[TN_BOUND_ISSUE] = lc->all_sms[TN_BOUND_ISSUE] * per_block * n;
+  x[TN_BOUND_TMA] = lc->all_sms[TN_BOUND_TMA] * per_block * n;
   x[TN_BOUND_DRAM] = dram;
   if (lc->latency > x[TN_BOUND_DRAM])
     x[TN_BOUND_DRAM] = lc->latency;
@@ -191,6 +193,17 @@ static double predict_at(const tn_time_input *in, const tn_profile *p,
     lc.all_sms[TN_BOUND_ISSUE] = w->imad_ops / imad * 1e3;
   if (w->lop_ops / lop * 1e3 > lc.all_sms[TN_BOUND_ISSUE])
     lc.all_sms[TN_BOUND_ISSUE] = w->lop_ops / lop * 1e3;
+  /* the copy engine: each SM's share of the boxes, at its time a box */
+  {
+    int op;
+    for (op = 0; op < 2; op++)
+      if (w->tma_boxes[op] > 0)
+        lc.all_sms[TN_BOUND_TMA] +=
+            w->tma_boxes[op] / sms *
+            tn_profile_tma_box_ns(p, op, w->tma_row_bytes[op],
+                                  w->tma_box_rows[op], end) *
+            1e-6;
+  }
   lc.chain = w->syncs * TN_TIME_BARRIER_NS * 1e-6;
   if (w->ring_ahead > 0)
     lc.ring = w->ring_ktiles * TN_TIME_RING_LATENCY_NS / w->ring_ahead *
@@ -264,6 +277,7 @@ void tn_time_sum(const tn_time_pred *per, int n, tn_time_pred *total)
 const char *tn_bound_name(tn_bound b)
 {
   static const char *const names[TN_N_BOUNDS] = {
-      "smem", "dram", "fma", "tensor", "issue", "sync", "ring", "launch"};
+      "smem", "dram", "fma", "tensor", "issue", "sync", "ring", "tma",
+      "launch"};
   return (unsigned)b < TN_N_BOUNDS ? names[b] : "?";
 }

@@ -11,7 +11,8 @@
  * for the wave's bytes, a block's barriers one after another; the
  * longest of them plus a share of the others that grows as fewer warps
  * (or independent streams of a warp) are resident to hide one behind
- * another; floored by a cp.async ring's loads.  Plus the launch.  A
+ * another; floored by a cp.async ring's loads.  The copy engine's boxes
+ * are a per-SM resource too, at the profile's time a box of their shape.  Plus the launch.  A
  * last wave of few blocks thus costs what its busiest SM does, not a
  * whole wave.  Occupancy is the CUDA toolkit's (cuda_occupancy.h). */
 #ifndef TN_TIME_H
@@ -53,6 +54,12 @@ typedef struct {
    * one): a scheduler with few warps still overlaps their resources.
    * 0 or 1: one stream, the warps alone hide each other's waits */
   double ilp;
+  /* the copy engine's (TMA's) boxes of the launch, loads [0] and stores
+   * [1]: how many in all, their rows and the bytes of a row.  The SM
+   * that issues them waits for its engine: each costs the profile's time
+   * for its shape (tn_profile_tma_box_ns), a per-SM resource like shared
+   * memory.  0 boxes: none, or a profile without them */
+  double tma_boxes[2], tma_box_rows[2], tma_row_bytes[2];
 } tn_time_work;
 
 typedef enum {
@@ -63,6 +70,7 @@ typedef enum {
   TN_BOUND_ISSUE,
   TN_BOUND_SYNC,
   TN_BOUND_RING,
+  TN_BOUND_TMA,
   TN_BOUND_LAUNCH,
   TN_N_BOUNDS
 } tn_bound;
@@ -155,7 +163,8 @@ void tn_time_predict(const tn_time_input *in, const tn_arch *arch,
  * add, the bound is the one of the longest problem. */
 void tn_time_sum(const tn_time_pred *per, int n, tn_time_pred *total);
 
-/* "smem", "dram", "fma", "tensor", "issue", "sync", "ring", "launch". */
+/* "smem", "dram", "fma", "tensor", "issue", "sync", "ring", "tma",
+ * "launch". */
 const char *tn_bound_name(tn_bound b);
 
 #endif
