@@ -43,8 +43,10 @@ def main():
     configs = args[3:]
     sys.path.insert(0, os.path.join(root, "scripts"))
     import model_check
-    profile = profile or os.path.join(
-        root, "results", "devices", "sm_90-NVIDIA_H200-20261202.json")
+    # the H200's newest profile, as a run on it takes (names end in the
+    # date)
+    profile = profile or sorted(glob.glob(os.path.join(
+        root, "results", "devices", "sm_90-NVIDIA_H200-*.json")))[-1]
     days = sorted(glob.glob(os.path.join(root, "results", "model-check",
                                          "runs-*")))
     runs = {}

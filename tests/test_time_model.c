@@ -394,8 +394,9 @@ static void test_tile_rows(void)
 
 /* The copy engine's boxes: the reader takes all sixteen or none; a box's
  * time is linear in its rows through the two measured, log-linear in its
- * row bytes; a launch's boxes are a per-SM term of boxes / SMs at that
- * time; a profile without them (older, or before sm_90) prices none; a
+ * row bytes; what it costs beyond its bytes is that less its bytes at the
+ * least ns a byte measured; a launch's boxes are a per-SM term of boxes /
+ * SMs at that excess; a profile without them (older, or before sm_90) prices none; a
  * derived sm_90-class profile scales them by the clocks, an sm_80 one
  * has none. */
 static void test_tma(void)
@@ -468,8 +469,15 @@ static void test_tma(void)
   /* the fast end is the quartile below, the slow one above */
   CHECK(fabs(tn_profile_tma_box_ns(&p, 0, 32, 8, 1) - 58 * 0.9) < 1e-9);
   CHECK(fabs(tn_profile_tma_box_ns(&p, 0, 32, 8, -1) - 58 * 1.1) < 1e-9);
+  /* beyond its bytes: less 1024 bytes at the least ns a byte measured
+   * (64 rows: 114 ns for 2048 bytes at every width; stores 1.5 times) */
+  CHECK(fabs(tn_profile_tma_excess_ns(&p, 0, 32, 32, 0) - 25) < 1e-9);
+  CHECK(fabs(tn_profile_tma_excess_ns(&p, 1, 32, 32, 0) - 37.5) < 1e-9);
+  CHECK(fabs(tn_profile_tma_excess_ns(&p, 0, 256, 64, 0)) < 1e-9);
+  CHECK(fabs(tn_profile_tma_excess_ns(&p, 0, 32, 8, 0) - (58 - 256 * 114.0 /
+                                                          2048)) < 1e-9);
   /* a launch of 132 x 1000 load boxes of 32 rows of 32 bytes, and as
-   * many stores: 1000 of each an SM, 82 + 123 us, with nothing else */
+   * many stores: 1000 of each an SM, 25 + 37.5 us beyond their bytes */
   launch(&in, &m, 1);
   in.blocks = 132 * 64; /* whole waves: the per-SM terms add exactly */
   predict(&in, &p, &none);
@@ -480,7 +488,7 @@ static void test_tma(void)
     in.work.tma_row_bytes[op] = 32;
   }
   predict(&in, &p, &some);
-  CHECK(fabs(some.term_ms[TN_BOUND_TMA] - (82 + 123) * 1e-3) < 1e-9);
+  CHECK(fabs(some.term_ms[TN_BOUND_TMA] - (25 + 37.5) * 1e-3) < 1e-9);
   CHECK(some.ms > none.ms);
   CHECK(strcmp(tn_bound_name(TN_BOUND_TMA), "tma") == 0);
   /* a profile without them prices none */

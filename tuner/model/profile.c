@@ -410,6 +410,26 @@ double tn_profile_tma_box_ns(const tn_profile *p, int op, double row_bytes,
   return box_ns_at(p, op, TN_PROFILE_TMA_N_WIDTHS - 1, rows, end);
 }
 
+double tn_profile_tma_excess_ns(const tn_profile *p, int op,
+                                double row_bytes, double rows, int end)
+{
+  static const double ws[TN_PROFILE_TMA_N_WIDTHS] = TN_PROFILE_TMA_WIDTHS;
+  static const double rs[TN_PROFILE_TMA_N_ROWS] = TN_PROFILE_TMA_ROWS;
+  double t = tn_profile_tma_box_ns(p, op, row_bytes, rows, end), least = 0;
+  int w, r;
+  if (t <= 0)
+    return 0;
+  for (w = 0; w < TN_PROFILE_TMA_N_WIDTHS; w++)
+    for (r = 0; r < TN_PROFILE_TMA_N_ROWS; r++) {
+      double per_byte =
+          pick_time(&p->tma_box_ns[op][w][r], end) / (ws[w] * rs[r]);
+      if (least == 0 || per_byte < least)
+        least = per_byte;
+    }
+  t -= row_bytes * rows * least;
+  return t > 0 ? t : 0;
+}
+
 double tn_profile_row_share(const tn_profile *p, double row_bytes)
 {
   static const double rows[TN_PROFILE_N_TILE_ROWS] = TN_PROFILE_TILE_ROWS;

@@ -79,6 +79,15 @@ void tn_profile_tma_key(int op, int w, int r, char *out, size_t n);
 double tn_profile_tma_box_ns(const tn_profile *p, int op, double row_bytes,
                              double rows, int end);
 
+/* What one box of that shape costs the SM beyond its bytes: its time
+ * less its bytes at the least ns a byte any measured box of op took (the
+ * widest, tallest: the path to L2's own rate, which a DRAM-bound kernel
+ * pays in its DRAM time already), at least 0.  This is the copy
+ * engine's cost of a narrow box, a row a request: what a swizzle's span
+ * decides.  0 when the profile has none. */
+double tn_profile_tma_excess_ns(const tn_profile *p, int op,
+                                double row_bytes, double rows, int end);
+
 /* Reads a calibrate profile.  Returns 0, or TN_EINPUT with the file and
  * the key that is missing or wrong in err (a profile is the user's
  * input: exit 2 before any work). */

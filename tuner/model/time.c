@@ -193,15 +193,19 @@ static double predict_at(const tn_time_input *in, const tn_profile *p,
     lc.all_sms[TN_BOUND_ISSUE] = w->imad_ops / imad * 1e3;
   if (w->lop_ops / lop * 1e3 > lc.all_sms[TN_BOUND_ISSUE])
     lc.all_sms[TN_BOUND_ISSUE] = w->lop_ops / lop * 1e3;
-  /* the copy engine: each SM's share of the boxes, at its time a box */
+  /* the copy engine: each SM's share of the boxes, at what a box of
+   * their shape costs beyond its bytes (those are DRAM's term).  It is
+   * one of a block's phases (its threads wait on the mbarrier for the
+   * loads, the store drains before the block ends), so it overlaps the
+   * others as they do: in the sum of wave_ms, not as a floor beside it */
   {
     int op;
     for (op = 0; op < 2; op++)
       if (w->tma_boxes[op] > 0)
         lc.all_sms[TN_BOUND_TMA] +=
             w->tma_boxes[op] / sms *
-            tn_profile_tma_box_ns(p, op, w->tma_row_bytes[op],
-                                  w->tma_box_rows[op], end) *
+            tn_profile_tma_excess_ns(p, op, w->tma_row_bytes[op],
+                                     w->tma_box_rows[op], end) *
             1e-6;
   }
   lc.chain = w->syncs * TN_TIME_BARRIER_NS * 1e-6;

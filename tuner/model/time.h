@@ -56,9 +56,11 @@ typedef struct {
   double ilp;
   /* the copy engine's (TMA's) boxes of the launch, loads [0] and stores
    * [1]: how many in all, their rows and the bytes of a row.  The SM
-   * that issues them waits for its engine: each costs the profile's time
-   * for its shape (tn_profile_tma_box_ns), a per-SM resource like shared
-   * memory.  0 boxes: none, or a profile without them */
+   * that issues them waits for its engine: each costs what the profile
+   * says a box of its shape takes beyond its bytes
+   * (tn_profile_tma_excess_ns; the bytes are DRAM's term), a per-SM
+   * resource like shared memory.  0 boxes: none, or a profile without
+   * them */
   double tma_boxes[2], tma_box_rows[2], tma_row_bytes[2];
 } tn_time_work;
 
