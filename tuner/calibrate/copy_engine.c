@@ -10,7 +10,10 @@
  * - loads keep two halves of the block's buffer in flight on two
  *   mbarriers, stores two bulk groups: the engine never waits for the
  *   issuing thread;
- * - the kernel writes the count of its boxes, so nothing is dropped.
+ * - each block writes the count of its boxes, and the host checks them
+ *   all after each shape, so no work is dropped unseen;
+ * - a kernel that does not compile, or maps the driver refuses, leave
+ *   the boxes unmeasured (skipped, with why), not the whole profile.
  * The PTX is the templates' (templates/tma_ops.h), written here in the
  * calibration's own NVRTC program, which needs no include path. */
 #define _POSIX_C_SOURCE 200809L
@@ -129,9 +132,11 @@ static int skip_all(tn_calib_profile *p, const char *why)
   int op, w, r;
   for (op = 0; op < TN_PROFILE_TMA_OPS; op++)
     for (w = 0; w < TN_PROFILE_TMA_N_WIDTHS; w++)
-      for (r = 0; r < TN_PROFILE_TMA_N_ROWS; r++)
-        snprintf(p->tma[op][w][r].skipped, sizeof(p->tma[op][w][r].skipped),
-                 "%s", why);
+      for (r = 0; r < TN_PROFILE_TMA_N_ROWS; r++) {
+        p->tma[op][w][r].measured = 0; /* all or none: the reader's rule */
+        tn_strlcpy(p->tma[op][w][r].skipped, why,
+                   sizeof(p->tma[op][w][r].skipped));
+      }
   return 0;
 }
 
@@ -187,6 +192,25 @@ static int encode(tn_calib_gpu *g, CUdeviceptr base, int row_bytes, int rows,
   return 0;
 }
 
+/* Every block wrote the count of the boxes it moved: all of them, or the
+ * time measured is not the boxes' (a body compiled out, a loop cut). */
+static int check_counts(tn_calib_gpu *g, CUdeviceptr out, unsigned blocks,
+                        unsigned want, unsigned *counts)
+{
+  unsigned b;
+  if (CU(cuMemcpyDtoH(counts, out, sizeof(*counts) * blocks)))
+    return -1;
+  for (b = 0; b < blocks; b++)
+    if (counts[b] != want) {
+      snprintf(g->st.what, sizeof(g->st.what),
+               "the copy engine's kernel: block %u moved %u boxes, not %u",
+               b, counts[b], want);
+      g->st.last = CUDA_ERROR_UNKNOWN;
+      return -1;
+    }
+  return 0;
+}
+
 int tn_calib_measure_copy_engine(tn_calib_gpu *g, tn_calib_profile *p,
                                  tn_err *err)
 {
@@ -196,14 +220,20 @@ int tn_calib_measure_copy_engine(tn_calib_gpu *g, tn_calib_profile *p,
   CUdeviceptr src = 0, dst = 0, out = 0;
   CUmodule mod = NULL;
   CUfunction fn = NULL;
+  unsigned *counts = NULL;
   int bps, rc = -1, op, w, r;
 
   if (p->cc_major < 9)
     return skip_all(p, "no copy engine (TMA) before sm_90");
-  rc = load_module(g, p, &mod, err);
-  if (rc != 0)
-    return rc;
-  rc = -1;
+  /* a toolkit that cannot compile the kernel, or a driver that refuses
+   * its maps, leaves the boxes unmeasured (the model then prices none),
+   * not the rest of the profile */
+  if (load_module(g, p, &mod, err) != 0) {
+    skip_all(p, err->msg);
+    memset(&g->st, 0, sizeof(g->st));
+    memset(err, 0, sizeof(*err));
+    return 0;
+  }
   /* blocks an SM holds by shared memory (1 KiB each reserved), at most
    * CE_MOST_BLOCKS: one wave over every SM */
   bps = p->smem_per_sm / (CE_SMEM + 1024 + 64);
@@ -211,6 +241,12 @@ int tn_calib_measure_copy_engine(tn_calib_gpu *g, tn_calib_profile *p,
     bps = CE_MOST_BLOCKS;
   if (bps < 1)
     bps = 1;
+  counts = malloc(sizeof(*counts) * (size_t)p->sm_count * (size_t)bps);
+  if (counts == NULL) {
+    snprintf(g->st.what, sizeof(g->st.what), "out of memory");
+    g->st.last = CUDA_ERROR_OUT_OF_MEMORY;
+    goto done;
+  }
   if (CU(cuModuleGetFunction(&fn, mod, "tn_cal_tma")) ||
       CU(cuMemAlloc(&src, bytes)) || CU(cuMemAlloc(&dst, bytes)) ||
       CU(cuMemAlloc(&out, (size_t)p->sm_count * bps * 4)) ||
@@ -232,11 +268,16 @@ int tn_calib_measure_copy_engine(tn_calib_gpu *g, tn_calib_profile *p,
         void *args[11] = {&maps[0], &maps[1], &store, &box_w, &box_h,
                           &box_bytes, &half, &iters, &across, &down, &out};
         if (encode(g, src, widths[w], rows[r], &maps[0]) ||
-            encode(g, dst, widths[w], rows[r], &maps[1]))
+            encode(g, dst, widths[w], rows[r], &maps[1])) {
+          skip_all(p, g->st.what);
+          memset(&g->st, 0, sizeof(g->st));
+          rc = 0;
           goto done;
+        }
         /* ns a box an SM = ms * 1e6 / the boxes of one SM */
         if (tn_calib_sample_launch(g, fn, grid, 32, args, boxes_per_sm,
-                                   1e6 / boxes_per_sm, 0, &p->tma[op][w][r]))
+                                   1e6 / boxes_per_sm, 0, &p->tma[op][w][r]) ||
+            check_counts(g, out, grid, (unsigned)(iters * half), counts))
           goto done;
       }
   rc = 0;
@@ -249,5 +290,6 @@ done:
     g->cu.cuMemFree(out);
   if (mod)
     g->cu.cuModuleUnload(mod);
+  free(counts);
   return rc ? tn_calib_fail(g, err) : 0;
 }

@@ -8,8 +8,9 @@
  * costs is the engine's, not DRAM's nor shared memory's: this measures
  * it with the data in L2, for boxes of rows 32, 64, 128 and 256 bytes
  * (under the 32, 64, 128-byte swizzle, none for 256) of 8 and of 64 rows,
- * as ns a box an SM; the time model prices a family's boxes from them
- * (model/profile.h: tn_profile_tma_box_ns). */
+ * as ns a box an SM; the time model prices a family's boxes at what
+ * they cost beyond their bytes (model/profile.h:
+ * tn_profile_tma_excess_ns). */
 #ifndef TN_CALIB_COPY_ENGINE_H
 #define TN_CALIB_COPY_ENGINE_H
 

@@ -363,7 +363,8 @@ void tn_profile_derive(const tn_arch *arch, const tn_profile *from,
     snprintf(out->derived_from + n, sizeof(out->derived_from) - n,
              ", scaled by %.600s measured on %s (%s): bandwidth by its "
              "share of the peak, fp32, integer%s throughput per SM and "
-             "clock, the launch and shared memory's cycles per wavefront as measured",
+             "clock, the launch and shared memory's cycles per wavefront as measured, "
+             "from sm_90 the copy engine's boxes at the clocks' ratio",
              from->path, from->device, from->arch,
              tens > 0 ? " and tensor" : ", tensor (per SM and clock as "
                                         "measured: not in the table)");
@@ -407,7 +408,10 @@ double tn_profile_tma_box_ns(const tn_profile *p, int op, double row_bytes,
       f = log2(row_bytes / ws[k - 1]) / log2(ws[k] / ws[k - 1]);
       return a + f * (b - a);
     }
-  return box_ns_at(p, op, TN_PROFILE_TMA_N_WIDTHS - 1, rows, end);
+  /* wider than measured: the widest's time a byte (its rows at the
+   * path's rate) */
+  return box_ns_at(p, op, TN_PROFILE_TMA_N_WIDTHS - 1, rows, end) *
+         row_bytes / ws[TN_PROFILE_TMA_N_WIDTHS - 1];
 }
 
 double tn_profile_tma_excess_ns(const tn_profile *p, int op,

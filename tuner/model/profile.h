@@ -74,15 +74,15 @@ void tn_profile_tma_key(int op, int w, int r, char *out, size_t n);
  * row_bytes and `rows` rows, at the profile's end (0 median, +1 fast, -1
  * slow): linear in the rows through the two measured (a box's fixed cost
  * and its rows'), log-linear in the row bytes between the widths
- * measured, the nearest beyond them.  0 when the profile has none (not
+ * measured, the narrowest's below them, the widest's time a byte above.  0 when the profile has none (not
  * measured, or before sm_90). */
 double tn_profile_tma_box_ns(const tn_profile *p, int op, double row_bytes,
                              double rows, int end);
 
 /* What one box of that shape costs the SM beyond its bytes: its time
- * less its bytes at the least ns a byte any measured box of op took (the
- * widest, tallest: the path to L2's own rate, which a DRAM-bound kernel
- * pays in its DRAM time already), at least 0.  This is the copy
+ * less its bytes at the least ns a byte any measured box of op took (a
+ * wide one's: the path to L2's own rate, which a DRAM-bound kernel pays
+ * in its DRAM time already), at least 0.  This is the copy
  * engine's cost of a narrow box, a row a request: what a swizzle's span
  * decides.  0 when the profile has none. */
 double tn_profile_tma_excess_ns(const tn_profile *p, int op,

@@ -200,7 +200,7 @@ static double predict_at(const tn_time_input *in, const tn_profile *p,
    * others as they do: in the sum of wave_ms, not as a floor beside it */
   {
     int op;
-    for (op = 0; op < 2; op++)
+    for (op = 0; op < TN_PROFILE_TMA_OPS; op++)
       if (w->tma_boxes[op] > 0)
         lc.all_sms[TN_BOUND_TMA] +=
             w->tma_boxes[op] / sms *

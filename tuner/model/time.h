@@ -12,9 +12,9 @@
  * longest of them plus a share of the others that grows as fewer warps
  * (or independent streams of a warp) are resident to hide one behind
  * another; floored by a cp.async ring's loads.  The copy engine's boxes
- * are a per-SM resource too, at the profile's time a box of their shape.  Plus the launch.  A
- * last wave of few blocks thus costs what its busiest SM does, not a
- * whole wave.  Occupancy is the CUDA toolkit's (cuda_occupancy.h). */
+ * are a per-SM resource too, at what the profile says a box of their
+ * shape costs beyond its bytes.  Plus the launch.  A last wave of few
+ * blocks thus costs what its busiest SM does, not a whole wave.  Occupancy is the CUDA toolkit's (cuda_occupancy.h). */
 #ifndef TN_TIME_H
 #define TN_TIME_H
 
@@ -61,7 +61,8 @@ typedef struct {
    * (tn_profile_tma_excess_ns; the bytes are DRAM's term), a per-SM
    * resource like shared memory.  0 boxes: none, or a profile without
    * them */
-  double tma_boxes[2], tma_box_rows[2], tma_row_bytes[2];
+  double tma_boxes[TN_PROFILE_TMA_OPS], tma_box_rows[TN_PROFILE_TMA_OPS];
+  double tma_row_bytes[TN_PROFILE_TMA_OPS];
 } tn_time_work;
 
 typedef enum {
