@@ -14,6 +14,23 @@
 #include "profile_util.h"
 #include "test_util.h"
 
+/* A profile's JSON by hand: one measurement M(key, value) with its
+ * quartiles equal; the keys every profile needs (PROFILE_HEAD, the
+ * measurements left open for more) and the shared memory (PROFILE_TAIL,
+ * closing them). */
+#define M(k, v) "\"" k "\": {\"median\": " #v ", \"q1\": " #v ", \"q3\": " #v "}"
+#define PROFILE_HEAD                                                      \
+  "{\"schema\": \"tuner-device-profile/1\", \"device\": {\"arch\": "     \
+  "\"sm_90\", \"sm_count\": 132}, \"measurements\": {"                    \
+  M("sm_clock", 1980) "," M("launch_overhead", 4) ","                     \
+  M("global_copy", 4000) "," M("fp32_fma", 64) ","                        \
+  M("int_imad", 16000) "," M("int_shift_lop3", 32000)
+#define PROFILE_TAIL                                                      \
+  "}, \"shared_memory\": {\"widths\": [{\"width\": 4, "                     \
+  "\"sm_cycles_per_wavefront\": 1}, {\"width\": 8, "                       \
+  "\"sm_cycles_per_wavefront\": 1}, {\"width\": 16, "                      \
+  "\"sm_cycles_per_wavefront\": 1}]}}"
+
 /* An H200-like profile, by hand: the test's own figures. */
 static void synthetic(tn_profile *p)
 {
@@ -318,19 +335,9 @@ static void test_ilp(void)
 static void test_tile_rows(void)
 {
   static const char text[] =
-      "{\"schema\": \"tuner-device-profile/1\", \"device\": {\"arch\": "
-      "\"sm_90\", \"sm_count\": 132}, \"measurements\": {"
-#define M(k, v) "\"" k "\": {\"median\": " #v ", \"q1\": " #v ", \"q3\": " #v "}"
-      M("sm_clock", 1980) "," M("launch_overhead", 4) ","
-      M("global_copy", 4000) "," M("global_tiles_64", 2800) ","
+      PROFILE_HEAD "," M("global_tiles_64", 2800) ","
       M("global_tiles_128", 3600) "," M("global_tiles_256", 3880) ","
-      M("global_tiles_512", 3900) "," M("fp32_fma", 64) ","
-      M("int_imad", 16000) "," M("int_shift_lop3", 32000)
-#undef M
-      "}, \"shared_memory\": {\"widths\": [{\"width\": 4, "
-      "\"sm_cycles_per_wavefront\": 1}, {\"width\": 8, "
-      "\"sm_cycles_per_wavefront\": 1}, {\"width\": 16, "
-      "\"sm_cycles_per_wavefront\": 1}]}}";
+      M("global_tiles_512", 3900) PROFILE_TAIL;
   tn_err err = {{0}};
   tn_profile p, plain, d;
   tn_time_input in;
@@ -401,19 +408,8 @@ static void test_tile_rows(void)
  * has none. */
 static void test_tma(void)
 {
-  static const char head[] =
-      "{\"schema\": \"tuner-device-profile/1\", \"device\": {\"arch\": "
-      "\"sm_90\", \"sm_count\": 132}, \"measurements\": {"
-#define M(k, v) "\"" k "\": {\"median\": " #v ", \"q1\": " #v ", \"q3\": " #v "}"
-      M("sm_clock", 1980) "," M("launch_overhead", 4) ","
-      M("global_copy", 4000) "," M("fp32_fma", 64) ","
-      M("int_imad", 16000) "," M("int_shift_lop3", 32000);
-#undef M
-  static const char tail[] =
-      "}, \"shared_memory\": {\"widths\": [{\"width\": 4, "
-      "\"sm_cycles_per_wavefront\": 1}, {\"width\": 8, "
-      "\"sm_cycles_per_wavefront\": 1}, {\"width\": 16, "
-      "\"sm_cycles_per_wavefront\": 1}]}}";
+  static const char head[] = PROFILE_HEAD;
+  static const char tail[] = PROFILE_TAIL;
   char text[8192], key[64];
   size_t len;
   int op, w, r, n;

@@ -23,10 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/arch.h"
 #include "family/tmap.h"
 #include "gpu/tmap.h"
-#include "pipeline/compile_nvrtc.h"
 
 #define CU(call) tn_cuda_failed(&g->cu, &g->st, g->cu.call, #call)
 
@@ -140,34 +138,6 @@ static int skip_all(tn_calib_profile *p, const char *why)
   return 0;
 }
 
-static int load_module(tn_calib_gpu *g, const tn_calib_profile *p,
-                       CUmodule *mod, tn_err *err)
-{
-  const tn_arch *arch = tn_arch_from_cc(p->cc_major, p->cc_minor);
-  void *cubin = NULL;
-  size_t len = 0;
-  char *log = NULL;
-  int rc;
-  if (arch == NULL)
-    arch = tn_arch_nearest_older(p->cc_major, p->cc_minor);
-  if (arch == NULL)
-    return tn_errf(err, TN_ETOOL, "no known architecture for compute "
-                                  "capability %d.%d",
-                   p->cc_major, p->cc_minor);
-  rc = tn_compile_helper(tn_calib_copy_engine_source, "calibrate_copy_engine.cu", arch,
-                         &cubin, &len, &log, err);
-  if (rc > 0)
-    tn_errf(err, TN_ETOOL, "the copy engine's kernel does not compile for "
-                           "%s: %.1500s",
-            arch->name, log ? log : "(no log)");
-  free(log);
-  if (rc != 0)
-    return TN_ETOOL;
-  rc = CU(cuModuleLoadData(mod, cubin));
-  free(cubin);
-  return rc ? tn_calib_fail(g, err) : 0;
-}
-
 /* A 2D float tensor map over base (CE_COLS x CE_ROWS) in boxes of
  * row_bytes x rows under the width's swizzle, encoded into map. */
 static int encode(tn_calib_gpu *g, CUdeviceptr base, int row_bytes, int rows,
@@ -228,7 +198,9 @@ int tn_calib_measure_copy_engine(tn_calib_gpu *g, tn_calib_profile *p,
   /* a toolkit that cannot compile the kernel, or a driver that refuses
    * its maps, leaves the boxes unmeasured (the model then prices none),
    * not the rest of the profile */
-  if (load_module(g, p, &mod, err) != 0) {
+  if (tn_calib_load_module(g, p, tn_calib_copy_engine_source,
+                           "calibrate_copy_engine.cu",
+                           "the copy engine's kernel", &mod, err) != 0) {
     skip_all(p, err->msg);
     memset(&g->st, 0, sizeof(g->st));
     memset(err, 0, sizeof(*err));

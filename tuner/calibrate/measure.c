@@ -71,10 +71,9 @@ static int describe(tn_calib_gpu *g, int ordinal, tn_calib_profile *p)
   return 0;
 }
 
-/* The kernels, compiled for the device's architecture (or the newest
- * known one before it) and loaded. */
-static int load_kernels(tn_calib_gpu *g, const tn_calib_profile *p,
-                        tn_err *err)
+int tn_calib_load_module(tn_calib_gpu *g, const tn_calib_profile *p,
+                         const char *source, const char *name,
+                         const char *what, CUmodule *mod, tn_err *err)
 {
   const tn_arch *arch = tn_arch_from_cc(p->cc_major, p->cc_minor);
   void *cubin = NULL;
@@ -87,16 +86,14 @@ static int load_kernels(tn_calib_gpu *g, const tn_calib_profile *p,
     return tn_errf(err, TN_ETOOL, "no known architecture for compute "
                                   "capability %d.%d",
                    p->cc_major, p->cc_minor);
-  rc = tn_compile_helper(tn_calib_kernel_source, "calibrate.cu", arch,
-                         &cubin, &len, &log, err);
+  rc = tn_compile_helper(source, name, arch, &cubin, &len, &log, err);
   if (rc > 0)
-    tn_errf(err, TN_ETOOL, "the calibration kernels do not compile for "
-                           "%s: %.1500s",
+    tn_errf(err, TN_ETOOL, "%s: does not compile for %s: %.1500s", what,
             arch->name, log ? log : "(no log)");
   free(log);
   if (rc != 0)
     return TN_ETOOL;
-  rc = CU(cuModuleLoadData(&g->module, cubin));
+  rc = CU(cuModuleLoadData(mod, cubin));
   free(cubin);
   return rc ? tn_calib_fail(g, err) : 0;
 }
@@ -126,7 +123,9 @@ int tn_calib_open(tn_calib_gpu *g, int ordinal, tn_calib_profile *p,
       CU(cuEventCreate(&g->ev[0], CU_EVENT_DEFAULT)) ||
       CU(cuEventCreate(&g->ev[1], CU_EVENT_DEFAULT)))
     goto nodev;
-  if (load_kernels(g, p, err) != 0) {
+  if (tn_calib_load_module(g, p, tn_calib_kernel_source, "calibrate.cu",
+                           "the calibration kernels", &g->module,
+                           err) != 0) {
     tn_calib_close(g);
     return TN_ETOOL;
   }

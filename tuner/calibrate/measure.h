@@ -34,6 +34,14 @@ int tn_calib_open(tn_calib_gpu *g, int ordinal, tn_calib_profile *p,
                   tn_err *err);
 void tn_calib_close(tn_calib_gpu *g);
 
+/* Compiles source (NVRTC program name) for the device's architecture,
+ * or the newest known one before it, and loads it into *mod.  Returns
+ * 0, or TN_ETOOL with err ("what: does not compile for sm_XX: log", or
+ * the failing call). */
+int tn_calib_load_module(tn_calib_gpu *g, const tn_calib_profile *p,
+                         const char *source, const char *name,
+                         const char *what, CUmodule *mod, tn_err *err);
+
 /* The kernel of the module named name, or NULL (st says why). */
 CUfunction tn_calib_fn(tn_calib_gpu *g, const char *name);
 
