@@ -25,7 +25,11 @@ parameter (the results' layout_params, or --layout-params for files written
 before it).  A group is touched when the pruned run pruned one of its
 layouts (pruned_by other than family, constraint or limits); it loses when
 its best pruned layout beats its best kept layout beyond noise, both timed
-in the --no-prune run (NOISE_RULE).  The timed fraction is the pruned run's
+in the --no-prune run (NOISE_RULE).  A size loses when the fastest there
+of the pruned candidates beats the fastest there of the kept ones beyond
+noise (SIZE_RULE): a job of many sizes ships each size's winner, and a
+group's sum of medians can keep its best while a size loses its own.  The
+timed fraction is the pruned run's
 timed candidates over its valid space (not pruned by family, constraint or
 limits).
 
@@ -51,6 +55,11 @@ from model_check_table import fmt, markdown
 
 SCHEMA = "tuner-model-check-1"
 SPACE_KINDS = ("family", "constraint", "limits")  # invalid, not pruned
+SIZE_RULE = ("at each size, the --no-prune run's fastest there of the "
+             "candidates the pruned run pruned (P) against its fastest "
+             "there of those the pruned run timed (K): the size loses when "
+             "P beats K beyond noise, n = max(best.noise, the relative "
+             "interquartile ranges of P and K at that size)")
 NOISE_RULE = ("P beats K beyond noise when median(P) * (1 + n) < "
               "median(K), n = max(the --no-prune run's selection noise "
               "best.noise (at least the config's bench.min_noise), the "
@@ -60,7 +69,8 @@ TOP_RULE = ("the ceil(10%) timed candidates of least "
             "predicted.ms; it holds the best when one of them is within the "
             "--no-prune run's selection noise of the measured fastest")
 # the bar: each figure, and whether less is better
-BAR = (("groups_losing", True), ("timed_fraction", True),
+BAR = (("groups_losing", True), ("sizes_losing", True),
+       ("timed_fraction", True),
        ("predicted_winner_gap_pct", True), ("top10_holds_best", False),
        ("spearman", False))
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -181,6 +191,64 @@ def rel_iqr(c):
         if positive(t.get("median_ms")) and "q1_ms" in t and "q3_ms" in t:
             worst = max(worst, (t["q3_ms"] - t["q1_ms"]) / t["median_ms"])
     return worst
+
+
+def ms_at(c, k):
+    """c's median at size k (its timings[k], or median_ms for a run of
+    one size), or None."""
+    ts = c.get("timings")
+    if isinstance(ts, list) and k < len(ts) and isinstance(ts[k], dict) \
+            and positive(ts[k].get("median_ms")):
+        return ts[k]["median_ms"]
+    return c.get("median_ms") if k == 0 and positive(c.get("median_ms")) \
+        and not ts else None
+
+
+def rel_iqr_at(c, k):
+    ts = c.get("timings")
+    if isinstance(ts, list) and k < len(ts) and isinstance(ts[k], dict):
+        t = ts[k]
+        if positive(t.get("median_ms")) and "q1_ms" in t and "q3_ms" in t:
+            return (t["q3_ms"] - t["q1_ms"]) / t["median_ms"]
+    return 0.0
+
+
+def sizes(np_, pr):
+    """Each size's best kept (SIZE_RULE): the figures and a row a size."""
+    meas = {c["params_text"]: c for c in np_["candidates"]}
+    best_np = np_.get("best") or {}
+    sel_noise = best_np.get("noise") if positive(best_np.get("noise")) \
+        else 0.0
+    kept = [meas[c["params_text"]] for c in pr["candidates"]
+            if timed(c) and timed(meas.get(c["params_text"]))]
+    pruned = [meas[c["params_text"]] for c in pr["candidates"]
+              if valid(c) and pruned_by_pruning(c) and
+              timed(meas.get(c["params_text"]))]
+    probs = np_.get("problems") if isinstance(np_.get("problems"),
+                                              list) else []
+    rows = []
+    for k in range(max(1, len(probs))):
+        size = probs[k].get("size") if k < len(probs) and \
+            isinstance(probs[k], dict) else None
+        row = {"problem": k, "size": size}
+        kt = [c for c in kept if ms_at(c, k) is not None]
+        pt = [c for c in pruned if ms_at(c, k) is not None]
+        if not pt or not kt:
+            row.update(lost=bool(pt) and not kt,
+                       why="nothing pruned timed there" if not pt
+                       else "nothing kept timed there")
+            rows.append(row)
+            continue
+        bp = min(pt, key=lambda c: ms_at(c, k))
+        bk = min(kt, key=lambda c: ms_at(c, k))
+        n = max(sel_noise, rel_iqr_at(bp, k), rel_iqr_at(bk, k))
+        row.update(best_pruned=bp["params_text"], best_pruned_ms=ms_at(bp, k),
+                   best_kept=bk["params_text"], best_kept_ms=ms_at(bk, k),
+                   faster_pct=100.0 * (ms_at(bk, k) / ms_at(bp, k) - 1),
+                   noise=n, lost=ms_at(bp, k) * (1 + n) < ms_at(bk, k))
+        rows.append(row)
+    return {"sizes": len(rows),
+            "sizes_losing": sum(1 for r in rows if r["lost"])}, rows
 
 
 def timed(c):
@@ -440,8 +508,10 @@ def compute(np_path, pr_path, predict_path, lp_option, any_day):
     check_pair(np_path, np_, pr_path, pr, any_day)
     lp, lp_from = layout_params(np_path, np_, pr_path, pr, lp_option)
     pfig, rows = pruning(np_, pr, lp)
+    sfig, srows = sizes(np_, pr)
     qfig = prediction(np_, predict_path)
     figures = dict(pfig)
+    figures.update(sfig)
     figures.update(qfig)
     return {
         "schema": SCHEMA,
@@ -457,11 +527,13 @@ def compute(np_path, pr_path, predict_path, lp_option, any_day):
                    "any_day": bool(any_day)},
         "layout_params": lp,
         "layout_params_from": lp_from,
-        "rules": {"noise": NOISE_RULE, "top10": TOP_RULE,
+        "rules": {"noise": NOISE_RULE, "sizes": SIZE_RULE,
+                  "top10": TOP_RULE,
                   "timed": "status ok in the pruned run, over its candidates "
                            "not pruned by " + ", ".join(SPACE_KINDS)},
         "figures": figures,
         "groups": rows,
+        "sizes": srows,
     }
 
 
@@ -493,7 +565,8 @@ def bar_of(s, old, raise_bar):
     if old is None:
         return {k: fig.get(k) for k, _ in BAR}
     if not raise_bar:
-        return {k: old.get(k) for k, _ in BAR}
+        # a figure added after the old bar was set gets today's
+        return {k: old.get(k) if k in old else fig.get(k) for k, _ in BAR}
     return {k: better(lb, old.get(k), fig.get(k)) for k, lb in BAR}
 
 

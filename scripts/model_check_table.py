@@ -32,17 +32,20 @@ def markdown(s, bar_keys):
     out += ["", "### Pruning", "",
             "| valid space | timed by the pruned run | pruned | sibling "
             "groups | touched by pruning | losing beyond noise | losing by "
-            "> 1% | pruned run's winner against the best |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+            "> 1% | sizes losing their best | pruned run's winner against "
+            "the best |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     kinds = ", ".join("%s %d" % kv for kv in sorted(f["pruned_by"].items()))
-    out.append("| %d | %d (%s) | %s | %d | %d | %d | %d | %s |" % (
-        f["valid"], f["timed"],
-        "n/a" if f["timed_fraction"] is None
-        else "%.1f%%" % (100 * f["timed_fraction"]), kinds or "none",
-        f["groups"], f["groups_touched"], f["groups_losing"],
-        f["groups_losing_1pct"], pct(f["pruned_winner_gap_pct"])))
-    out += ["", "Noise: " + s["rules"]["noise"] + ".  Timed: " +
-            s["rules"]["timed"] + "."]
+    out.append("| %d | %d (%s) | %s | %d | %d | %d | %d | %d of %d | %s |"
+               % (f["valid"], f["timed"],
+                  "n/a" if f["timed_fraction"] is None
+                  else "%.1f%%" % (100 * f["timed_fraction"]),
+                  kinds or "none", f["groups"], f["groups_touched"],
+                  f["groups_losing"], f["groups_losing_1pct"],
+                  f["sizes_losing"], f["sizes"],
+                  pct(f["pruned_winner_gap_pct"])))
+    out += ["", "Noise: " + s["rules"]["noise"] + ".  Sizes: " +
+            s["rules"]["sizes"] + ".  Timed: " + s["rules"]["timed"] + "."]
     notes = []
     if f["pruned_unmeasured"]:
         notes.append("%d pruned layouts have no time in the --no-prune run"
@@ -64,6 +67,20 @@ def markdown(s, bar_keys):
                 r["group"], r.get("best_pruned", "-"),
                 fmt(r.get("best_pruned_ms"), 4), r.get("best_kept", "-"),
                 fmt(r.get("best_kept_ms"), 4), pct(r.get("faster_pct")),
+                "n/a" if r.get("noise") is None
+                else "%.1f%%" % (100 * r["noise"]),
+                ("**yes**" if r["lost"] else "no") +
+                (" (%s)" % r["why"] if "why" in r else "")))
+    if len(s["sizes"]) > 1:
+        out += ["", "| size | best pruned there | ms | best kept there | ms "
+                "| pruned faster by | noise | lost |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for r in s["sizes"]:
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                " x ".join(str(x) for x in r["size"] or []) or r["problem"],
+                r.get("best_pruned", "-"), fmt(r.get("best_pruned_ms"), 4),
+                r.get("best_kept", "-"), fmt(r.get("best_kept_ms"), 4),
+                pct(r.get("faster_pct")),
                 "n/a" if r.get("noise") is None
                 else "%.1f%%" % (100 * r["noise"]),
                 ("**yes**" if r["lost"] else "no") +

@@ -14,8 +14,8 @@ run's registers, judged against each day's times.
 
 Usage: replay_measured.py REPLAY_BIN ROOT TMP [--profile P] [--check]
                           [CONFIG...]
-  --check: exit 1 if any group loses its best (the CPU test
-           replay_measured_committed)
+  --check: exit 1 if any group or any size loses its best (the CPU
+           test replay_measured_committed)
 """
 import glob
 import gzip
@@ -56,10 +56,10 @@ def main():
             runs.setdefault(cfg, {})[os.path.basename(d)] = f
     lost = 0
     print("| config | decided with | judged with | valid | timed | "
-          "measured | groups losing | winner against the best | "
-          "predicted winner | top 10% holds the best | Spearman |")
+          "measured | groups losing | sizes losing | winner against the "
+          "best | predicted winner | top 10% holds the best | Spearman |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | "
-          "--- |")
+          "--- | --- |")
     for cfg in sorted(runs):
         if configs and cfg not in configs:
             continue
@@ -88,14 +88,16 @@ def main():
             for judge, jpath in sorted(runs[cfg].items()):
                 np_ = model_check.load_json(jpath)
                 fig, rows = model_check.pruning(np_, pr, lp)
+                sfig, srows = model_check.sizes(np_, pr)
                 q = model_check.prediction(np_, pd_path)
-                lost += fig["groups_losing"]
-                print("| %s | %s | %s | %d | %d (%.1f%%) | %d | %d | %s | "
-                      "%s | %s | %s |" % (
+                lost += fig["groups_losing"] + sfig["sizes_losing"]
+                print("| %s | %s | %s | %d | %d (%.1f%%) | %d | %d | "
+                      "%d of %d | %s | %s | %s | %s |" % (
                     cfg, dec[5:], judge[5:], fig["valid"], fig["timed"],
                     100 * fig["timed_fraction"],
                     fig["pruned_by"].get("measured", 0),
-                    fig["groups_losing"],
+                    fig["groups_losing"], sfig["sizes_losing"],
+                    sfig["sizes"],
                     "%+.1f%%" % fig["pruned_winner_gap_pct"]
                     if fig["pruned_winner_gap_pct"] is not None else "-",
                     "%+.1f%% (%s of %s)" % (q["predicted_winner_gap_pct"],
@@ -111,6 +113,11 @@ def main():
                         print("|  | lost: %s | %s | %s |" % (
                             r["group"], r.get("best_pruned"),
                             r.get("reason", "")[:160]))
+                for r in srows:
+                    if r["lost"]:
+                        print("|  | size %s lost: %s | %s against %s |" % (
+                            r["size"], r.get("best_pruned"),
+                            r.get("best_pruned_ms"), r.get("best_kept_ms")))
     return 1 if check and lost else 0
 
 

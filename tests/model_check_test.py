@@ -7,7 +7,10 @@ Usage: model_check_test.py committed ROOT   the committed summaries
                                             none worse than its bar
        model_check_test.py self ROOT TMP    the figures on hand-made runs,
                                             a worsened run and a stricter bar
-                                            fail, bad input exits 2
+                                            fail, bad input exits 2; a run
+                                            of two sizes that keeps every
+                                            group's best by its sum but
+                                            loses one size's best
 """
 import copy
 import json
@@ -178,6 +181,68 @@ def part_self(root, tmp):
     check(rc == 2 and "same day" in se, "another day: exit %d" % rc)
 
 
+def two_sizes(tmp):
+    """Two sizes, two groups of two pads.  By hand (ms at size 0, size 1;
+    the sum):
+      tile 16: pad 0 1.0, 3.0 (4.0); pad 1 1.2, 2.0 (3.2)
+      tile 32: pad 0 1.5, 2.5 (4.0); pad 1 1.6, 2.6 (4.2)
+    The pruned run prunes tile 16 pad 0 and tile 32 pad 1.  No group
+    loses by its sum (tile 16 keeps pad 1, 3.2 against 4.0; tile 32 keeps
+    pad 0), but size 0 loses its best: 1.0 pruned against 1.2 kept.
+    Size 1 keeps it (2.0)."""
+    ms = {(16, 0): (1.0, 3.0), (16, 1): (1.2, 2.0), (32, 0): (1.5, 2.5),
+          (32, 1): (1.6, 2.6)}
+    npc, prc = [], []
+    for i, ((t, p), m) in enumerate(sorted(ms.items())):
+        c = cand(i, t, p, ms=sum(m))
+        c["timings"] = [{"median_ms": x, "q1_ms": x, "q3_ms": x,
+                         "min_ms": x, "max_ms": x, "repetitions": 10}
+                        for x in m]
+        npc.append(c)
+        kept = (t, p) in ((16, 1), (32, 0))
+        d = copy.deepcopy(c)
+        if not kept:
+            d.update(status="pruned", pruned_by="measured",
+                     reason="synthetic")
+            del d["median_ms"], d["timings"]
+        prc.append(d)
+    paths = []
+    for no_prune, cs, best in ((True, npc, 1), (False, prc, 1)):
+        d = doc(no_prune, cs, best)
+        d["problems"] = [{"size": [64, 64]}, {"size": [128, 128]}]
+        paths.append(os.path.join(tmp, "two-%s.json" % no_prune))
+        json.dump(d, open(paths[-1], "w"))
+    return paths
+
+
+def part_sizes(root, tmp):
+    npath, ppath = two_sizes(tmp)
+    out = os.path.join(tmp, "two.json")
+    rc, so, se = tool(root, "--no-prune", npath, "--pruned", ppath,
+                      "--json", out)
+    check(rc == 0, "two sizes: exit %d: %s" % (rc, se))
+    s = json.load(open(out))
+    f = s["figures"]
+    check(f["groups_losing"] == 0, "two sizes: no group loses by its sum, "
+          "got %s" % f["groups_losing"])
+    check(f["sizes"] == 2 and f["sizes_losing"] == 1,
+          "two sizes: 1 of 2 sizes loses its best, got %s of %s" % (
+              f["sizes_losing"], f["sizes"]))
+    lost = [r for r in s["sizes"] if r["lost"]]
+    check(len(lost) == 1 and lost[0]["size"] == [64, 64] and
+          lost[0]["best_pruned"] == "tile=16 pad=0" and
+          abs(lost[0]["best_kept_ms"] - 1.2) < 1e-12,
+          "two sizes: size 64 x 64 lost to tile=16 pad=0, got %s" % lost)
+    # the bar holds it: a summary with a stricter bar fails --verify
+    vdir = os.path.join(tmp, "verify-two")
+    os.makedirs(vdir)
+    s["bar"]["sizes_losing"] = 0
+    json.dump(s, open(os.path.join(vdir, "two.json"), "w"))
+    rc, so, se = tool(root, "--verify", vdir)
+    check(rc == 1 and "sizes_losing: 1, worse than the bar 0" in so,
+          "verify two sizes, bar 0: exit %d: %s" % (rc, so))
+
+
 def part_committed(root):
     d = os.path.join(root, "results", "model-check")
     rc, so, se = tool(root, "--verify", d)
@@ -190,6 +255,7 @@ def main():
         part_committed(sys.argv[2])
     elif len(sys.argv) >= 4 and sys.argv[1] == "self":
         part_self(sys.argv[2], sys.argv[3])
+        part_sizes(sys.argv[2], sys.argv[3])
     else:
         print(__doc__)
         return 2
