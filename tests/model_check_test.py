@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""model_check_test.py -- scripts/model_check.py, issue 16's validation.
+"""model_check_test.py -- scripts/model_check.py and model_reach.py, issue
+16's validation.
 
 Usage: model_check_test.py committed ROOT   the committed summaries
                                             (ROOT/results/model-check/)
                                             recomputed from their inputs:
-                                            none worse than its bar
+                                            none worse than its bar, and
+                                            model_reach.py's table of them
+                                            (reach.md) up to date
        model_check_test.py self ROOT TMP    the figures on hand-made runs,
                                             a worsened run and a stricter bar
                                             fail, bad input exits 2; a run
                                             of two sizes that keeps every
                                             group's best by its sum but
-                                            loses one size's best
+                                            loses one size's best; the
+                                            reach of a hand-made run
 """
 import copy
+import gzip
 import json
 import math
 import os
@@ -243,11 +248,71 @@ def part_sizes(root, tmp):
           "verify two sizes, bar 0: exit %d: %s" % (rc, so))
 
 
+def reach_tool(root, *args):
+    p = subprocess.run([sys.executable,
+                        os.path.join(root, "scripts", "model_reach.py")] +
+                       list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def part_reach(root, tmp):
+    """scripts/model_reach.py on a hand-made --no-prune run of two sizes,
+    noise 1%, two groups of two pads (ms at size 0, size 1; the sum):
+      tile 16: pad 0 1.0, 2.0 (3.0); pad 1 1.05, 2.1 (3.15)
+      tile 32: pad 0 1.2, 3.0 (4.2); pad 1 2.0, 4.0 (6.0)
+    f = (1 + e) / (1 - e) / 1.01.  Tile 16 pad 0 is every size's fastest.
+    e <= 2% (f <= 1.0305): tile 32 goes whole, tile 16 pad 1 goes (3.15
+    against 3.0 f): 1 of 4 kept.  e = 3% (1.0513) to 8% (1.1623): tile 16
+    pad 1 stays: 2 of 4.  e = 12% (1.2600): tile 32 pad 0 is within it of
+    the fastest at size 0 (1.2 against 1.26), so tile 32 stays with pad 0
+    (pad 1: 6.0 against 4.2 f = 5.29 in the sum, beaten at both sizes): 3
+    of 4.  The largest e at <= 40%: 2%."""
+    ms = {(16, 0): (1.0, 2.0), (16, 1): (1.05, 2.1), (32, 0): (1.2, 3.0),
+          (32, 1): (2.0, 4.0)}
+    cs = []
+    for i, ((t, p), m) in enumerate(sorted(ms.items())):
+        c = cand(i, t, p, ms=sum(m))
+        c["timings"] = [{"median_ms": x, "q1_ms": x, "q3_ms": x,
+                         "min_ms": x, "max_ms": x, "repetitions": 10}
+                        for x in m]
+        cs.append(c)
+    d = doc(True, cs, 0)
+    d["problems"] = [{"size": [64, 64]}, {"size": [128, 128]}]
+    rdir = os.path.join(tmp, "reach", "results", "model-check",
+                        "runs-20261201", "toy")
+    os.makedirs(rdir)
+    with gzip.open(os.path.join(rdir, "noprune-toy-sm_90-20261201T100000Z"
+                                ".json.gz"), "wt") as f:
+        json.dump(d, f)
+    rroot = os.path.join(tmp, "reach")
+    md = os.path.join(tmp, "reach.md")
+    rc, so, se = reach_tool(root, "--root", rroot, "--markdown", md)
+    want = ("| toy | 20261201 | 4 | 1.0% | 25.0% | 25.0% | 25.0% | 50.0% | "
+            "50.0% | 50.0% | 75.0% | 2% |")
+    check(rc == 0 and want in so.splitlines(),
+          "reach: exit %d, want %s, got %s%s" % (rc, want, so, se))
+    rc, so, se = reach_tool(root, "--root", rroot, "--check", md)
+    check(rc == 0, "reach --check, the same table: exit %d %s" % (rc, se))
+    with open(md, "a") as f:
+        f.write("| stale | row |\n")
+    rc, so, se = reach_tool(root, "--root", rroot, "--check", md)
+    check(rc == 1 and "differs" in se, "reach --check, a stale table: exit "
+          "%d %s" % (rc, se))
+    rc, so, se = reach_tool(root, "--root", rroot, "nosuch")
+    check(rc == 2 and "nosuch" in se, "reach, no runs of a config: exit %d"
+          % rc)
+
+
 def part_committed(root):
     d = os.path.join(root, "results", "model-check")
     rc, so, se = tool(root, "--verify", d)
     sys.stdout.write(so + se)
     check(rc == 0, "the committed summaries: exit %d" % rc)
+    # the reach table of the committed --no-prune runs is up to date
+    rc, so, se = reach_tool(root, "--check", os.path.join(d, "reach.md"))
+    sys.stdout.write(se)
+    check(rc == 0, "results/model-check/reach.md: exit %d" % rc)
 
 
 def main():
@@ -256,6 +321,7 @@ def main():
     elif len(sys.argv) >= 4 and sys.argv[1] == "self":
         part_self(sys.argv[2], sys.argv[3])
         part_sizes(sys.argv[2], sys.argv[3])
+        part_reach(sys.argv[2], sys.argv[3])
     else:
         print(__doc__)
         return 2
