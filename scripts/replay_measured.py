@@ -93,7 +93,7 @@ def main():
                 q = model_check.prediction(np_, pd_path)
                 # a size's best is judged on the day that decided: on
                 # another day the best itself moves by more than the noise
-                # (gemm-bf16-8192's day-1 best ran 2.3% behind on day 4),
+                # (gemm-bf16-8192's day-1 best ran 13% behind on day 4),
                 # which no rule can foresee; groups on every day, as before
                 lost += fig["groups_losing"] + (
                     sfig["sizes_losing"] if judge == dec else 0)
