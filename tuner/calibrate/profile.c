@@ -57,12 +57,9 @@ void tn_calib_profile_init(tn_calib_profile *p)
        "cuMemcpyDtoDAsync of the same buffers, bytes read plus written "
        "over the CUDA-event time (the tuner's transpose baseline)");
   {
-    static const char *const keys[TN_CALIB_N_TILE_ROWS] = {
-        "global_tiles_64", "global_tiles_128", "global_tiles_256",
-        "global_tiles_512"};
     int k;
     for (k = 0; k < TN_CALIB_N_TILE_ROWS; k++)
-      name(&p->tiles[k], keys[k], "GB/s",
+      name(&p->tiles[k], tn_profile_tile_key(k), "GB/s",
            "the square tiles of an 8192 x 8192 float matrix in one buffer "
            "moved to their transposed places in another, each tile row "
            "(the key's bytes) copied as it is, a block of up to 256 "

@@ -145,12 +145,10 @@ int tn_profile_read(const char *path, tn_profile *out, tn_err *err)
     rc = metric(path, meas, "global_copy", 1, &out->copy_gbs, err);
   {
     /* optional: profiles before 2026-12-02 have none */
-    static const char *const keys[TN_PROFILE_N_TILE_ROWS] = {
-        "global_tiles_64", "global_tiles_128", "global_tiles_256",
-        "global_tiles_512"};
     int k, have = 0;
     for (k = 0; rc == 0 && k < TN_PROFILE_N_TILE_ROWS; k++) {
-      rc = metric(path, meas, keys[k], 0, &out->tile_copy_gbs[k], err);
+      rc = metric(path, meas, tn_profile_tile_key(k), 0,
+                  &out->tile_copy_gbs[k], err);
       have += out->tile_copy_gbs[k].mid > 0;
     }
     /* the shares interpolate between the four: a part of them would
@@ -368,6 +366,15 @@ void tn_profile_derive(const tn_arch *arch, const tn_profile *from,
              from->path, from->device, from->arch,
              tens > 0 ? " and tensor" : ", tensor (per SM and clock as "
                                         "measured: not in the table)");
+}
+
+const char *tn_profile_tile_key(int k)
+{
+  /* TN_PROFILE_TILE_ROWS's lengths, as the keys name them */
+  static const char *const keys[TN_PROFILE_N_TILE_ROWS] = {
+      "global_tiles_64", "global_tiles_128", "global_tiles_256",
+      "global_tiles_512"};
+  return k >= 0 && k < TN_PROFILE_N_TILE_ROWS ? keys[k] : "";
 }
 
 void tn_profile_tma_key(int op, int w, int r, char *out, size_t n)

@@ -65,6 +65,11 @@ typedef struct {
  * refuses some). */
 double tn_profile_row_share(const tn_profile *p, double row_bytes);
 
+/* The measurements key of the tiled copy whose rows are the k-th of
+ * TN_PROFILE_TILE_ROWS bytes long: "global_tiles_64".  The writer
+ * (calibrate/profile.c) and the reader share it. */
+const char *tn_profile_tile_key(int k);
+
 /* The measurements key of the copy engine's box of op (0 load, 1
  * store), width index w and rows index r: "tma_load_8x32B".  The writer
  * (calibrate/profile.c) and the reader share it. */
