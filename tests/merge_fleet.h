@@ -22,25 +22,8 @@
 #include <jansson.h>
 
 #include "base/util.h"
+#include "fleet_configs.h"
 #include "sizes_util.h"
-
-/* tile, rows_per_thread, pad, swizzle, group (vec is always 1) */
-typedef struct {
-  int tile, rows;
-  int pad;
-  const char *swizzle;
-  int group;
-} cfg;
-
-static const cfg C[] = {
-    {32, 2, 1, "none", 1}, /* C0 */
-    {64, 8, 1, "none", 1}, /* C1 */
-    {32, 8, 0, "xor", 1},  /* C2 */
-    {64, 4, 0, "xor", 8},  /* C3 */
-    {16, 4, 1, "none", 1}, /* C4 */
-    {64, 16, 1, "none", 8} /* C5 */
-};
-#define N_CFG 6
 
 typedef struct {
   int cfg;
@@ -61,20 +44,6 @@ typedef struct {
   int n;
   cand_spec c[N_CFG];
 } run_spec;
-
-static inline void cfg_text(int i, char *out, size_t n)
-{
-  snprintf(out, n,
-           "tile=%d rows_per_thread=%d vec=1 pad=%d swizzle=%s group=%d",
-           C[i].tile, C[i].rows, C[i].pad, C[i].swizzle, C[i].group);
-}
-
-static inline json_t *cfg_json(int i)
-{
-  return json_pack("{s:i, s:i, s:i, s:i, s:s, s:i}", "tile", C[i].tile,
-                   "rows_per_thread", C[i].rows, "vec", 1, "pad", C[i].pad,
-                   "swizzle", C[i].swizzle, "group", C[i].group);
-}
 
 static inline json_t *results_doc(const run_spec *s, const char *family,
                                   const char *name, int rows)

@@ -42,26 +42,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include <jansson.h>
 
+#include "fleet_configs.h"
 #include "sizes_util.h"
 
 #include "base/arch.h"
 #include "base/util.h"
 #include "pipeline/compile.h"
 
-typedef struct {
-  int tile, rows, pad;
-  const char *swizzle;
-  int group;
-} cfg;
-
-static const cfg C[] = {
-    {32, 2, 1, "none", 1}, /* C0 */
-    {64, 8, 1, "none", 1}, /* C1 */
-    {32, 8, 0, "xor", 1},  /* C2 */
-    {64, 4, 0, "xor", 8},  /* C3 */
-    {16, 4, 1, "none", 1}, /* C4 */
-};
-#define N_CFG 5
 #define N_SIZES 3
 static const long long SIZES[N_SIZES][2] = {{512, 512}, {4096, 4096},
                                             {8192, 1024}};
@@ -81,20 +68,6 @@ typedef struct {
   int predicted_at[N_SIZES]; /* a prediction's winners by size */
   int predicted_best;
 } run_spec;
-
-static void cfg_text(int i, char *out, size_t n)
-{
-  snprintf(out, n,
-           "tile=%d rows_per_thread=%d vec=1 pad=%d swizzle=%s group=%d",
-           C[i].tile, C[i].rows, C[i].pad, C[i].swizzle, C[i].group);
-}
-
-static json_t *cfg_json(int i)
-{
-  return json_pack("{s:i, s:i, s:i, s:i, s:s, s:i}", "tile", C[i].tile,
-                   "rows_per_thread", C[i].rows, "vec", 1, "pad", C[i].pad,
-                   "swizzle", C[i].swizzle, "group", C[i].group);
-}
 
 static double total(const cand_spec *c)
 {
