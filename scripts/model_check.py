@@ -185,14 +185,6 @@ def layout_params(np_path, np_, pr_path, pr, option):
     return lp, where
 
 
-def rel_iqr(c):
-    worst = 0.0
-    for t in c.get("timings") or []:
-        if positive(t.get("median_ms")) and "q1_ms" in t and "q3_ms" in t:
-            worst = max(worst, (t["q3_ms"] - t["q1_ms"]) / t["median_ms"])
-    return worst
-
-
 def ms_at(c, k):
     """c's median at size k (its timings[k], or median_ms for a run of
     one size), or None."""
@@ -211,6 +203,12 @@ def rel_iqr_at(c, k):
         if positive(t.get("median_ms")) and "q1_ms" in t and "q3_ms" in t:
             return (t["q3_ms"] - t["q1_ms"]) / t["median_ms"]
     return 0.0
+
+
+def rel_iqr(c):
+    """The largest relative interquartile range of c over the sizes."""
+    return max([0.0] + [rel_iqr_at(c, k)
+                        for k in range(len(c.get("timings") or []))])
 
 
 def sizes(np_, pr):
