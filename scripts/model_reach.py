@@ -23,13 +23,13 @@ run:
   - in a group that stays, a layout goes when the group's fastest by its
     sum beats it so in the sum, and at every size that one or the space's
     fastest there does.
-The timed fraction it leaves is a floor: no rule whose estimates are
-within 1 +- e of the times, and that loses no group's or size's best
-beyond noise, times less.  At e = 0 it knows the times themselves.  The
-tuner's rules are stricter than this one (the measured bound wants a
-lower bound above the leader and its noise; the sibling ratio ignores
-noise), so the floor at the model's accuracy is the most they could
-reach.
+The timed fraction it leaves is a floor: no rule that is safe for any
+errors within 1 +- e (it loses no group's or size's best beyond noise
+whatever they are) times less.  At e = 0 it knows the times themselves.
+The tuner's measured bound is such a rule, and stricter (a lower bound
+above the leader and its noise); its sibling ratio is not: it takes the
+model's error once on two siblings' ratio, counting on their errors to
+move together.
 
 "valid" is the --no-prune run's timed candidates.  --markdown writes the
 table; --check compares it with OUT.md and exits 1
