@@ -23,17 +23,19 @@ run:
   - in a group that stays, a layout goes when the group's fastest by its
     sum beats it so in the sum, and at every size that one or the space's
     fastest there does.
-The timed fraction it leaves is a floor: no rule that is safe for any
-errors within 1 +- e (it loses no group's or size's best beyond noise
-whatever they are) times less.  At e = 0 it knows the times themselves.
+The timed fraction it leaves is about the least that a rule safe for any
+errors within 1 +- e (one that loses no group's or size's best beyond
+noise whatever they are) can time: such a rule could go lower only by
+keeping, instead of a size's or a group's fastest, a candidate within
+noise of it.  At e = 0 it knows the times themselves.
 The tuner's measured bound is such a rule, and stricter (a lower bound
 above the leader and its noise); its sibling ratio is not: it takes the
 model's error once on two siblings' ratio, counting on their errors to
 move together.
 
 "valid" is the --no-prune run's timed candidates.  --markdown writes the
-table; --check compares it with OUT.md and exits 1
-if they differ (the CPU test model_reach_committed).
+table; --check compares it with OUT.md and exits 1 if they differ (the
+CPU test model_check_committed).
 Exit status: 0 done; 1 --check differs; 2 bad input.
 """
 import argparse
