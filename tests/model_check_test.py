@@ -58,6 +58,15 @@ def cand(i, tile, pad, status="ok", ms=None, by=None, pred=None, iqr=0.0):
     return c
 
 
+def cand_sizes(i, tile, pad, ms):
+    """An ok candidate timed at several sizes, ms[k] at size k (no spread);
+    its median_ms the sum, as a run of many sizes writes it."""
+    c = cand(i, tile, pad, ms=sum(ms))
+    c["timings"] = [{"median_ms": x, "q1_ms": x, "q3_ms": x, "min_ms": x,
+                     "max_ms": x, "repetitions": 10} for x in ms]
+    return c
+
+
 def doc(no_prune, cands, best_id):
     return {"schema": "tuner-results-1", "family": "toy", "name": "toy",
             "layout_params": ["pad"],
@@ -199,10 +208,7 @@ def two_sizes(tmp):
           (32, 1): (1.6, 2.6)}
     npc, prc = [], []
     for i, ((t, p), m) in enumerate(sorted(ms.items())):
-        c = cand(i, t, p, ms=sum(m))
-        c["timings"] = [{"median_ms": x, "q1_ms": x, "q3_ms": x,
-                         "min_ms": x, "max_ms": x, "repetitions": 10}
-                        for x in m]
+        c = cand_sizes(i, t, p, m)
         npc.append(c)
         kept = (t, p) in ((16, 1), (32, 0))
         d = copy.deepcopy(c)
@@ -272,10 +278,7 @@ def part_reach(root, tmp):
           (32, 1): (2.0, 4.0)}
     cs = []
     for i, ((t, p), m) in enumerate(sorted(ms.items())):
-        c = cand(i, t, p, ms=sum(m))
-        c["timings"] = [{"median_ms": x, "q1_ms": x, "q3_ms": x,
-                         "min_ms": x, "max_ms": x, "repetitions": 10}
-                        for x in m]
+        c = cand_sizes(i, t, p, m)
         cs.append(c)
     d = doc(True, cs, 0)
     d["problems"] = [{"size": [64, 64]}, {"size": [128, 128]}]
