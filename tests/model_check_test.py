@@ -34,12 +34,17 @@ def check(cond, what):
         print("FAIL: " + what)
 
 
-def tool(root, *args):
+def script(name, root, *args):
+    """Runs scripts/NAME with args: (exit status, stdout, stderr)."""
     p = subprocess.run([sys.executable,
-                        os.path.join(root, "scripts", "model_check.py")] +
+                        os.path.join(root, "scripts", name)] +
                        list(args), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True)
     return p.returncode, p.stdout, p.stderr
+
+
+def tool(root, *args):
+    return script("model_check.py", root, *args)
 
 
 def cand(i, tile, pad, status="ok", ms=None, by=None, pred=None, iqr=0.0):
@@ -255,11 +260,7 @@ def part_sizes(root, tmp):
 
 
 def reach_tool(root, *args):
-    p = subprocess.run([sys.executable,
-                        os.path.join(root, "scripts", "model_reach.py")] +
-                       list(args), stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True)
-    return p.returncode, p.stdout, p.stderr
+    return script("model_reach.py", root, *args)
 
 
 def part_reach(root, tmp):
