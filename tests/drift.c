@@ -47,7 +47,7 @@ static int run_plan(const tn_family *f, const tn_params *p,
   sink.arch = tn_arch_find("sm_90");
   recorder = rec;
   recorder_ctx = ctx;
-  f->plan(p, prob, &sink);
+  f->plan(f, p, prob, &sink);
   recorder = NULL;
   recorder_ctx = NULL;
   if (sink.failed) {
@@ -293,7 +293,7 @@ int tn_drift_block_plan(const tn_family *f, const tn_params *p,
                         char *why, size_t n)
 {
   tn_launch l;
-  f->launch(p, prob, &l);
+  f->launch(f, p, prob, &l);
   memset(out, 0, sizeof(*out));
   if (l.grid[0] * l.grid[1] * l.grid[2] != 1) {
     snprintf(why, n, "the problem has a grid of %ux%ux%u, not one block",
@@ -458,7 +458,7 @@ int tn_drift_one_block(const tn_family *f, const tn_params *p,
              f->name);
     return -1;
   }
-  return f->one_block(p, base, ragged, out, why, n);
+  return f->one_block(f, p, base, ragged, out, why, n);
 }
 
 int tn_drift_render_traced(const tn_family *f, const tn_params *p,

@@ -101,8 +101,8 @@ static long long run_one(gpu *g, const tn_family *f, const tn_params *p,
     fprintf(stderr, "%s: %s\n", label, why);
     return -1;
   }
-  f->launch(p, prob, &l);
-  nb = f->buffers(prob, descs);
+  f->launch(f, p, prob, &l);
+  nb = f->buffers(f, prob, descs);
   for (i = 0; i < nb; i++) {
     CU_CALL(g, cuMemAlloc(&bufs[i], descs[i].bytes + 16), "cuMemAlloc");
     CU_CALL(g, cuMemsetD32(bufs[i], 0, (descs[i].bytes + 16) / 4),

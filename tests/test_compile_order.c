@@ -38,18 +38,18 @@ static void check_config(const char *src, const char *name)
   given = malloc(sizeof(int) * (size_t)n);
   CHECK_EQ_INT(tn_compile_order(f, &space, NULL, order), 0);
   for (i = 1; i < n; i++) /* heaviest first, ties by index */
-    if (f->compile_weight(&space.c[order[i - 1]].params) <
-            f->compile_weight(&space.c[order[i]].params) ||
-        (f->compile_weight(&space.c[order[i - 1]].params) ==
-             f->compile_weight(&space.c[order[i]].params) &&
+    if (f->compile_weight(f, &space.c[order[i - 1]].params) <
+            f->compile_weight(f, &space.c[order[i]].params) ||
+        (f->compile_weight(f, &space.c[order[i - 1]].params) ==
+             f->compile_weight(f, &space.c[order[i]].params) &&
          order[i - 1] > order[i])) {
       fprintf(stderr, "%s: places %d and %d out of order\n", name, i - 1, i);
       tn_test_failures++;
       break;
     }
   /* the weights separate the space: the first is heavier than the last */
-  CHECK(f->compile_weight(&space.c[order[0]].params) >
-        f->compile_weight(&space.c[order[n - 1]].params));
+  CHECK(f->compile_weight(f, &space.c[order[0]].params) >
+        f->compile_weight(f, &space.c[order[n - 1]].params));
   for (i = 0; i < n; i++) /* a caller's order: reversed index order */
     given[i] = n - 1 - i;
   CHECK_EQ_INT(tn_compile_order(f, &space, given, order), 0);

@@ -118,7 +118,7 @@ static void check_family(const tn_family *f)
   prob.size.n_dims = f->n_dims;
   for (k = 0; k < f->n_dims; k++)
     prob.size.dims[k] = 1024;
-  if (f->prepare(&p, &prob, why, sizeof(why)) != 0) {
+  if (f->prepare(f, &p, &prob, why, sizeof(why)) != 0) {
     fprintf(stderr, "  the default point is not valid: %s\n", why);
     CHECK(0);
     return;
@@ -155,23 +155,23 @@ static void check_family(const tn_family *f)
     }
   }
   memset(bufs, 0, sizeof(bufs)); /* as the bench does */
-  nb = f->buffers(&prob, bufs);
+  nb = f->buffers(f, &prob, bufs);
   CHECK(nb >= 1 && nb <= TN_MAX_BUFFERS);
   /* element types the generator writes, whole numbers of them */
   for (k = 0; k < nb && k < TN_MAX_BUFFERS; k++) {
     int eb = tn_elem_bytes(bufs[k].elem);
     CHECK(eb > 0 && bufs[k].bytes % (size_t)eb == 0);
   }
-  f->launch(&p, &prob, &l);
+  f->launch(f, &p, &prob, &l);
   CHECK(l.threads >= 1 && l.threads <= 1024);
-  CHECK(f->work(&prob) > 0);
+  CHECK(f->work(f, &prob) > 0);
   /* every kernel argument fits (a dropped one would make cuLaunchKernel
    * read past the array) */
   {
     tn_devptr ptrs[TN_MAX_BUFFERS] = {0};
     tn_args a;
     memset(&a, 0, sizeof(a));
-    f->args(&prob, ptrs, &a);
+    f->args(f, &prob, ptrs, &a);
     CHECK(!a.overflow && a.n >= 1);
   }
 }

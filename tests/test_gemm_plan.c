@@ -57,11 +57,10 @@ static int point(const setting *set, int n_set, const tn_problem *prob,
       p->v[k].i = v;
     }
   }
-  return f->prepare(p, prob, why, n);
+  return f->prepare(f, p, prob, why, n);
 }
 
-static tn_problem problem(long long m, long long n, long long k, int ta,
-                          int tb)
+static tn_problem problem(long long m, long long n, long long k, int ta, int tb)
 {
   const tn_family *f = tn_family_find("gemm");
   tn_problem prob;
@@ -93,7 +92,7 @@ static int model(const char *label, const setting *set, int n_set,
     CHECK(0, "%s: malformed plan: %s", label, why);
     return -1;
   }
-  tn_family_gemm.launch(&p, prob, launch);
+  tn_family_gemm.launch(&tn_family_gemm, &p, prob, launch);
   return 0;
 }
 

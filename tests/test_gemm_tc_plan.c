@@ -63,11 +63,10 @@ static int point(const setting *set, int n_set, const tn_problem *prob,
       p->v[k].i = v;
     }
   }
-  return f->prepare(p, prob, why, n);
+  return f->prepare(f, p, prob, why, n);
 }
 
-static tn_problem problem(long long m, long long n, long long k, int ta,
-                          int tb)
+static tn_problem problem(long long m, long long n, long long k, int ta, int tb)
 {
   const tn_family *f = &tn_family_gemm_tc;
   tn_problem prob;
@@ -106,7 +105,7 @@ static int model(const char *label, const setting *set, int n_set,
     CHECK(0, "%s: malformed plan: %s", label, why);
     return -1;
   }
-  tn_family_gemm_tc.launch(&p, prob, launch);
+  tn_family_gemm_tc.launch(&tn_family_gemm_tc, &p, prob, launch);
   return 0;
 }
 
@@ -126,7 +125,7 @@ static int kind_cost(const char *label, const setting *set, int n_set,
   int i, worst = 0;
   memset(&bp, 0, sizeof(bp));
   if (point(set, n_set, prob, &p, why, sizeof(why)) != 0 ||
-      f->one_block(&p, prob, 0, &one, why, sizeof(why)) != 0 ||
+      f->one_block(f, &p, prob, 0, &one, why, sizeof(why)) != 0 ||
       tn_drift_block_plan(f, &p, &one, &bp, why, sizeof(why)) != 0) {
     CHECK(0, "%s: %s", label, why);
     tn_block_plan_free(&bp);
@@ -170,7 +169,7 @@ static int first_access(const char *label, const setting *set, int n_set,
   int i, rc = -1;
   memset(&bp, 0, sizeof(bp));
   if (point(set, n_set, prob, &p, why, sizeof(why)) != 0 ||
-      f->one_block(&p, prob, 0, &one, why, sizeof(why)) != 0 ||
+      f->one_block(f, &p, prob, 0, &one, why, sizeof(why)) != 0 ||
       tn_drift_block_plan(f, &p, &one, &bp, why, sizeof(why)) != 0) {
     CHECK(0, "%s: %s", label, why);
     tn_block_plan_free(&bp);
@@ -393,14 +392,13 @@ static void test_stmatrix_rules(void)
   if (rc != 0)
     return;
   /* the space excludes it before sm_90 (launch's min_cc), with why */
-  f->launch(&p, &b16, &l);
+  f->launch(f, &p, &b16, &l);
   CHECK(l.min_cc == 90 && l.needs != NULL && strstr(l.needs, "stmatrix"),
         "epilogue 2: min_cc %d, needs '%s'", l.min_cc,
         l.needs ? l.needs : "(null)");
   rc = point(e4, 0, &b16, &p, why, sizeof(why));
-  f->launch(&p, &b16, &l);
-  CHECK(rc == 0 && l.min_cc == 0, "epilogue 0: rc %d, min_cc %d", rc,
-        l.min_cc);
+  f->launch(f, &p, &b16, &l);
+  CHECK(rc == 0 && l.min_cc == 0, "epilogue 0: rc %d, min_cc %d", rc, l.min_cc);
 }
 
 /* The copies' 16-byte stores: a warp writes 512 bytes, a quarter-warp

@@ -38,12 +38,12 @@ static void write_gemm_run(const tn_family *f, tn_params *p,
   prob->size.n_dims = 3;
   prob->size.dims[0] = prob->size.dims[1] = prob->size.dims[2] = 512;
   prob->opt[tn_problem_option_index(f, "trans_a")] = 1;
-  CHECK(f->prepare(p, prob, why, sizeof(why)) == 0);
+  CHECK(f->prepare(f, p, prob, why, sizeof(why)) == 0);
   tn_params_format(f->params, f->n_params, p, text, sizeof(text));
-  cand = json_pack("{s:i, s:O, s:s, s:s, s:f, s:[{s:f, s:f, s:f}]}", "id",
-                   0, "params", params, "params_text", text, "status", "ok",
-                   "median_ms", 0.5, "timings", "median_ms", 0.5, "q1_ms",
-                   0.49, "q3_ms", 0.51);
+  cand = json_pack("{s:i, s:O, s:s, s:s, s:f, s:[{s:f, s:f, s:f}]}", "id", 0,
+                   "params", params, "params_text", text, "status", "ok",
+                   "median_ms", 0.5, "timings", "median_ms", 0.5, "q1_ms", 0.49,
+                   "q3_ms", 0.51);
   doc = json_pack(
       "{s:s, s:{s:s}, s:{s:s, s:s}, s:s, s:s, "
       "s:{s:s, s:s, s:i}, s:[{s:[iii], s:b, s:b, s:f, s:f}], s:[o], "

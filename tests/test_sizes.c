@@ -107,7 +107,7 @@ static int write_table_header(const tn_family *f, const char *name,
     rows[i].params_text = NULL;
     rows[i].why = "the family's defaults";
   }
-  if (f->prepare(&p, &probs[0], why, sizeof(why)) != 0)
+  if (f->prepare(f, &p, &probs[0], why, sizeof(why)) != 0)
     return -1;
   memset(&e, 0, sizeof(e));
   e.family = f;

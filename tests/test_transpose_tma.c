@@ -50,10 +50,9 @@ static void excluded(tn_params *p, long long rows, long long cols,
   tn_problem prob;
   char why[TN_REASON_LEN] = "";
   problem(&prob, rows, cols);
-  CHECK(fam->prepare(p, &prob, why, sizeof(why)) == 1);
+  CHECK(fam->prepare(fam, p, &prob, why, sizeof(why)) == 1);
   if (strstr(why, reason) == NULL) {
-    fprintf(stderr, "expected a reason with \"%s\", got \"%s\"\n", reason,
-            why);
+    fprintf(stderr, "expected a reason with \"%s\", got \"%s\"\n", reason, why);
     tn_test_failures++;
   }
 }
@@ -65,7 +64,7 @@ static int read_degree(tn_params *p, tn_model_cost *cost)
   char why[TN_REASON_LEN] = "";
   int tile = (int)p->v[0].i;
   problem(&prob, 8L * tile, 8L * tile);
-  if (fam->prepare(p, &prob, why, sizeof(why)) != 0) {
+  if (fam->prepare(fam, p, &prob, why, sizeof(why)) != 0) {
     fprintf(stderr, "unexpectedly excluded: %s\n", why);
     tn_test_failures++;
     return -1;
@@ -157,7 +156,7 @@ static void exclusions(void)
   problem(&prob, 3001, 5000);
   {
     char why[TN_REASON_LEN];
-    CHECK(fam->prepare(&p, &prob, why, sizeof(why)) == 0);
+    CHECK(fam->prepare(fam, &p, &prob, why, sizeof(why)) == 0);
   }
   /* the SIMT path refuses the TMA path's parameters */
   point(&p, 32, 4, 1, "none", 1, 0, 0);
@@ -193,10 +192,10 @@ static void exclusions(void)
   problem(&prob, 5000, 3004);
   {
     char why[TN_REASON_LEN];
-    CHECK(fam->prepare(&p, &prob, why, sizeof(why)) == 0);
+    CHECK(fam->prepare(fam, &p, &prob, why, sizeof(why)) == 0);
   }
   memset(maps, 0, sizeof(maps));
-  CHECK_EQ_INT(fam->tensor_maps(&p, &prob, maps), 2);
+  CHECK_EQ_INT(fam->tensor_maps(fam, &p, &prob, maps), 2);
   CHECK_EQ_INT(maps[0].dims[0], 3004);
   CHECK_EQ_INT(maps[0].dims[1], 5000);
   CHECK_EQ_INT(maps[0].strides[0], 3004 * 4);
@@ -206,7 +205,7 @@ static void exclusions(void)
   CHECK_EQ_INT(maps[1].buffer, 1);
   CHECK_EQ_INT(maps[1].dims[0], 5000);
   CHECK_EQ_INT(maps[1].strides[0], 5000 * 4);
-  fam->launch(&p, &prob, &l);
+  fam->launch(fam, &p, &prob, &l);
   CHECK_EQ_INT(l.min_cc, 90);
   CHECK_EQ_INT(l.smem_static, 2 * 64 * 64 * 4 + 8);
 }

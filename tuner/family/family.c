@@ -99,8 +99,8 @@ int tn_family_model(const tn_family *f, const tn_params *p,
   memset(&sink, 0, sizeof(sink));
   sink.total = cost;
   sink.arch = arch;
-  f->plan(p, prob, &sink);
-  f->launch(p, prob, &l);
+  f->plan(f, p, prob, &sink);
+  f->launch(f, p, prob, &l);
   cost->blocks = (long long)l.grid[0] * l.grid[1] * l.grid[2];
   if (sink.failed) {
     snprintf(why, n, "%s", sink.why);
@@ -118,7 +118,7 @@ void tn_family_time(const tn_family *f, const tn_params *p,
   tn_launch l;
 
   memset(&in, 0, sizeof(in));
-  f->launch(p, prob, &l);
+  f->launch(f, p, prob, &l);
   in.blocks = (long long)l.grid[0] * l.grid[1] * l.grid[2];
   in.threads = l.threads;
   in.smem_static = l.smem_static;
@@ -126,11 +126,11 @@ void tn_family_time(const tn_family *f, const tn_params *p,
   in.regs = regs;
   in.smem = cost;
   if (f->estimate != NULL) {
-    f->estimate(p, prob, &in.work);
+    f->estimate(f, p, prob, &in.work);
   } else if (f->unit_scale == 1e9) {
-    in.work.dram_bytes = f->work(prob); /* bytes moved */
+    in.work.dram_bytes = f->work(f, prob); /* bytes moved */
   } else {
-    in.work.fp32_flops = f->work(prob);
+    in.work.fp32_flops = f->work(f, prob);
   }
   tn_time_predict(&in, arch, profile, out);
 }
@@ -146,7 +146,7 @@ double tn_family_rate(const tn_family *f, const tn_problem *probs, int n,
   double work = 0;
   int k;
   for (k = 0; k < n; k++)
-    work += f->work(&probs[k]);
+    work += f->work(f, &probs[k]);
   if (!(total_ms > 0))
     return 0.0;
   return work / (total_ms * 1e-3) / f->unit_scale;

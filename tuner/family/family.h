@@ -97,6 +97,7 @@ typedef struct {
  * device).  Memory from alloc() is freed after verify() returns. */
 typedef struct tn_verify_env tn_verify_env;
 struct tn_verify_env {
+  const struct tn_family *family;
   const tn_problem *problem;
   int n_buffers;
   const tn_buffer_desc *descs;
@@ -131,6 +132,7 @@ struct tn_verify_env {
  * device-to-device copy enqueued on it (0, or -1 with why). */
 typedef struct tn_baseline_env tn_baseline_env;
 struct tn_baseline_env {
+  const struct tn_family *family;
   const tn_problem *problem;
   const tn_buffer_desc *descs;
   tn_devptr dev[TN_MAX_BUFFERS];
@@ -140,9 +142,12 @@ struct tn_baseline_env {
   void *impl;
 };
 
+/* Every callback gets the family it belongs to: a family described by a
+ * config rather than compiled in (family/user.h) keeps its description
+ * in impl. */
 typedef struct tn_family {
-  const char *name;        /* "transpose" */
-  const char *kernel;      /* entry point in the template */
+  const char *name;   /* "transpose" */
+  const char *kernel; /* entry point in the template */
   const tn_param_desc *params;
   int n_params;
   int n_dims;              /* entries of each problem size */
@@ -153,46 +158,52 @@ typedef struct tn_family {
   /* Completes layout parameters of p (resolves "xor" against the tile
    * width) and checks the family's rules.  Returns 0 if p is a valid
    * point, else 1 with the reason in why. */
-  int (*prepare)(tn_params *p, const tn_problem *prob, char *why, size_t n);
-  void (*launch)(const tn_params *p, const tn_problem *prob, tn_launch *out);
+  int (*prepare)(const struct tn_family *f, tn_params *p,
+                 const tn_problem *prob, char *why, size_t n);
+  void (*launch)(const struct tn_family *f, const tn_params *p,
+                 const tn_problem *prob, tn_launch *out);
   /* Macros for the template beyond TN_<PARAM> of each int parameter and
    * TN_<PARAM>_B/_M/_S of each swizzle (those the renderer adds). */
-  void (*defines)(const tn_params *p, const tn_problem *prob, tn_defines *d);
+  void (*defines)(const struct tn_family *f, const tn_params *p,
+                  const tn_problem *prob, tn_defines *d);
   /* A problem of one block of p like base (its options kept), for the
    * tests that trace one block against the plan: the tile exactly, or
    * (ragged) cut short in every dimension so that the edge paths run.
    * Returns 0; 1 with why when no launch of p is one block (a cluster of
    * two blocks: the drift tests skip the point, saying so); or -1 with
    * why. */
-  int (*one_block)(const tn_params *p, const tn_problem *base, int ragged,
-                   tn_problem *out, char *why, size_t n);
+  int (*one_block)(const struct tn_family *f, const tn_params *p,
+                   const tn_problem *base, int ragged, tn_problem *out,
+                   char *why, size_t n);
   /* Emits every shared-memory warp access of one launch on prob. */
-  void (*plan)(const tn_params *p, const tn_problem *prob,
-               tn_access_sink *sink);
+  void (*plan)(const struct tn_family *f, const tn_params *p,
+               const tn_problem *prob, tn_access_sink *sink);
   /* How long p takes NVRTC, relative to the family's other points (the
    * code its unrolled loops make): the compiles go longest first, so that
    * no long one is left for the end.  NULL: all alike. */
-  double (*compile_weight)(const tn_params *p);
+  double (*compile_weight)(const struct tn_family *f, const tn_params *p);
   /* What the time model needs of one launch of p on prob beyond the
    * plan (model/time.h): DRAM bytes, flops, and the instructions that are
    * not shared-memory accesses, the layout's own (swizzle arithmetic)
    * included; a register estimate for before the compile.  NULL: the
    * family's work() as DRAM bytes (a GB/s unit) or fp32 flops. */
-  void (*estimate)(const tn_params *p, const tn_problem *prob,
-                   tn_time_work *out);
+  void (*estimate)(const struct tn_family *f, const tn_params *p,
+                   const tn_problem *prob, tn_time_work *out);
 
   /* Worker side. */
   /* Describes prob's buffers into out (zeroed by the caller, so a field
    * left alone is 0: elem fp32); returns how many. */
-  int (*buffers)(const tn_problem *prob, tn_buffer_desc *out);
-  void (*args)(const tn_problem *prob, const tn_devptr *bufs, tn_args *out);
+  int (*buffers)(const struct tn_family *f, const tn_problem *prob,
+                 tn_buffer_desc *out);
+  void (*args)(const struct tn_family *f, const tn_problem *prob,
+               const tn_devptr *bufs, tn_args *out);
   /* The tensor maps (TMA descriptors) p's kernel takes, into out (at most
    * TN_MAX_TMAPS); returns how many (NULL or 0: none).  They are the
    * kernel's first parameters, in this order, before args()'s; the GPU
    * side encodes each against the buffer it names in the set launched
    * (gpu/tmap.h).  prepare() checks them with tn_tmap_check. */
-  int (*tensor_maps)(const tn_params *p, const tn_problem *prob,
-                     tn_tmap_desc *out);
+  int (*tensor_maps)(const struct tn_family *f, const tn_params *p,
+                     const tn_problem *prob, tn_tmap_desc *out);
   const char *reference_source; /* NULL or CUDA source of reference kernels */
   /* Compares the output with the reference; 0 if right, else 1 with why.
    * -1 if the check itself could not run. */
@@ -201,7 +212,8 @@ typedef struct tn_family {
    * everything read back): compares on the GPU with the reference
    * kernels and reads back only what it reports. */
   int (*verify_device)(tn_verify_env *env, char *why, size_t n);
-  double (*work)(const tn_problem *prob); /* bytes moved, or flops */
+  /* bytes moved, or flops */
+  double (*work)(const struct tn_family *f, const tn_problem *prob);
   const char *unit;  /* of work per second, "GB/s" */
   double unit_scale; /* work per second per unit, 1e9 */
   /* 1: the family's kernels need the architecture-specific target of the
@@ -222,6 +234,7 @@ typedef struct tn_family {
    * NULL: the dimensions themselves. */
   const tn_size_key *size_keys;
   int n_size_keys;
+  const void *impl; /* NULL for the families compiled in */
 } tn_family;
 
 /* f's size keys, complete (its own, or one per dimension). */

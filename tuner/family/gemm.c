@@ -301,7 +301,8 @@ static int prepare_tiled(tn_params *p, const tn_problem *prob, char *why,
   return 0;
 }
 
-static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
+static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
+                   char *why, size_t n)
 {
   long long m = prob->size.dims[0], nn = prob->size.dims[1];
   long long k = prob->size.dims[2], bm = p->v[P_BM].i;
@@ -342,7 +343,8 @@ static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
   return 0;
 }
 
-static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
+static void launch(const tn_family *fam, const tn_params *p,
+                   const tn_problem *prob, tn_launch *l)
 {
   geometry g;
   tn_gemm_geometry(p, prob, &g);
@@ -389,8 +391,8 @@ static void operand_defines(const operand *o, char x, tn_defines *d)
 
 /* Every layout value the template reads beyond the parameters, from the
  * geometry the plan walks (tn_gemm_geometry). */
-static void defines(const tn_params *p, const tn_problem *prob,
-                    tn_defines *d)
+static void defines(const tn_family *fam, const tn_params *p,
+                    const tn_problem *prob, tn_defines *d)
 {
   geometry g;
   tn_gemm_geometry(p, prob, &g);
@@ -415,7 +417,8 @@ static void defines(const tn_params *p, const tn_problem *prob,
 }
 
 /* ---- Worker side. ---- */
-static int buffers(const tn_problem *prob, tn_buffer_desc *out)
+static int buffers(const tn_family *fam, const tn_problem *prob,
+                   tn_buffer_desc *out)
 {
   size_t m = (size_t)prob->size.dims[0], n = (size_t)prob->size.dims[1];
   size_t k = (size_t)prob->size.dims[2];
@@ -432,7 +435,8 @@ static int buffers(const tn_problem *prob, tn_buffer_desc *out)
   return 3;
 }
 
-static void args(const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
+static void args(const tn_family *fam, const tn_problem *prob,
+                 const tn_devptr *bufs, tn_args *a)
 {
   int m = (int)prob->size.dims[0], n = (int)prob->size.dims[1];
   int k = (int)prob->size.dims[2];
@@ -447,7 +451,7 @@ static void args(const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
   tn_args_add(a, &beta, sizeof(beta));
 }
 
-static double work(const tn_problem *prob)
+static double work(const tn_family *fam, const tn_problem *prob)
 {
   return 2.0 * (double)prob->size.dims[0] * (double)prob->size.dims[1] *
          (double)prob->size.dims[2];
@@ -461,14 +465,14 @@ static double work(const tn_problem *prob)
  * ops (shift, and, xor) a load.  DRAM: A, B and C once each (the tiles'
  * re-reads hit L2).  Registers: the accumulators, a column of A and a row
  * of B, the staged next tiles, and some 24 for addresses and the loop. */
-static void estimate(const tn_params *p, const tn_problem *prob,
-                     tn_time_work *w)
+static void estimate(const tn_family *fam, const tn_params *p,
+                     const tn_problem *prob, tn_time_work *w)
 {
   geometry g;
   tn_launch l;
   double blocks, ktiles, lanes, per_k, gl, a_ld, b_ld, sw_ops;
   tn_gemm_geometry(p, prob, &g);
-  launch(p, prob, &l);
+  launch(fam, p, prob, &l);
   memset(w, 0, sizeof(*w));
   blocks = (double)l.grid[0] * l.grid[1];
   ktiles = (double)((g.k + g.bk - 1) / g.bk);
@@ -506,8 +510,9 @@ static void estimate(const tn_params *p, const tn_problem *prob,
 
 /* One block tile with two k-tiles (both buffers of a two-stage pipeline);
  * ragged: a row, three columns and a k short of them. */
-static int one_block(const tn_params *p, const tn_problem *base, int ragged,
-                     tn_problem *out, char *why, size_t n)
+static int one_block(const tn_family *fam, const tn_params *p,
+                     const tn_problem *base, int ragged, tn_problem *out,
+                     char *why, size_t n)
 {
   long long bm = p->v[P_BM].i, bn = p->v[P_BN].i, bk = p->v[P_BK].i;
   (void)why;
@@ -563,11 +568,18 @@ static int baseline(const char *name, tn_baseline_env *env, char *why,
 /* NVRTC's time grows with the unrolled inner loop: tm x tn FMAs per k, bk
  * times (run 15 on the H200: 0.25 s at 4 x 4 x 16, 0.95 s at 8 x 8 x 16);
  * the textbook kernel is the smallest. */
-static double compile_weight(const tn_params *p)
+static double compile_weight(const tn_family *fam, const tn_params *p)
 {
   if (p->v[P_KERNEL].i == 0)
     return 1.0;
   return (double)(p->v[P_TM].i * p->v[P_TN].i * p->v[P_BK].i);
+}
+
+/* The table's form of tn_gemm_plan (whose tests call it without a family). */
+static void plan(const tn_family *fam, const tn_params *p,
+                 const tn_problem *prob, tn_access_sink *sink)
+{
+  tn_gemm_plan(p, prob, sink);
 }
 
 const tn_family tn_family_gemm = {
@@ -583,7 +595,7 @@ const tn_family tn_family_gemm = {
     .launch = launch,
     .defines = defines,
     .one_block = one_block,
-    .plan = tn_gemm_plan,
+    .plan = plan,
     .compile_weight = compile_weight,
     .estimate = estimate,
     .buffers = buffers,

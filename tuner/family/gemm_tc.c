@@ -163,7 +163,8 @@ static int resolve_swizzle(tn_swizzle *sw, const char *pname,
   return 0;
 }
 
-static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
+static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
+                   char *why, size_t n)
 {
   long long bm = p->v[TC_BM].i, bn = p->v[TC_BN].i, bk = p->v[TC_BK].i;
   long long wm = p->v[TC_WARP_M].i, wn = p->v[TC_WARP_N].i, wm_n, wn_n;
@@ -258,7 +259,8 @@ static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
   return 0;
 }
 
-static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
+static void launch(const tn_family *fam, const tn_params *p,
+                   const tn_problem *prob, tn_launch *l)
 {
   tc_geometry g;
   long long tm, tn;
@@ -284,8 +286,8 @@ static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
   }
 }
 
-static void defines(const tn_params *p, const tn_problem *prob,
-                    tn_defines *d)
+static void defines(const tn_family *fam, const tn_params *p,
+                    const tn_problem *prob, tn_defines *d)
 {
   tc_geometry g;
   int i;
@@ -316,8 +318,9 @@ static void defines(const tn_params *p, const tn_problem *prob,
 /* One block tile, every stage filled once and one more k-tile (the ring
  * wraps); ragged: a row, three columns and a k short, so that no leading
  * dimension is a multiple of 8 and the element-wise copies run. */
-static int one_block(const tn_params *p, const tn_problem *base, int ragged,
-                     tn_problem *out, char *why, size_t n)
+static int one_block(const tn_family *fam, const tn_params *p,
+                     const tn_problem *base, int ragged, tn_problem *out,
+                     char *why, size_t n)
 {
   long long bm = p->v[TC_BM].i, bn = p->v[TC_BN].i, bk = p->v[TC_BK].i;
   long long k = (p->v[TC_STAGES].i + 1) * bk;
@@ -341,13 +344,15 @@ static tn_elem_type out_type(const tn_problem *prob)
   return TC_OUT_F32(prob) ? TN_ELEM_F32 : in_type(prob);
 }
 
-static int buffers(const tn_problem *prob, tn_buffer_desc *out)
+static int buffers(const tn_family *fam, const tn_problem *prob,
+                   tn_buffer_desc *out)
 {
   return tn_gemm_buffers(prob, in_type(prob), out_type(prob),
                          prob->opt[TC_OPT_BETA], out);
 }
 
-static void args(const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
+static void args(const tn_family *fam, const tn_problem *prob,
+                 const tn_devptr *bufs, tn_args *a)
 {
   int m = (int)prob->size.dims[0], n = (int)prob->size.dims[1];
   int k = (int)prob->size.dims[2];
@@ -382,7 +387,7 @@ static int verify(tn_verify_env *env, char *why, size_t n)
   return tn_gemm_tc_verify(env, &g, why, n);
 }
 
-static double work(const tn_problem *prob)
+static double work(const tn_family *fam, const tn_problem *prob)
 {
   return 2.0 * (double)prob->size.dims[0] * (double)prob->size.dims[1] *
          (double)prob->size.dims[2];
@@ -395,14 +400,14 @@ static double work(const tn_problem *prob)
  * and, xor) each, without one they are constant offsets.  DRAM: A, B and
  * C once each, C twice through the direct epilogue's half sectors.  Registers: the accumulators (four floats an m16n8 tile),
  * the fragments and some 40 for addresses and the ring. */
-static void estimate(const tn_params *p, const tn_problem *prob,
-                     tn_time_work *w)
+static void estimate(const tn_family *fam, const tn_params *p,
+                     const tn_problem *prob, tn_time_work *w)
 {
   tc_geometry g;
   tn_launch l;
   double blocks, ktiles, lanes, per_k, copies, ldm, sw_ops;
   tn_gemm_tc_geometry(p, prob, &g);
-  launch(p, prob, &l);
+  launch(fam, p, prob, &l);
   memset(w, 0, sizeof(*w));
   blocks = (double)l.grid[0] * l.grid[1];
   ktiles = (double)((g.k + g.bk - 1) / g.bk);
@@ -446,12 +451,20 @@ static int baseline(const char *name, tn_baseline_env *env, char *why,
 
 /* NVRTC's time grows with the unrolled warp tile: its mma.sync per
  * k-tile, and the staged epilogue's stores beside them. */
-static double compile_weight(const tn_params *p)
+static double compile_weight(const tn_family *fam, const tn_params *p)
 {
-  double mmas = (double)(p->v[TC_WARP_M].i / 16) *
-                (double)(p->v[TC_WARP_N].i / 8);
+  double mmas =
+      (double)(p->v[TC_WARP_M].i / 16) * (double)(p->v[TC_WARP_N].i / 8);
   return mmas * (double)(p->v[TC_BK].i / 16) +
          (p->v[TC_EPILOGUE].i ? mmas / 2 : 0.0);
+}
+
+/* The table's form of tn_gemm_tc_plan (whose tests call it without a family).
+ */
+static void plan(const tn_family *fam, const tn_params *p,
+                 const tn_problem *prob, tn_access_sink *sink)
+{
+  tn_gemm_tc_plan(p, prob, sink);
 }
 
 const tn_family tn_family_gemm_tc = {
@@ -467,7 +480,7 @@ const tn_family tn_family_gemm_tc = {
     .launch = launch,
     .defines = defines,
     .one_block = one_block,
-    .plan = tn_gemm_tc_plan,
+    .plan = plan,
     .compile_weight = compile_weight,
     .estimate = estimate,
     .buffers = buffers,

@@ -104,8 +104,8 @@ void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,
  * else m or n), boxes of one swizzle row by the tile's other extent; for
  * epilogue 1, C in boxes of 128 bytes by a consumer's rows, SWIZZLE_128B
  * (the staging's layout). */
-static int tensor_maps(const tn_params *p, const tn_problem *prob,
-                       tn_tmap_desc *out)
+static int tensor_maps(const tn_family *fam, const tn_params *p,
+                       const tn_problem *prob, tn_tmap_desc *out)
 {
   wg_geometry g;
   int i, n = 2;
@@ -144,7 +144,8 @@ static int tensor_maps(const tn_params *p, const tn_problem *prob,
   return n;
 }
 
-static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
+static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
+                   char *why, size_t n)
 {
   long long bm = p->v[WG_BM].i, bn = p->v[WG_BN].i, bk = p->v[WG_BK].i;
   long long cons = p->v[WG_CONSUMERS].i, swz = p->v[WG_SWIZZLE].i;
@@ -220,7 +221,7 @@ static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
     snprintf(why, n, "%lld tiles overflow the grid's int index", g.tiles);
     return 1;
   }
-  nm = tensor_maps(p, prob, maps);
+  nm = tensor_maps(fam, p, prob, maps);
   for (i = 0; i < nm; i++)
     if (tn_tmap_check(&maps[i], why, n) != 0)
       return 1;
@@ -231,7 +232,8 @@ static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
   return 0;
 }
 
-static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
+static void launch(const tn_family *fam, const tn_params *p,
+                   const tn_problem *prob, tn_launch *l)
 {
   wg_geometry g;
   long long blocks, cl = p->v[WG_CLUSTER].i;
@@ -253,8 +255,8 @@ static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
   l->arch_features = 1;
 }
 
-static void defines(const tn_params *p, const tn_problem *prob,
-                    tn_defines *d)
+static void defines(const tn_family *fam, const tn_params *p,
+                    const tn_problem *prob, tn_defines *d)
 {
   wg_geometry g;
   tn_gemm_wg_geometry(p, prob, &g);
@@ -271,8 +273,9 @@ static void defines(const tn_params *p, const tn_problem *prob,
  * short in every dimension (the copy engine's rows stay whole 16-byte
  * units), so that the tiles' edges are zero-filled and clipped.  A
  * cluster of 2 is never one block: 1. */
-static int one_block(const tn_params *p, const tn_problem *base, int ragged,
-                     tn_problem *out, char *why, size_t n)
+static int one_block(const tn_family *fam, const tn_params *p,
+                     const tn_problem *base, int ragged, tn_problem *out,
+                     char *why, size_t n)
 {
   long long bm = p->v[WG_BM].i, bn = p->v[WG_BN].i, bk = p->v[WG_BK].i;
   long long k = (p->v[WG_STAGES].i + 1) * bk;
@@ -299,14 +302,16 @@ static tn_elem_type out_type(const tn_problem *prob)
   return WG_OUT_F32(prob) ? TN_ELEM_F32 : in_type(prob);
 }
 
-static int buffers(const tn_problem *prob, tn_buffer_desc *out)
+static int buffers(const tn_family *fam, const tn_problem *prob,
+                   tn_buffer_desc *out)
 {
   return tn_gemm_buffers(prob, in_type(prob), out_type(prob),
                          prob->opt[WG_OPT_BETA], out);
 }
 
 /* After the tensor maps of A, B (and C): C, M, N, K, alpha, beta. */
-static void args(const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
+static void args(const tn_family *fam, const tn_problem *prob,
+                 const tn_devptr *bufs, tn_args *a)
 {
   int m = (int)prob->size.dims[0], n = (int)prob->size.dims[1];
   int k = (int)prob->size.dims[2];
@@ -339,7 +344,7 @@ static int verify(tn_verify_env *env, char *why, size_t n)
   return tn_gemm_tc_verify(env, &g, why, n);
 }
 
-static double work(const tn_problem *prob)
+static double work(const tn_family *fam, const tn_problem *prob)
 {
   return 2.0 * (double)prob->size.dims[0] * (double)prob->size.dims[1] *
          (double)prob->size.dims[2];
@@ -352,8 +357,8 @@ static double work(const tn_problem *prob)
  * and k-tile a handful of instructions (the mbarrier waits and arrives,
  * the wgmma fences and commits).  DRAM: A, B and C once each, C twice
  * with beta.  Registers: a consumer thread's accumulators and some 40. */
-static void estimate(const tn_params *p, const tn_problem *prob,
-                     tn_time_work *w)
+static void estimate(const tn_family *fam, const tn_params *p,
+                     const tn_problem *prob, tn_time_work *w)
 {
   wg_geometry g;
   double ktiles, stage_bytes, c_bytes;
@@ -384,11 +389,19 @@ static int baseline(const char *name, tn_baseline_env *env, char *why,
 
 /* NVRTC's time grows with the unrolled wgmma of a k-tile and the
  * epilogue's stores of the accumulators. */
-static double compile_weight(const tn_params *p)
+static double compile_weight(const tn_family *fam, const tn_params *p)
 {
   double slabs = (double)(p->v[WG_BM].i / 64);
   return slabs * (double)(p->v[WG_BK].i / 16) +
          slabs * (double)(p->v[WG_BN].i / 64);
+}
+
+/* The table's form of tn_gemm_wg_plan (whose tests call it without a family).
+ */
+static void plan(const tn_family *fam, const tn_params *p,
+                 const tn_problem *prob, tn_access_sink *sink)
+{
+  tn_gemm_wg_plan(p, prob, sink);
 }
 
 const tn_family tn_family_gemm_wg = {
@@ -404,7 +417,7 @@ const tn_family tn_family_gemm_wg = {
     .launch = launch,
     .defines = defines,
     .one_block = one_block,
-    .plan = tn_gemm_wg_plan,
+    .plan = plan,
     .compile_weight = compile_weight,
     .estimate = estimate,
     .buffers = buffers,

@@ -86,8 +86,8 @@ static void tma_box(const tn_params *p, int *box_rows, int *box_cols)
 /* The tensor maps of the copy engine's path: the input (cols inner, rows
  * outer) and, storing by TMA, the output (rows inner, cols outer), both in
  * boxes of box_rows x box_cols under the swizzle. */
-static int tensor_maps(const tn_params *p, const tn_problem *prob,
-                       tn_tmap_desc *out)
+static int tensor_maps(const tn_family *fam, const tn_params *p,
+                       const tn_problem *prob, tn_tmap_desc *out)
 {
   unsigned long long rows = (unsigned long long)prob->size.dims[0];
   unsigned long long cols = (unsigned long long)prob->size.dims[1];
@@ -114,8 +114,8 @@ static int tensor_maps(const tn_params *p, const tn_problem *prob,
 }
 
 /* The copy engine's path's rules, each failing one with its reason. */
-static int prepare_tma(tn_params *p, const tn_problem *prob, char *why,
-                       size_t n)
+static int prepare_tma(const tn_family *fam, tn_params *p,
+                       const tn_problem *prob, char *why, size_t n)
 {
   tn_tmap_desc maps[TN_MAX_TMAPS];
   tn_swizzle *sw = &p->v[P_SWIZZLE].sw;
@@ -163,7 +163,7 @@ static int prepare_tma(tn_params *p, const tn_problem *prob, char *why,
   if (tn_swizzle_resolve(sw, bc, 4, why, n) != 0)
     return 1;
   memset(maps, 0, sizeof(maps));
-  nm = tensor_maps(p, prob, maps);
+  nm = tensor_maps(fam, p, prob, maps);
   for (i = 0; i < nm; i++)
     if (tn_tmap_check(&maps[i], why, n) != 0) {
       size_t used = strlen(why);
@@ -176,7 +176,8 @@ static int prepare_tma(tn_params *p, const tn_problem *prob, char *why,
   return 0;
 }
 
-static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
+static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
+                   char *why, size_t n)
 {
   long long tile = p->v[P_TILE].i, rows = p->v[P_ROWS].i;
   long long vec = p->v[P_VEC].i;
@@ -201,10 +202,11 @@ static int prepare(tn_params *p, const tn_problem *prob, char *why, size_t n)
     return 1;
   }
   if (p->v[P_TMA].i)
-    return prepare_tma(p, prob, why, n);
+    return prepare_tma(fam, p, prob, why, n);
   if (p->v[P_TMA_STORE].i || p->v[P_BOX_ROWS].i || p->v[P_BOX_COLS].i) {
-    snprintf(why, n, "tma_store, box_rows and box_cols belong to the copy "
-                     "engine's path (tma = 1)");
+    snprintf(why, n,
+             "tma_store, box_rows and box_cols belong to the copy "
+             "engine's path (tma = 1)");
     return 1;
   }
   if (tn_swizzle_resolve(sw, (int)tile, 4, why, n) != 0)
@@ -267,7 +269,8 @@ static void shape_of(const tn_params *p, shape *s)
                          : tn_smem_elems(s->tile, s->tile, s->pad);
 }
 
-static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
+static void launch(const tn_family *fam, const tn_params *p,
+                   const tn_problem *prob, tn_launch *l)
 {
   long long rows = prob->size.dims[0], cols = prob->size.dims[1];
   shape s;
@@ -290,8 +293,8 @@ static void launch(const tn_params *p, const tn_problem *prob, tn_launch *l)
 }
 
 /* The layout values the template reads, from shape_of(). */
-static void defines(const tn_params *p, const tn_problem *prob,
-                    tn_defines *d)
+static void defines(const tn_family *fam, const tn_params *p,
+                    const tn_problem *prob, tn_defines *d)
 {
   shape s;
   (void)prob;
@@ -412,8 +415,8 @@ static void plan_block(const tn_params *p, int valid_rows, int valid_cols,
   }
 }
 
-static void plan(const tn_params *p, const tn_problem *prob,
-                 tn_access_sink *sink)
+static void plan(const tn_family *fam, const tn_params *p,
+                 const tn_problem *prob, tn_access_sink *sink)
 {
   long long tile = p->v[P_TILE].i, vec = p->v[P_VEC].i;
   long long rows = prob->size.dims[0], cols = prob->size.dims[1];
@@ -451,7 +454,8 @@ static void plan(const tn_params *p, const tn_problem *prob,
 #define BUF_IN TN_TRANSPOSE_BUF_IN
 #define BUF_OUT TN_TRANSPOSE_BUF_OUT
 
-static int buffers(const tn_problem *prob, tn_buffer_desc *out)
+static int buffers(const tn_family *fam, const tn_problem *prob,
+                   tn_buffer_desc *out)
 {
   size_t bytes = (size_t)prob->size.dims[0] * (size_t)prob->size.dims[1] * 4;
   out[BUF_IN].name = "in";
@@ -463,7 +467,8 @@ static int buffers(const tn_problem *prob, tn_buffer_desc *out)
   return 2;
 }
 
-static void args(const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
+static void args(const tn_family *fam, const tn_problem *prob,
+                 const tn_devptr *bufs, tn_args *a)
 {
   int rows = (int)prob->size.dims[0], cols = (int)prob->size.dims[1];
   tn_args_add(a, &bufs[0], sizeof(bufs[0]));
@@ -472,7 +477,7 @@ static void args(const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
   tn_args_add(a, &cols, sizeof(cols));
 }
 
-static double work(const tn_problem *prob)
+static double work(const tn_family *fam, const tn_problem *prob)
 {
   /* bytes read plus bytes written, as a copy of the matrix counts them */
   return 2.0 * (double)prob->size.dims[0] * (double)prob->size.dims[1] * 4.0;
@@ -482,21 +487,21 @@ static double work(const tn_problem *prob)
  * the copy engine loads), vec scalar stores (none when it stores), the
  * plan's shared accesses; an IMAD or two of addressing each, and three
  * lane ops (shift, and, xor) more for each swizzled shared access. */
-static void estimate(const tn_params *p, const tn_problem *prob,
-                     tn_time_work *w)
+static void estimate(const tn_family *fam, const tn_params *p,
+                     const tn_problem *prob, tn_time_work *w)
 {
   shape s;
   tn_launch l;
   double g_ld, g_st, s_acc, lanes;
   shape_of(p, &s);
-  launch(p, prob, &l);
+  launch(fam, p, prob, &l);
   lanes = (double)l.grid[0] * s.threads;
   g_ld = s.tma ? 0 : s.rpt;
   g_st = s.tma_store ? 0 : (double)s.rpt * s.vec;
   s_acc = s.rpt * (double)(s.tma ? s.vec + s.tma_store : s.vec / s.sw +
                                                          s.vec);
   memset(w, 0, sizeof(*w));
-  w->dram_bytes = work(prob);
+  w->dram_bytes = work(fam, prob);
   /* a tile's rows are read and written tile * 4 bytes at a time */
   w->dram_row_bytes = 4.0 * s.tile;
   w->load_bytes = w->dram_bytes / 2;
@@ -525,8 +530,9 @@ static void estimate(const tn_params *p, const tn_problem *prob,
 }
 
 /* One tile; ragged: one row and three columns short of it. */
-static int one_block(const tn_params *p, const tn_problem *base, int ragged,
-                     tn_problem *out, char *why, size_t n)
+static int one_block(const tn_family *fam, const tn_params *p,
+                     const tn_problem *base, int ragged, tn_problem *out,
+                     char *why, size_t n)
 {
   long long tile = p->v[P_TILE].i;
   (void)why;

@@ -253,7 +253,7 @@ static int fits(const tn_family *f, const tn_params *p,
                 const tn_problem *prob, const tn_arch *arch)
 {
   tn_launch l;
-  f->launch(p, prob, &l);
+  f->launch(f, p, prob, &l);
   return l.min_cc <= 10 * arch->major + arch->minor &&
          (!l.arch_features ||
           (arch->features && l.min_cc == 10 * arch->major + arch->minor)) &&
@@ -280,7 +280,7 @@ void tn_fleet_choose_default(mg_ctx *cx, const mg_run *any)
     else
       d->params.v[k].i = f->params[k].def;
   }
-  if (f->prepare(&d->params, &any->problem, why, sizeof(why)) == 0 &&
+  if (f->prepare(f, &d->params, &any->problem, why, sizeof(why)) == 0 &&
       fits(f, &d->params, &any->problem, oldest)) {
     tn_params_format(f->params, f->n_params, &d->params, d->text,
                      sizeof(d->text));

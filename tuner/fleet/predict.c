@@ -36,9 +36,9 @@ void tn_predict_estimate(const tn_job *job, const tn_arch *arch,
                    (double)arch->max_threads_per_sm;
   for (k = 0; k < job->n_problems; k++) {
     tn_launch l;
-    f->launch(&c->params, &job->problems[k], &l);
-    est->launched += (long long)l.grid[0] * l.grid[1] * l.grid[2] *
-                     (long long)l.threads;
+    f->launch(f, &c->params, &job->problems[k], &l);
+    est->launched +=
+        (long long)l.grid[0] * l.grid[1] * l.grid[2] * (long long)l.threads;
   }
 }
 
@@ -92,9 +92,10 @@ int tn_predict_pick_size(const tn_run *run, int k)
       continue; /* cannot be resident at all */
     if (k >= 0) {
       tn_launch l;
-      run->job->family->launch(&c->params, &run->job->problems[k], &l);
-      est.launched = (long long)l.grid[0] * l.grid[1] * l.grid[2] *
-                     (long long)l.threads;
+      run->job->family->launch(run->job->family, &c->params,
+                               &run->job->problems[k], &l);
+      est.launched =
+          (long long)l.grid[0] * l.grid[1] * l.grid[2] * (long long)l.threads;
     }
     if (best < 0 ||
         compare(c, &est, &run->space.c[best], &best_est, k) < 0) {

@@ -92,7 +92,7 @@ int tn_fleet_parse_params(const mg_run *r, json_t *o, const char *where,
       p->v[k].i = i;
     }
   }
-  if (f->prepare(p, &r->problem, why, sizeof(why)) != 0)
+  if (f->prepare(f, p, &r->problem, why, sizeof(why)) != 0)
     return tn_errf(err, TN_EINPUT, "%s: %s: not a valid %s configuration: %s",
                    r->path, where, f->name, why);
   return 0;

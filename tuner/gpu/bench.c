@@ -103,7 +103,7 @@ static int ensure_buffers(tn_bench *b, const tn_family *f,
   /* zeroed first: a field a family leaves alone is 0 (elem: fp32), not
    * what the last problem's family put there */
   memset(b->bufs.desc, 0, sizeof(b->bufs.desc));
-  b->bufs.n = f->buffers(prob, b->bufs.desc);
+  b->bufs.n = f->buffers(f, prob, b->bufs.desc);
   for (i = 0; i < b->bufs.n; i++)
     total += b->bufs.desc[i].bytes;
   /* Enough copies that the timed launches stream through more than twice
@@ -265,6 +265,7 @@ static int verify(tn_bench *b, const tn_family *f, const tn_problem *prob,
   if (ensure_reference(b, f, res->reason, sizeof(res->reason)) != 0)
     return -1;
   memset(&env, 0, sizeof(env));
+  env.family = f;
   env.problem = prob;
   env.n_buffers = b->bufs.n;
   env.descs = b->bufs.desc;
@@ -340,6 +341,7 @@ static int enqueue(tn_bench *b, const runner *r, int s, char *why, size_t n)
     tn_baseline_env env;
     int i;
     memset(&env, 0, sizeof(env));
+    env.family = r->f;
     env.problem = &job->problem;
     env.descs = b->bufs.desc;
     for (i = 0; i < b->bufs.n; i++)

@@ -79,10 +79,10 @@ int tn_kernel_args(const tn_cuda *cu, const tn_family *f, const tn_params *p,
 
   memset(maps, 0, sizeof(maps));
   if (f->tensor_maps)
-    nm = f->tensor_maps(p, prob, maps);
+    nm = f->tensor_maps(f, p, prob, maps);
   if (nm < 0 || nm > TN_MAX_TMAPS) {
-    snprintf(why, n, "family %s asks for %d tensor maps (at most %d)",
-             f->name, nm, TN_MAX_TMAPS);
+    snprintf(why, n, "family %s asks for %d tensor maps (at most %d)", f->name,
+             nm, TN_MAX_TMAPS);
     return -1;
   }
   for (i = 0; i < nm; i++) {
@@ -100,10 +100,12 @@ int tn_kernel_args(const tn_cuda *cu, const tn_family *f, const tn_params *p,
         0)
       return -1;
   }
-  f->args(prob, bufs, a);
+  f->args(f, prob, bufs, a);
   if (a->overflow) {
-    snprintf(why, n, "family %s has more kernel arguments than %d (or "
-                     "one over 16 bytes)", f->name, TN_MAX_ARGS);
+    snprintf(why, n,
+             "family %s has more kernel arguments than %d (or "
+             "one over 16 bytes)",
+             f->name, TN_MAX_ARGS);
     return -1;
   }
   return 0;

@@ -299,8 +299,10 @@ static const tn_space *weigh_space;
 static int cmp_weight(const void *pa, const void *pb)
 {
   int a = *(const int *)pa, b = *(const int *)pb;
-  double wa = weigh_family->compile_weight(&weigh_space->c[a].params);
-  double wb = weigh_family->compile_weight(&weigh_space->c[b].params);
+  double wa =
+      weigh_family->compile_weight(weigh_family, &weigh_space->c[a].params);
+  double wb =
+      weigh_family->compile_weight(weigh_family, &weigh_space->c[b].params);
   if (wa != wb)
     return wa > wb ? -1 : 1;
   return (a > b) - (a < b);

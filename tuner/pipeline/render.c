@@ -114,7 +114,7 @@ void tn_render_macros(const tn_family *f, const tn_params *p,
     }
   }
   if (f->defines != NULL)
-    f->defines(p, prob, out);
+    f->defines(f, p, prob, out);
 }
 
 int tn_render(const tn_family *f, const tn_params *p, const tn_problem *prob,

@@ -434,8 +434,7 @@ json_t *tn_results_json(const tn_run *run)
     json_t *size = json_array(), *po;
     for (k = 0; k < p->size.n_dims; k++)
       json_array_append_new(size, json_integer(p->size.dims[k]));
-    po = json_pack("{s:o, s:f}", "size", size, "work",
-                   f->work(p));
+    po = json_pack("{s:o, s:f}", "size", size, "work", f->work(f, p));
     tn_problem_options_json(f, p, po);
     json_array_append_new(probs, po);
   }

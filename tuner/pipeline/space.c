@@ -91,12 +91,12 @@ static int classify(const tn_job *job, const tn_arch *arch, tn_candidate *c,
   int k, i;
 
   for (k = 0; k < job->n_problems; k++) {
-    if (f->prepare(&c->params, &job->problems[k], why, sizeof(why)) != 0) {
+    if (f->prepare(f, &c->params, &job->problems[k], why, sizeof(why)) != 0) {
       prune(c, TN_BY_FAMILY, "%s%s", why, "");
       return 0;
     }
   }
-  f->launch(&c->params, &job->problems[0], &c->launch);
+  f->launch(f, &c->params, &job->problems[0], &c->launch);
   for (i = 0; i < job->n_constraints; i++) {
     lookup_ctx lc = {f, &c->params, &c->launch};
     long long v;
@@ -119,7 +119,7 @@ static int classify(const tn_job *job, const tn_arch *arch, tn_candidate *c,
     return 0; /* checking the input only */
   for (k = 0; k < job->n_problems; k++) {
     tn_launch l;
-    f->launch(&c->params, &job->problems[k], &l);
+    f->launch(f, &c->params, &job->problems[k], &l);
     if (check_limits(&l, arch, why, sizeof(why)) != 0) {
       prune(c, TN_BY_LIMITS, "%s%s", why, "");
       return 0;

@@ -209,7 +209,7 @@ static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
     bj.candidate_id = c->id;
     bj.problem = job->problems[k];
     bj.params = c->params;
-    job->family->launch(&c->params, &job->problems[k], &bj.launch);
+    job->family->launch(job->family, &c->params, &job->problems[k], &bj.launch);
     bj.bench = job->bench;
     bj.seed = job_seed(run, c->id, k);
     bj.cubin_len = c->cubin_len;
