@@ -1,285 +1,867 @@
-/* expr.c -- integer expressions for constraints in configs.
- * A recursive-descent parser that evaluates as it parses; depth is bounded
- * so hostile input cannot exhaust the stack.  && and || short-circuit as in
- * C: the side not evaluated is parsed (names must exist) but its arithmetic
- * errors (a division by zero) are not errors. */
+/* expr.c -- integer expressions in configs.
+ * A recursive-descent parser compiles the text to code for a small stack
+ * machine; evaluating runs that code.  One-off evaluation compiles with the
+ * names' values as constants into a buffer on the stack, so both forms give
+ * the same results and the same errors.  Nesting is bounded so hostile
+ * input cannot exhaust the stack. */
 #include "base/expr.h"
 
 #include <ctype.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define MAX_DEPTH 64
-#define MAX_IDENT 64
+#define MAX_DEPTH 64   /* nested parentheses, unary operators, ?: */
+#define MAX_IDENT 64   /* longest name, with its terminating NUL */
+#define STACK_MAX 512  /* values a run holds at once; checked when compiling */
+#define LOCAL_CODE 128 /* instructions compiled on the stack for one-off use */
+
+/* The binary operators.  Each has three forms: both operands on the
+ * stack, or the right one a constant (_K) or a slot (_S) in arg, so that
+ * "x * 32" or "x / block_x" is one instruction, not two. */
+#define BINARY_OPS(X)                                                      \
+  X(MUL) X(DIV) X(MOD) X(ADD) X(SUB) X(SHL) X(SHR) X(LT) X(LE) X(GT) X(GE) \
+  X(EQ) X(NE) X(BAND) X(BXOR) X(BOR) X(MIN) X(MAX) X(CEIL_DIV)             \
+  X(FLOOR_DIV)
+#define BINARY_FORMS(name) OP_##name, OP_##name##_K, OP_##name##_S,
+
+enum op {
+  OP_END,
+  OP_PUSH, /* arg: the value */
+  OP_LOAD, /* arg: the slot */
+  OP_NEG,
+  OP_NOT,
+  OP_BNOT,
+  OP_ABS,
+  OP_LOG2,
+  OP_IS_POW2,
+  OP_AND_JUMP,  /* &&: a 0 on top stays and jumps to arg; else it is popped */
+  OP_OR_JUMP,   /* ||: a non-zero top becomes 1 and jumps; else popped */
+  OP_BOOL,      /* the top becomes 0 or 1 */
+  OP_JUMP_ZERO, /* ?: pops the condition; jumps to arg if it was 0 */
+  OP_JUMP,
+  BINARY_OPS(BINARY_FORMS)
+  OP_FIRST_BINARY = OP_MUL
+};
+
+/* The form of a binary operator: 0 on the stack, 1 constant, 2 slot. */
+#define BINARY_FORM(op) (((op) - OP_FIRST_BINARY) % 3)
 
 typedef struct {
-  const char *text, *p;
-  tn_expr_lookup lookup;
+  int op;
+  int col;       /* the column reported when this instruction fails */
+  long long arg; /* see enum op */
+} insn;
+
+struct tn_expr {
+  int n_slots;
+  int *slots; /* the slots read, sorted; they follow code in the block */
+  insn code[];
+};
+
+/* ---- Running code ---- */
+
+static int run_error(const insn *pc, char *why, size_t why_len,
+                     const char *fmt, ...)
+{
+  char msg[96];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  if (why_len > 0)
+    snprintf(why, why_len, "column %d: %s", pc->col, msg);
+  return -1;
+}
+
+/* The three forms of a binary operator: the left operand l, the right r,
+ * then the body, which leaves the result in t. */
+#define BINARY_CASES(name, ...)                                            \
+  case OP_##name:                                                          \
+    l = *--sp;                                                             \
+    r = t;                                                                 \
+    __VA_ARGS__;                                                           \
+    break;                                                                 \
+  case OP_##name##_K:                                                      \
+    l = t;                                                                 \
+    r = pc->arg;                                                           \
+    __VA_ARGS__;                                                           \
+    break;                                                                 \
+  case OP_##name##_S:                                                      \
+    l = t;                                                                 \
+    r = slots[pc->arg];                                                    \
+    __VA_ARGS__;                                                           \
+    break
+
+/* Divisions: by zero and LLONG_MIN / -1 fail; C truncates toward 0, and
+ * ceil and floor round the other way where the quotient is inexact and
+ * its sign asks for it. */
+#define DIVIDE(round_up, round_down)                                       \
+  if (r == 0)                                                              \
+    return run_error(pc, why, why_len, "division by zero");                \
+  if (l == LLONG_MIN && r == -1)                                           \
+    return run_error(pc, why, why_len, "overflow");                        \
+  t = l / r;                                                               \
+  if ((round_up) && l % r != 0 && (l < 0) == (r < 0))                      \
+    t++;                                                                   \
+  else if ((round_down) && l % r != 0 && (l < 0) != (r < 0))               \
+    t--
+
+/* The top of the stack is kept in t; below it, stack[0 .. sp).  The first
+ * push stores a dummy value, so STACK_MAX bounds the deepest expression. */
+static int run_code(const insn *code, const long long *slots,
+                    long long *out, char *why, size_t why_len)
+{
+  long long stack[STACK_MAX];
+  long long *sp = stack;
+  long long t = 0, l, r;
+  const insn *pc;
+
+  for (pc = code;; pc++) {
+    switch (pc->op) {
+    case OP_END:
+      *out = t;
+      return 0;
+    case OP_PUSH:
+      *sp++ = t;
+      t = pc->arg;
+      break;
+    case OP_LOAD:
+      *sp++ = t;
+      t = slots[pc->arg];
+      break;
+    case OP_NEG:
+      if (t == LLONG_MIN)
+        return run_error(pc, why, why_len, "overflow");
+      t = -t;
+      break;
+    case OP_NOT:
+      t = !t;
+      break;
+    case OP_BNOT:
+      t = ~t;
+      break;
+    case OP_ABS:
+      if (t == LLONG_MIN)
+        return run_error(pc, why, why_len, "overflow");
+      t = t < 0 ? -t : t;
+      break;
+    case OP_LOG2:
+      if (t <= 0)
+        return run_error(pc, why, why_len,
+                         "log2 of %lld: the argument must be positive", t);
+      t = 63 - __builtin_clzll((unsigned long long)t);
+      break;
+    case OP_IS_POW2:
+      t = t > 0 && (t & (t - 1)) == 0;
+      break;
+    case OP_AND_JUMP:
+      if (t == 0)
+        pc = code + pc->arg - 1;
+      else
+        t = *--sp;
+      break;
+    case OP_OR_JUMP:
+      if (t != 0) {
+        t = 1;
+        pc = code + pc->arg - 1;
+      } else {
+        t = *--sp;
+      }
+      break;
+    case OP_BOOL:
+      t = t != 0;
+      break;
+    case OP_JUMP_ZERO:
+      l = t;
+      t = *--sp;
+      if (l == 0)
+        pc = code + pc->arg - 1;
+      break;
+    case OP_JUMP:
+      pc = code + pc->arg - 1;
+      break;
+    BINARY_CASES(MUL, if (__builtin_mul_overflow(l, r, &t))
+                        return run_error(pc, why, why_len, "overflow"));
+    BINARY_CASES(DIV, DIVIDE(0, 0));
+    BINARY_CASES(CEIL_DIV, DIVIDE(1, 0));
+    BINARY_CASES(FLOOR_DIV, DIVIDE(0, 1));
+    BINARY_CASES(MOD,
+                 if (r == 0)
+                   return run_error(pc, why, why_len, "division by zero");
+                 t = r == -1 ? 0 : l % r); /* LLONG_MIN % -1 is 0 */
+    BINARY_CASES(ADD, if (__builtin_add_overflow(l, r, &t))
+                        return run_error(pc, why, why_len, "overflow"));
+    BINARY_CASES(SUB, if (__builtin_sub_overflow(l, r, &t))
+                        return run_error(pc, why, why_len, "overflow"));
+    BINARY_CASES(SHL,
+                 if (r < 0 || r > 62)
+                   return run_error(pc, why, why_len,
+                                    "shift count %lld is out of range 0..62",
+                                    r);
+                 if (__builtin_mul_overflow(l, 1LL << r, &t))
+                   return run_error(pc, why, why_len, "overflow"));
+    /* arithmetic: rounds toward -infinity for a negative value, without
+     * C's implementation-defined shift of a negative number */
+    BINARY_CASES(SHR,
+                 if (r < 0 || r > 63)
+                   return run_error(pc, why, why_len,
+                                    "shift count %lld is out of range 0..63",
+                                    r);
+                 t = l >= 0 ? l >> r : ~(~l >> r));
+    BINARY_CASES(LT, t = l < r);
+    BINARY_CASES(LE, t = l <= r);
+    BINARY_CASES(GT, t = l > r);
+    BINARY_CASES(GE, t = l >= r);
+    BINARY_CASES(EQ, t = l == r);
+    BINARY_CASES(NE, t = l != r);
+    BINARY_CASES(BAND, t = l & r);
+    BINARY_CASES(BXOR, t = l ^ r);
+    BINARY_CASES(BOR, t = l | r);
+    BINARY_CASES(MIN, t = l < r ? l : r);
+    BINARY_CASES(MAX, t = l > r ? l : r);
+    default:
+      return run_error(pc, why, why_len, "corrupt expression code");
+    }
+  }
+}
+
+/* ---- Tokens ---- */
+
+enum tok {
+  T_END, T_NUM, T_NAME, T_LPAREN, T_RPAREN, T_COMMA, T_QUESTION, T_COLON,
+  T_OROR, T_ANDAND, T_OR, T_XOR, T_AND, T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE,
+  T_SHL, T_SHR, T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT, T_NOT, T_TILDE
+};
+
+typedef struct {
+  const char *text;
+  const char *p;     /* just after the current token */
+  int tok;           /* the current token */
+  int col;           /* its column, from 1 */
+  long long num;     /* its value, for T_NUM */
+  char name[MAX_IDENT]; /* its text, for T_NAME */
+
+  tn_expr_lookup lookup; /* names become constants, or with resolve */
+  tn_expr_resolve resolve; /* ... slots */
   void *ctx;
-  int depth;
+
+  insn *code;
+  int n, cap;
+  int on_heap;   /* code was allocated, not the caller's buffer */
+  int depth;     /* nesting, against MAX_DEPTH */
+  int sp, max_sp; /* values on the stack at this point of the code */
   int failed;
-  int syntax_only; /* arithmetic errors are not errors: check syntax */
-  int skipping;    /* > 0 inside the side of && or || not evaluated */
   char *why;
   size_t why_len;
 } parser;
 
-static long long fail(parser *ps, const char *msg)
+static void fail(parser *ps, int col, const char *fmt, ...)
 {
-  if (!ps->failed)
-    snprintf(ps->why, ps->why_len, "column %d: %s",
-             (int)(ps->p - ps->text) + 1, msg);
+  char msg[MAX_IDENT + 160];
+  va_list ap;
+  if (ps->failed)
+    return; /* the first error is the one to report */
   ps->failed = 1;
-  return 0;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  if (ps->why_len > 0)
+    snprintf(ps->why, ps->why_len, "column %d: %s", col, msg);
 }
 
-/* An arithmetic error: fatal when evaluating, ignored when only checking
- * syntax.  Returns 1 if the caller must stop. */
-static int arith_error(parser *ps, const char *msg)
+static int column(const parser *ps, const char *at)
 {
-  if (ps->syntax_only || ps->skipping > 0)
-    return 0;
-  fail(ps, msg);
-  return 1;
+  size_t off = (size_t)(at - ps->text);
+  return off < INT_MAX ? (int)off + 1 : INT_MAX;
 }
 
-static void skip_space(parser *ps)
+static int digit_value(int c, int base)
 {
+  int v = isdigit(c) ? c - '0'
+          : isxdigit(c) ? tolower(c) - 'a' + 10 : base;
+  return v < base ? v : -1;
+}
+
+static void lex_number(parser *ps)
+{
+  const char *s = ps->p;
+  int base = 10, d;
+  long long v = 0;
+  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
+      digit_value((unsigned char)s[2], 16) >= 0) {
+    base = 16;
+    s += 2;
+  }
+  while ((d = digit_value((unsigned char)*s, base)) >= 0) {
+    if (__builtin_mul_overflow(v, base, &v) ||
+        __builtin_add_overflow(v, d, &v)) {
+      fail(ps, ps->col, "number too large for 64 bits");
+      return;
+    }
+    s++;
+  }
+  if (isalnum((unsigned char)*s) || *s == '_') {
+    fail(ps, ps->col, "malformed number");
+    return;
+  }
+  ps->p = s;
+  ps->num = v;
+  ps->tok = T_NUM;
+}
+
+static void lex_name(parser *ps)
+{
+  const char *s = ps->p;
+  size_t n = 0;
+  while (isalnum((unsigned char)*s) || *s == '_') {
+    if (n + 1 >= sizeof(ps->name)) {
+      fail(ps, ps->col, "name longer than %d characters", MAX_IDENT - 1);
+      return;
+    }
+    ps->name[n++] = *s++;
+  }
+  ps->name[n] = '\0';
+  ps->p = s;
+  ps->tok = T_NAME;
+}
+
+/* Reads the next token.  After an error the token is T_END, so that every
+ * loop of the parser ends. */
+static void lex(parser *ps)
+{
+  /* the longer operators first: "<=" is not "<" then "=" */
+  static const struct {
+    char first, second;
+    int tok;
+  } pairs[] = {
+      {'|', '|', T_OROR}, {'&', '&', T_ANDAND}, {'=', '=', T_EQ},
+      {'!', '=', T_NE},   {'<', '=', T_LE},     {'>', '=', T_GE},
+      {'<', '<', T_SHL},  {'>', '>', T_SHR},
+  };
+  static const char singles[] = "(),?:|^&<>+-*/%!~";
+  static const int single_toks[] = {
+      T_LPAREN, T_RPAREN, T_COMMA, T_QUESTION, T_COLON, T_OR,
+      T_XOR,    T_AND,    T_LT,    T_GT,       T_PLUS,  T_MINUS,
+      T_STAR,   T_SLASH,  T_PERCENT, T_NOT,    T_TILDE,
+  };
+  unsigned char c;
+  const char *single;
+  size_t i;
+
+  ps->tok = T_END;
+  if (ps->failed)
+    return;
   while (isspace((unsigned char)*ps->p))
     ps->p++;
-}
-
-/* Consumes tok if it comes next (after spaces). */
-static int accept(parser *ps, const char *tok)
-{
-  size_t n = strlen(tok);
-  skip_space(ps);
-  if (strncmp(ps->p, tok, n) != 0)
-    return 0;
-  /* "<" must not eat the start of "<=", nor "=" of "==" etc. */
-  if (n == 1 && (tok[0] == '<' || tok[0] == '>' || tok[0] == '!') &&
-      ps->p[1] == '=')
-    return 0;
-  ps->p += n;
-  return 1;
-}
-
-static long long parse_or(parser *ps);
-
-static long long parse_primary(parser *ps)
-{
-  skip_space(ps);
-  if (ps->failed)
-    return 0;
-  if (*ps->p == '(') {
-    long long v;
+  ps->col = column(ps, ps->p);
+  c = (unsigned char)*ps->p;
+  if (c == '\0')
+    return;
+  if (isdigit(c)) {
+    lex_number(ps);
+    return;
+  }
+  if (isalpha(c) || c == '_') {
+    lex_name(ps);
+    return;
+  }
+  for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+    if (pairs[i].first == ps->p[0] && pairs[i].second == ps->p[1]) {
+      ps->tok = pairs[i].tok;
+      ps->p += 2;
+      return;
+    }
+  }
+  single = strchr(singles, c);
+  if (single != NULL) {
+    ps->tok = single_toks[single - singles];
     ps->p++;
-    v = parse_or(ps);
-    if (!accept(ps, ")"))
-      return fail(ps, "expected ')'");
-    return v;
+    return;
   }
-  if (isdigit((unsigned char)*ps->p)) {
-    long long v = 0;
-    while (isdigit((unsigned char)*ps->p)) {
-      if (__builtin_mul_overflow(v, 10, &v) ||
-          __builtin_add_overflow(v, *ps->p - '0', &v))
-        return fail(ps, "number too large");
-      ps->p++;
-    }
-    return v;
-  }
-  if (isalpha((unsigned char)*ps->p) || *ps->p == '_') {
-    char name[MAX_IDENT];
-    size_t n = 0;
-    long long v;
-    const char *start = ps->p;
-    while (isalnum((unsigned char)*ps->p) || *ps->p == '_') {
-      if (n + 1 >= sizeof(name))
-        return fail(ps, "name too long");
-      name[n++] = *ps->p++;
-    }
-    name[n] = '\0';
-    if (ps->lookup(ps->ctx, name, &v) != 0) {
-      char msg[MAX_IDENT + 32];
-      ps->p = start;
-      snprintf(msg, sizeof(msg), "unknown name '%s'", name);
-      return fail(ps, msg);
-    }
-    return v;
-  }
-  if (*ps->p == '\0')
-    return fail(ps, "unexpected end of expression");
-  return fail(ps, "unexpected character");
+  if (c == '=')
+    fail(ps, ps->col, "'=' is not an operator (equality is '==')");
+  else if (isprint(c))
+    fail(ps, ps->col, "unexpected character '%c'", c);
+  else
+    fail(ps, ps->col, "unexpected byte 0x%02x", c);
 }
 
-static long long parse_unary(parser *ps)
+/* ---- Compiling ---- */
+
+/* What a parse function compiled: a division at the top level (its
+ * instruction is the last one emitted), which ceil() and floor() need. */
+enum { NODE_OTHER, NODE_DIV };
+
+/* How an instruction changes the number of values on the stack (for the
+ * jumps that pop on one side only, that side). */
+static int stack_effect(int op)
 {
-  long long v;
-  if (++ps->depth > MAX_DEPTH)
-    return fail(ps, "expression nested too deeply");
-  if (accept(ps, "-")) {
-    v = parse_unary(ps);
-    if (v == (-9223372036854775807LL - 1))
-      v = arith_error(ps, "overflow") ? 0 : v;
-    else
-      v = -v;
-  } else if (accept(ps, "!")) {
-    v = !parse_unary(ps);
+  if (op >= OP_FIRST_BINARY)
+    return BINARY_FORM(op) == 0 ? -1 : 0;
+  switch (op) {
+  case OP_PUSH:
+  case OP_LOAD:
+    return 1;
+  case OP_AND_JUMP:
+  case OP_OR_JUMP:
+  case OP_JUMP_ZERO:
+    return -1;
+  default:
+    return 0;
+  }
+}
+
+/* Appends an instruction; returns its index (-1 after an error). */
+static int emit(parser *ps, int op, int col, long long arg)
+{
+  if (ps->failed)
+    return -1;
+  if (ps->n == ps->cap) {
+    insn *code = NULL;
+    if (ps->cap <= INT_MAX / 2 &&
+        (size_t)ps->cap < SIZE_MAX / 2 / sizeof(insn))
+      code = malloc((size_t)ps->cap * 2 * sizeof(insn));
+    if (code == NULL) {
+      fail(ps, col, "out of memory");
+      return -1;
+    }
+    memcpy(code, ps->code, (size_t)ps->n * sizeof(insn));
+    if (ps->on_heap)
+      free(ps->code);
+    ps->code = code;
+    ps->cap *= 2;
+    ps->on_heap = 1;
+  }
+  ps->code[ps->n].op = op;
+  ps->code[ps->n].col = col;
+  ps->code[ps->n].arg = arg;
+  ps->sp += stack_effect(op);
+  if (ps->sp > ps->max_sp)
+    ps->max_sp = ps->sp;
+  if (ps->max_sp >= STACK_MAX)
+    fail(ps, col, "expression too complex");
+  return ps->n++;
+}
+
+static void patch_jump(parser *ps, int at)
+{
+  if (!ps->failed)
+    ps->code[at].arg = ps->n;
+}
+
+/* Emits binary operator op (its stack form) whose right operand was
+ * compiled from rhs: an operand that is a single constant or name becomes
+ * the operator's own. */
+static void emit_binary(parser *ps, int op, int col, int rhs)
+{
+  if (!ps->failed && ps->n - rhs == 1 &&
+      (ps->code[rhs].op == OP_PUSH || ps->code[rhs].op == OP_LOAD)) {
+    long long arg = ps->code[rhs].arg;
+    int form = ps->code[rhs].op == OP_PUSH ? 1 : 2;
+    ps->n--;
+    ps->sp--;
+    emit(ps, op + form, col, arg);
   } else {
-    v = parse_primary(ps);
+    emit(ps, op, col, 0);
   }
-  ps->depth--;
-  return v;
 }
 
-static long long parse_mul(parser *ps)
+static int expect(parser *ps, int tok, const char *what)
 {
-  long long v = parse_unary(ps);
-  for (;;) {
-    int op;
-    long long r;
-    if (accept(ps, "*"))
-      op = '*';
-    else if (accept(ps, "/"))
-      op = '/';
-    else if (accept(ps, "%"))
-      op = '%';
+  if (ps->tok != tok) {
+    if (ps->tok == T_END && !ps->failed)
+      fail(ps, ps->col, "expected %s before the end", what);
     else
-      return v;
-    r = parse_unary(ps);
-    if (ps->failed)
-      return 0;
-    if (op == '*') {
-      if (__builtin_mul_overflow(v, r, &v) && arith_error(ps, "overflow"))
-        return 0;
-    } else if (r == 0) {
-      if (arith_error(ps, "division by zero"))
-        return 0;
-      v = 0;
-    } else if (v == (-9223372036854775807LL - 1) && r == -1) {
-      if (arith_error(ps, "overflow"))
-        return 0;
-      v = 0;
+      fail(ps, ps->col, "expected %s", what);
+    return -1;
+  }
+  lex(ps);
+  return 0;
+}
+
+static int parse_conditional(parser *ps);
+
+/* How a function compiles: one instruction per argument after the first
+ * (min and max of many, keeping the stack shallow), one after all its
+ * arguments, or a change of the division that is its argument. */
+enum { FN_PAIRWISE, FN_FIXED, FN_DIVISION };
+
+static const struct {
+  const char *name;
+  int op, how, n_args; /* n_args: the least for FN_PAIRWISE */
+} functions[] = {
+    {"min", OP_MIN, FN_PAIRWISE, 2},
+    {"max", OP_MAX, FN_PAIRWISE, 2},
+    {"ceil_div", OP_CEIL_DIV, FN_FIXED, 2},
+    {"abs", OP_ABS, FN_FIXED, 1},
+    {"log2", OP_LOG2, FN_FIXED, 1},
+    {"is_pow2", OP_IS_POW2, FN_FIXED, 1},
+    {"ceil", OP_CEIL_DIV, FN_DIVISION, 1},
+    {"floor", OP_FLOOR_DIV, FN_DIVISION, 1},
+};
+#define N_FUNCTIONS (sizeof(functions) / sizeof(functions[0]))
+#define FUNCTION_NAMES \
+  "min, max, ceil_div, abs, log2, is_pow2, ceil, floor"
+
+/* name( has been read; compiles the arguments and the call. */
+static void parse_call(parser *ps, const char *name, int col)
+{
+  size_t f;
+  int n_args = 0, node = NODE_OTHER, how, arg = 0;
+
+  for (f = 0; f < N_FUNCTIONS; f++)
+    if (strcmp(functions[f].name, name) == 0)
+      break;
+  if (f == N_FUNCTIONS) {
+    fail(ps, col, "'%s' is not a function (functions: %s)", name,
+         FUNCTION_NAMES);
+    return;
+  }
+  how = functions[f].how;
+  lex(ps); /* the token after ( */
+  if (ps->tok != T_RPAREN) {
+    for (;;) {
+      arg = ps->n; /* where the last argument's code starts */
+      node = parse_conditional(ps);
+      n_args++;
+      if (how == FN_PAIRWISE && n_args >= 2)
+        emit_binary(ps, functions[f].op, col, arg);
+      if (ps->tok != T_COMMA)
+        break;
+      lex(ps);
+    }
+  }
+  if (expect(ps, T_RPAREN, "')' or ','") != 0)
+    return;
+  if (how == FN_PAIRWISE && n_args < functions[f].n_args) {
+    fail(ps, col, "%s() takes %d or more arguments", name,
+         functions[f].n_args);
+  } else if (how != FN_PAIRWISE && n_args != functions[f].n_args) {
+    fail(ps, col, "%s() takes %d argument%s", name, functions[f].n_args,
+         functions[f].n_args == 1 ? "" : "s");
+  } else if (how == FN_FIXED && n_args == 2) {
+    emit_binary(ps, functions[f].op, col, arg);
+  } else if (how == FN_FIXED) {
+    emit(ps, functions[f].op, col, 0);
+  } else if (how == FN_DIVISION) {
+    /* ceil(a / b): the division at the top of the argument, the last
+     * instruction, in whichever form, rounds up instead */
+    if (node != NODE_DIV)
+      fail(ps, col, "%s() takes a division: %s(a / b)", name, name);
+    else if (!ps->failed)
+      ps->code[ps->n - 1].op =
+          functions[f].op + BINARY_FORM(ps->code[ps->n - 1].op);
+  }
+}
+
+static void compile_name(parser *ps, const char *name, int col)
+{
+  if (ps->resolve) {
+    int slot = ps->resolve(ps->ctx, name);
+    if (slot >= 0) {
+      emit(ps, OP_LOAD, col, slot);
+      return;
+    }
+  } else {
+    long long v;
+    if (ps->lookup(ps->ctx, name, &v) == 0) {
+      emit(ps, OP_PUSH, col, v);
+      return;
+    }
+  }
+  fail(ps, col, "unknown name '%s'", name);
+}
+
+static int parse_primary(parser *ps)
+{
+  int col = ps->col, node;
+  char name[MAX_IDENT];
+
+  switch (ps->tok) {
+  case T_NUM:
+    emit(ps, OP_PUSH, col, ps->num);
+    lex(ps);
+    return NODE_OTHER;
+  case T_LPAREN:
+    lex(ps);
+    node = parse_conditional(ps);
+    expect(ps, T_RPAREN, "')'");
+    return node; /* (a / b) is still a division */
+  case T_NAME:
+    /* a function's name not followed by ( is an ordinary name; the name
+     * is resolved before the next token is read, so that errors come in
+     * the order of the text */
+    memcpy(name, ps->name, sizeof(name));
+    while (isspace((unsigned char)*ps->p))
+      ps->p++;
+    if (*ps->p == '(') {
+      lex(ps);
+      parse_call(ps, name, col);
     } else {
-      v = op == '/' ? v / r : v % r;
+      compile_name(ps, name, col);
+      lex(ps);
     }
+    return NODE_OTHER;
+  case T_END:
+    fail(ps, col, "unexpected end of expression");
+    return NODE_OTHER;
+  default:
+    fail(ps, col, "expected a number, a name or '('");
+    return NODE_OTHER;
   }
 }
 
-static long long parse_add(parser *ps)
+static int parse_unary(parser *ps)
 {
-  long long v = parse_mul(ps);
-  for (;;) {
-    int add;
-    long long r;
-    if (accept(ps, "+"))
-      add = 1;
-    else if (accept(ps, "-"))
-      add = 0;
-    else
-      return v;
-    r = parse_mul(ps);
-    if (ps->failed)
-      return 0;
-    if ((add ? __builtin_add_overflow(v, r, &v)
-             : __builtin_sub_overflow(v, r, &v)) &&
-        arith_error(ps, "overflow"))
-      return 0;
+  int node = NODE_OTHER, col = ps->col, op;
+  if (++ps->depth > MAX_DEPTH) {
+    fail(ps, col, "expression nested too deeply");
+    return NODE_OTHER;
   }
-}
-
-static long long parse_cmp(parser *ps)
-{
-  long long v = parse_add(ps);
-  static const char *ops[] = {"==", "!=", "<=", ">=", "<", ">"};
-  int i;
-  for (i = 0; i < 6; i++) {
-    if (accept(ps, ops[i])) {
-      long long r = parse_add(ps);
-      switch (i) {
-      case 0:
-        return v == r;
-      case 1:
-        return v != r;
-      case 2:
-        return v <= r;
-      case 3:
-        return v >= r;
-      case 4:
-        return v < r;
-      default:
-        return v > r;
-      }
-    }
-  }
-  return v;
-}
-
-static long long parse_and(parser *ps)
-{
-  long long v = parse_cmp(ps);
-  while (accept(ps, "&&")) {
-    long long r;
-    int skip = !v; /* false && ...: the right side is not evaluated */
-    ps->skipping += skip;
-    r = parse_cmp(ps);
-    ps->skipping -= skip;
-    v = v && r;
-  }
-  return v;
-}
-
-static long long parse_or(parser *ps)
-{
-  long long v;
-  if (++ps->depth > MAX_DEPTH)
-    return fail(ps, "expression nested too deeply");
-  v = parse_and(ps);
-  while (accept(ps, "||")) {
-    long long r;
-    int skip = v != 0; /* true || ...: the right side is not evaluated */
-    ps->skipping += skip;
-    r = parse_and(ps);
-    ps->skipping -= skip;
-    v = v || r;
+  op = ps->tok == T_MINUS ? OP_NEG
+       : ps->tok == T_NOT ? OP_NOT
+       : ps->tok == T_TILDE ? OP_BNOT : OP_END;
+  if (op != OP_END) {
+    lex(ps);
+    parse_unary(ps);
+    emit(ps, op, col, 0);
+  } else {
+    node = parse_primary(ps);
   }
   ps->depth--;
-  return v;
+  return node;
 }
 
-static int run(const char *text, tn_expr_lookup lookup, void *ctx,
-               int syntax_only, long long *out, char *why, size_t why_len)
-{
-  parser ps;
-  long long v;
+/* Binary operators by precedence, loosest first (C's order). */
+enum {
+  PREC_OROR = 1, PREC_ANDAND, PREC_OR, PREC_XOR, PREC_AND, PREC_EQUALITY,
+  PREC_RELATION, PREC_SHIFT, PREC_ADD, PREC_MUL
+};
 
-  memset(&ps, 0, sizeof(ps));
-  ps.syntax_only = syntax_only;
-  ps.text = ps.p = text;
+static const struct {
+  int tok, prec, op;
+} binary_ops[] = {
+    {T_OROR, PREC_OROR, OP_OR_JUMP},   {T_ANDAND, PREC_ANDAND, OP_AND_JUMP},
+    {T_OR, PREC_OR, OP_BOR},           {T_XOR, PREC_XOR, OP_BXOR},
+    {T_AND, PREC_AND, OP_BAND},        {T_EQ, PREC_EQUALITY, OP_EQ},
+    {T_NE, PREC_EQUALITY, OP_NE},      {T_LT, PREC_RELATION, OP_LT},
+    {T_LE, PREC_RELATION, OP_LE},      {T_GT, PREC_RELATION, OP_GT},
+    {T_GE, PREC_RELATION, OP_GE},      {T_SHL, PREC_SHIFT, OP_SHL},
+    {T_SHR, PREC_SHIFT, OP_SHR},       {T_PLUS, PREC_ADD, OP_ADD},
+    {T_MINUS, PREC_ADD, OP_SUB},       {T_STAR, PREC_MUL, OP_MUL},
+    {T_SLASH, PREC_MUL, OP_DIV},       {T_PERCENT, PREC_MUL, OP_MOD},
+};
+
+/* Precedence climbing: operands joined by operators of at least
+ * min_prec, left-associative. */
+static int parse_binary(parser *ps, int min_prec)
+{
+  int node = parse_unary(ps);
+  int last_prec = 0;
+  for (;;) {
+    size_t i;
+    int col = ps->col, prec, op, jump, rhs;
+    for (i = 0; i < sizeof(binary_ops) / sizeof(binary_ops[0]); i++)
+      if (binary_ops[i].tok == ps->tok)
+        break;
+    if (ps->failed || i == sizeof(binary_ops) / sizeof(binary_ops[0]) ||
+        binary_ops[i].prec < min_prec)
+      return node;
+    prec = binary_ops[i].prec;
+    op = binary_ops[i].op;
+    /* a < b < c means (a < b) < c in C, which is seldom what was meant */
+    if (prec == last_prec && (prec == PREC_EQUALITY || prec == PREC_RELATION)) {
+      fail(ps, col, "comparisons do not chain: join them with && or use "
+                    "parentheses");
+      return NODE_OTHER;
+    }
+    lex(ps);
+    if (op == OP_AND_JUMP || op == OP_OR_JUMP) {
+      /* the right side runs only where the left does not decide */
+      jump = emit(ps, op, col, 0);
+      parse_binary(ps, prec + 1);
+      emit(ps, OP_BOOL, col, 0);
+      patch_jump(ps, jump);
+    } else {
+      rhs = ps->n;
+      parse_binary(ps, prec + 1);
+      emit_binary(ps, op, col, rhs);
+    }
+    node = op == OP_DIV ? NODE_DIV : NODE_OTHER;
+    last_prec = prec;
+  }
+}
+
+/* c ? a : b, right-associative; only the chosen side runs. */
+static int parse_conditional(parser *ps)
+{
+  int node, col, jump_else, jump_end;
+  if (++ps->depth > MAX_DEPTH) {
+    fail(ps, ps->col, "expression nested too deeply");
+    return NODE_OTHER;
+  }
+  node = parse_binary(ps, PREC_OROR);
+  if (ps->tok == T_QUESTION) {
+    col = ps->col;
+    lex(ps);
+    jump_else = emit(ps, OP_JUMP_ZERO, col, 0);
+    parse_conditional(ps);
+    if (expect(ps, T_COLON, "':' of '?'") == 0) {
+      jump_end = emit(ps, OP_JUMP, col, 0);
+      ps->sp--; /* the other side starts from the stack before the first */
+      patch_jump(ps, jump_else);
+      parse_conditional(ps);
+      patch_jump(ps, jump_end);
+    }
+    node = NODE_OTHER;
+  }
+  ps->depth--;
+  return node;
+}
+
+/* Compiles text into ps->code (the buffer ps starts with, or the heap).
+ * Returns 0, or -1 with ps->why. */
+static int compile(parser *ps, const char *text)
+{
+  ps->text = ps->p = text;
+  lex(ps);
+  parse_conditional(ps);
+  if (!ps->failed && ps->tok != T_END)
+    fail(ps, ps->col, "unexpected text after the expression");
+  emit(ps, OP_END, ps->col, 0);
+  return ps->failed ? -1 : 0;
+}
+
+static void parser_init(parser *ps, insn *buf, int cap, char *why,
+                        size_t why_len)
+{
+  memset(ps, 0, sizeof(*ps));
+  ps->code = buf;
+  ps->cap = cap;
+  ps->why = why;
+  ps->why_len = why_len;
+}
+
+static void parser_free(parser *ps)
+{
+  if (ps->on_heap)
+    free(ps->code);
+}
+
+/* ---- The interface ---- */
+
+static int one_off(const char *text, tn_expr_lookup lookup, void *ctx,
+                   long long *out, char *why, size_t why_len)
+{
+  insn buf[LOCAL_CODE];
+  parser ps;
+  int rc;
+
+  parser_init(&ps, buf, LOCAL_CODE, why, why_len);
   ps.lookup = lookup;
   ps.ctx = ctx;
-  ps.why = why;
-  ps.why_len = why_len;
-  v = parse_or(&ps);
-  skip_space(&ps);
-  if (!ps.failed && *ps.p != '\0')
-    fail(&ps, "unexpected text after the expression");
-  if (ps.failed)
-    return -1;
-  *out = v;
-  return 0;
+  rc = compile(&ps, text);
+  if (rc == 0 && out)
+    rc = run_code(ps.code, NULL, out, why, why_len);
+  parser_free(&ps);
+  return rc;
 }
 
 int tn_expr_eval(const char *text, tn_expr_lookup lookup, void *ctx,
                  long long *out, char *why, size_t why_len)
 {
-  return run(text, lookup, ctx, 0, out, why, why_len);
+  return one_off(text, lookup, ctx, out, why, why_len);
 }
 
 int tn_expr_check(const char *text, tn_expr_lookup lookup, void *ctx,
                   char *why, size_t why_len)
 {
-  long long v;
-  return run(text, lookup, ctx, 1, &v, why, why_len);
+  return one_off(text, lookup, ctx, NULL, why, why_len);
+}
+
+static int reads_slot(int op)
+{
+  return op == OP_LOAD || (op >= OP_FIRST_BINARY && BINARY_FORM(op) == 2);
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+int tn_expr_compile(const char *text, tn_expr_resolve resolve, void *ctx,
+                    tn_expr **out, char *why, size_t why_len)
+{
+  insn buf[LOCAL_CODE];
+  parser ps;
+  tn_expr *e;
+  int i, n_loads = 0, n_slots = 0;
+
+  *out = NULL;
+  parser_init(&ps, buf, LOCAL_CODE, why, why_len);
+  ps.resolve = resolve;
+  ps.ctx = ctx;
+  if (compile(&ps, text) != 0) {
+    parser_free(&ps);
+    return -1;
+  }
+  for (i = 0; i < ps.n; i++)
+    n_loads += reads_slot(ps.code[i].op);
+  e = malloc(sizeof(*e) + (size_t)ps.n * sizeof(insn) +
+             (size_t)n_loads * sizeof(int));
+  if (e == NULL) {
+    parser_free(&ps);
+    fail(&ps, 1, "out of memory");
+    return -1;
+  }
+  memcpy(e->code, ps.code, (size_t)ps.n * sizeof(insn));
+  e->slots = (int *)(e->code + ps.n);
+  for (i = 0; i < ps.n; i++)
+    if (reads_slot(ps.code[i].op))
+      e->slots[n_slots++] = (int)ps.code[i].arg;
+  qsort(e->slots, (size_t)n_slots, sizeof(int), compare_ints);
+  e->n_slots = 0;
+  for (i = 0; i < n_slots; i++)
+    if (i == 0 || e->slots[i] != e->slots[i - 1])
+      e->slots[e->n_slots++] = e->slots[i];
+  parser_free(&ps);
+  *out = e;
+  return 0;
+}
+
+int tn_expr_run(const tn_expr *e, const long long *slots, long long *out,
+                char *why, size_t why_len)
+{
+  return run_code(e->code, slots, out, why, why_len);
+}
+
+int tn_expr_uses(const tn_expr *e, int slot)
+{
+  int i;
+  for (i = 0; i < e->n_slots; i++)
+    if (e->slots[i] == slot)
+      return 1;
+  return 0;
+}
+
+int tn_expr_slots(const tn_expr *e, const int **slots)
+{
+  *slots = e->slots;
+  return e->n_slots;
+}
+
+int tn_expr_constant(const tn_expr *e, long long *value)
+{
+  char why[1];
+  return e->n_slots == 0 && run_code(e->code, NULL, value, why, 0) == 0;
+}
+
+void tn_expr_free(tn_expr *e)
+{
+  free(e);
 }

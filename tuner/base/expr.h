@@ -1,8 +1,24 @@
-/* expr.h -- integer expressions for constraints in configs.
+/* expr.h -- integer expressions in configs: constraints, and the launch
+ * shapes, sizes, arguments and shared-memory plans of a user's kernel.
  *
- * Grammar (C precedence):  || && (== != < <= > >=) (+ -) (* / %) unary(- !)
- * operands: decimal integers, identifiers, parentheses.  64-bit signed
- * arithmetic; overflow and division by zero are errors, not UB. */
+ * Grammar, lowest precedence first (C's precedence):
+ *   c ? a : b              right-associative
+ *   ||   &&                short-circuit, as in C
+ *   |   ^   &
+ *   == !=                  do not chain: a == b == c is an error
+ *   < <= > >=              do not chain: 0 < x < 9 is an error
+ *   << >>
+ *   + -
+ *   * / %                  / and % truncate toward 0, as in C
+ *   unary - ! ~
+ * operands: decimal or 0x hex integers, names, parentheses, and the
+ * functions min(a, b, ...), max(a, b, ...), ceil_div(a, b), abs(a),
+ * log2(a), is_pow2(a), ceil(a / b) and floor(a / b).
+ *
+ * Values are 64-bit signed.  Overflow, division by zero, a shift count out
+ * of range (<< takes 0..62, >> 0..63) and log2 of a value <= 0 are errors,
+ * never undefined behaviour.  Of the operands of ?: && ||, only the side
+ * evaluated can fail.  Errors name the column of the text. */
 #ifndef TN_EXPR_H
 #define TN_EXPR_H
 
@@ -12,7 +28,8 @@
 typedef int (*tn_expr_lookup)(void *ctx, const char *name, long long *value);
 
 /* Evaluates text.  Returns 0 and sets *out, or -1 with a message naming
- * the column of the problem in why. */
+ * the column of the problem in why.  Syntax errors and unknown names come
+ * before arithmetic errors, wherever they are in the text. */
 int tn_expr_eval(const char *text, tn_expr_lookup lookup, void *ctx,
                  long long *out, char *why, size_t why_len);
 
@@ -20,5 +37,35 @@ int tn_expr_eval(const char *text, tn_expr_lookup lookup, void *ctx,
  * arithmetic errors such as division by zero are not reported. */
 int tn_expr_check(const char *text, tn_expr_lookup lookup, void *ctx,
                   char *why, size_t why_len);
+
+/* The compiled form, for an expression evaluated many times over changing
+ * values.  Names are bound to slots when compiling: the resolver returns a
+ * slot >= 0 for a name, or -1 if the name is unknown; a run reads the
+ * name's value from slots[slot]. */
+typedef struct tn_expr tn_expr;
+typedef int (*tn_expr_resolve)(void *ctx, const char *name);
+
+/* Compiles text.  Returns 0 and sets *out (free it with tn_expr_free), or
+ * -1 with why (syntax errors, unknown names, out of memory). */
+int tn_expr_compile(const char *text, tn_expr_resolve resolve, void *ctx,
+                    tn_expr **out, char *why, size_t why_len);
+
+/* Evaluates e over slots (every slot e uses must be there).  Returns 0
+ * and sets *out, or -1 with why, naming the column of the operator that
+ * failed.  Allocates nothing; e is only read, so threads may share it. */
+int tn_expr_run(const tn_expr *e, const long long *slots, long long *out,
+                char *why, size_t why_len);
+
+/* 1 if e reads slot (on any side of ?: && ||), else 0. */
+int tn_expr_uses(const tn_expr *e, int slot);
+
+/* The slots e reads, in increasing order, each once: sets *slots (owned
+ * by e) and returns how many.  A result depends on these values only. */
+int tn_expr_slots(const tn_expr *e, const int **slots);
+
+/* 1 and *value if e reads no slot and evaluates without error, else 0. */
+int tn_expr_constant(const tn_expr *e, long long *value);
+
+void tn_expr_free(tn_expr *e);
 
 #endif
