@@ -34,11 +34,11 @@ static void check_names(void)
   CHECK_EQ_INT(tn_elem_bytes(TN_ELEM_F32), 4);
   CHECK_EQ_INT(tn_elem_bytes(TN_ELEM_BF16), 2);
   CHECK_EQ_INT(tn_elem_bytes(TN_ELEM_F16), 2);
-  CHECK_EQ_INT(tn_elem_bytes((tn_elem_type)7), 0);
+  CHECK_EQ_INT(tn_elem_bytes((tn_elem_type)TN_ELEM_COUNT), 0);
   CHECK(strcmp(tn_elem_name(TN_ELEM_F32), "f32") == 0);
   CHECK(strcmp(tn_elem_name(TN_ELEM_BF16), "bf16") == 0);
   CHECK(strcmp(tn_elem_name(TN_ELEM_F16), "f16") == 0);
-  CHECK(strcmp(tn_elem_name((tn_elem_type)7), "?") == 0);
+  CHECK(strcmp(tn_elem_name((tn_elem_type)TN_ELEM_COUNT), "?") == 0);
   /* a buffer that says nothing is fp32 */
   {
     tn_buffer_desc d;

@@ -1,5 +1,4 @@
-/* param.c -- parameter values: swizzle names and formatting; element
- * types. */
+/* param.c -- parameter values: swizzle names and formatting. */
 #include "family/param.h"
 
 #include <ctype.h>
@@ -177,29 +176,4 @@ int tn_param_index(const tn_param_desc *descs, int n_params, const char *name)
     if (strcmp(descs[i].name, name) == 0)
       return i;
   return -1;
-}
-
-int tn_elem_bytes(tn_elem_type t)
-{
-  switch (t) {
-  case TN_ELEM_F32:
-    return 4;
-  case TN_ELEM_BF16:
-  case TN_ELEM_F16:
-    return 2;
-  }
-  return 0;
-}
-
-const char *tn_elem_name(tn_elem_type t)
-{
-  switch (t) {
-  case TN_ELEM_F32:
-    return "f32";
-  case TN_ELEM_BF16:
-    return "bf16";
-  case TN_ELEM_F16:
-    return "f16";
-  }
-  return "?";
 }

@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "family/elem.h"
+
 #define TN_MAX_PARAMS 16
 #define TN_MAX_VALUES 64
 #define TN_MAX_DIMS 4
@@ -82,16 +84,6 @@ typedef struct {
   const char *const *choices;
   int n_choices;
 } tn_option_desc;
-
-/* The element type of a buffer.  Zero is fp32, so a buffer a family
- * describes without one is what every buffer was before 16-bit types. */
-typedef enum { TN_ELEM_F32 = 0, TN_ELEM_BF16, TN_ELEM_F16 } tn_elem_type;
-
-/* Bytes of one element of type t: 4 or 2 (0 for a value not in the
- * enum, which a caller treats as a bug in the family). */
-int tn_elem_bytes(tn_elem_type t);
-/* "f32", "bf16" or "f16" ("?" for a value not in the enum). */
-const char *tn_elem_name(tn_elem_type t);
 
 /* One problem: a size and the family's problem options, by the index of
  * the family's option table. */

@@ -1,0 +1,45 @@
+/* elem.h -- the element types of buffers: their sizes, names, and their
+ * values read and written on the host. */
+#ifndef TN_ELEM_H
+#define TN_ELEM_H
+
+#include <stddef.h>
+
+/* The element type of a buffer.  Zero is fp32, so a buffer a family
+ * describes without one is what every buffer was before 16-bit types;
+ * the types after F16 are those a user's kernel may take. */
+typedef enum {
+  TN_ELEM_F32 = 0,
+  TN_ELEM_BF16,
+  TN_ELEM_F16,
+  TN_ELEM_F64,
+  TN_ELEM_I8,
+  TN_ELEM_I16,
+  TN_ELEM_I32,
+  TN_ELEM_I64,
+  TN_ELEM_U8,
+  TN_ELEM_U16,
+  TN_ELEM_U32,
+  TN_ELEM_U64
+} tn_elem_type;
+#define TN_ELEM_COUNT (TN_ELEM_U64 + 1)
+
+/* Bytes of one element of type t: 1 to 8 (0 for a value not in the
+ * enum, which a caller treats as a bug in the family). */
+int tn_elem_bytes(tn_elem_type t);
+/* "f32", "bf16", "f16", "f64", "i8" ... "u64" ("?" for a value not in
+ * the enum). */
+const char *tn_elem_name(tn_elem_type t);
+/* 1 if t is a floating-point type, 0 for an integer. */
+int tn_elem_is_float(tn_elem_type t);
+/* 1 if t is a signed integer type. */
+int tn_elem_is_signed(tn_elem_type t);
+/* Element i of an array of type t at base, as a double (16-bit floats
+ * decoded with their subnormals; 64-bit integers rounded past 2^53). */
+double tn_elem_load(const void *base, size_t i, tn_elem_type t);
+/* Stores v as element i of type t: floating types rounded to nearest
+ * (ties to even); integers converted as C converts (the caller keeps v in
+ * the type's range). */
+void tn_elem_store(void *base, size_t i, tn_elem_type t, double v);
+
+#endif
