@@ -119,6 +119,7 @@ static void ok(tn_bench_result *res, const tn_bench_job *job, double ms)
 }
 
 static void fake_run(void *state, const tn_bench_job *job, const void *cubin,
+                     const void *ref_cubin,
                      tn_bench_result *res)
 {
   const char *log = getenv("FAKE_WORKER_LOG"), *delay = getenv(
@@ -179,9 +180,23 @@ static void fake_close(void *state)
   (void)state;
 }
 
+/* A described kernel's config: taken as it is (the script decides the
+ * results), but the run must have sent it. */
+static int fake_define(void *state, const char *path, const char *text,
+                       char *why, size_t n)
+{
+  (void)state;
+  if (path[0] == '\0' || strstr(text, "kernel") == NULL) {
+    snprintf(why, n, "fake worker: no described kernel in %s", path);
+    return -1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
-  static const tn_worker_backend fake = {fake_open, fake_run, fake_close};
+  static const tn_worker_backend fake = {fake_open, fake_define, fake_run,
+                                         fake_close};
   if (argc < 3 || strcmp(argv[1], "__worker") != 0)
     return 2;
   return tn_worker_serve(&fake, atoi(argv[2]));

@@ -171,7 +171,7 @@ static void check_family(const tn_family *f)
     tn_devptr ptrs[TN_MAX_BUFFERS] = {0};
     tn_args a;
     memset(&a, 0, sizeof(a));
-    f->args(f, &prob, ptrs, &a);
+    f->args(f, &p, &prob, ptrs, &a);
     CHECK(!a.overflow && a.n >= 1);
   }
 }

@@ -19,7 +19,7 @@ static tn_bench_result run(tn_worker *w, int id, double timeout)
   job.kind = TN_JOB_CANDIDATE;
   job.candidate_id = id;
   job.bench.repetitions = 7;
-  rc = tn_worker_run(w, &job, NULL, timeout, &res, &err);
+  rc = tn_worker_run(w, &job, NULL, NULL, timeout, &res, &err);
   if (rc != 0) {
     fprintf(stderr, "tn_worker_run: %s\n", err.msg);
     res.status = -1;

@@ -153,6 +153,27 @@ static void join_args(int argc, char **argv, char *out, size_t n)
 enum { OPT_NO_PRUNE = 256, OPT_RESUME, OPT_CACHE_DIR, OPT_NO_CACHE, OPT_WARMUP,
        OPT_PREDICT, OPT_FULL_PROTOCOL, OPT_PROFILE };
 
+/* The worker's described families: the run's config, read in the worker
+ * as the run read it.  The job lives as long as the worker does. */
+static int load_described_family(const char *path, const char *text,
+                                 const tn_family **out, char *why, size_t n)
+{
+  tn_job *job = calloc(1, sizeof(*job));
+  tn_err err = {{0}};
+  if (job == NULL) {
+    snprintf(why, n, "out of memory");
+    return -1;
+  }
+  if (tn_config_load_string(text, path, job, &err) != 0 ||
+      job->user == NULL) {
+    snprintf(why, n, "%s", err.msg[0] ? err.msg : "no described kernel");
+    free(job);
+    return -1;
+  }
+  *out = job->family;
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   static const struct option longopts[] = {
@@ -186,7 +207,7 @@ int main(int argc, char **argv)
   int predict = 0;
 
   if (argc >= 2 && strcmp(argv[1], "__worker") == 0)
-    return tn_worker_main(argc, argv);
+    return tn_worker_main(argc, argv, load_described_family);
   if (argc >= 2 && strcmp(argv[1], "__compile") == 0)
     return tn_compile_serve_main(argc, argv);
   tn_compile_pool_serve_self(); /* compile in workers of this program */

@@ -22,13 +22,36 @@ static const tn_family *const families[] = {
 
 #define N_FAMILIES ((int)(sizeof(families) / sizeof(families[0])))
 
+/* Families made at run time (tn_family_register). */
+static const tn_family *registered[TN_MAX_REGISTERED];
+
 const tn_family *tn_family_find(const char *name)
 {
   int i;
   for (i = 0; i < N_FAMILIES; i++)
     if (strcmp(families[i]->name, name) == 0)
       return families[i];
+  for (i = 0; i < TN_MAX_REGISTERED; i++)
+    if (registered[i] && strcmp(registered[i]->name, name) == 0)
+      return registered[i];
   return NULL;
+}
+
+int tn_family_register(const tn_family *f)
+{
+  int i, free_slot = -1;
+  for (i = 0; i < TN_MAX_REGISTERED; i++) {
+    if (registered[i] && strcmp(registered[i]->name, f->name) == 0) {
+      registered[i] = f;
+      return 0;
+    }
+    if (registered[i] == NULL && free_slot < 0)
+      free_slot = i;
+  }
+  if (free_slot < 0)
+    return -1;
+  registered[free_slot] = f;
+  return 0;
 }
 
 void tn_family_list(char *out, size_t n)
@@ -99,7 +122,8 @@ int tn_family_model(const tn_family *f, const tn_params *p,
   memset(&sink, 0, sizeof(sink));
   sink.total = cost;
   sink.arch = arch;
-  f->plan(f, p, prob, &sink);
+  if (f->plan) /* a described kernel may come without one */
+    f->plan(f, p, prob, &sink);
   f->launch(f, p, prob, &l);
   cost->blocks = (long long)l.grid[0] * l.grid[1] * l.grid[2];
   if (sink.failed) {
@@ -295,4 +319,37 @@ int tn_problem_options_from_json(const tn_family *f, json_t *o,
     }
   }
   return 0;
+}
+
+void tn_init_fill_host(const tn_buffer_init *init, tn_elem_type t,
+                       unsigned long long seed, void *dst, size_t count)
+{
+  size_t i;
+  int eb = tn_elem_bytes(t);
+  for (i = 0; i < count; i++) {
+    unsigned long long r = tn_random_u64(seed, i);
+    double v = 0.0;
+    long long k = 0;
+    if (init->kind == TN_INIT_SEEDED) {
+      v = tn_random_elem(seed, i, t);
+      k = (long long)v;
+    } else if (init->kind == TN_INIT_UNIFORM && tn_elem_is_float(t)) {
+      v = init->a + (init->b - init->a) * ((double)(r >> 11) *
+                                           (1.0 / 9007199254740992.0));
+    } else if (init->kind == TN_INIT_UNIFORM) {
+      unsigned long long span =
+          (unsigned long long)((long long)init->b - (long long)init->a) + 1;
+      k = (long long)init->a + (long long)(span ? r % span : r);
+    } else if (init->kind == TN_INIT_CONSTANT) {
+      v = init->a;
+      k = (long long)init->a;
+    } else if (init->kind == TN_INIT_RAMP) {
+      v = init->a + (double)i * init->b;
+      k = (long long)init->a + (long long)i * (long long)init->b;
+    }
+    if (tn_elem_is_float(t))
+      tn_elem_store(dst, i, t, v);
+    else /* the low bytes, as the GPU's generator stores them */
+      memcpy((char *)dst + i * (size_t)eb, &k, (size_t)eb);
+  }
 }

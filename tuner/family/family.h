@@ -81,13 +81,39 @@ typedef enum {
                   values it started with are kept for verify() */
 } tn_buffer_role;
 
+/* What an input holds.  Zero is the shipped families' inputs: element i
+ * is tn_random_elem(seed, i, elem), which a host check can recompute. */
+typedef enum {
+  TN_INIT_SEEDED = 0,
+  TN_INIT_UNIFORM,  /* uniform in [a, b]: integers inclusive, floating
+                       values [a, b) (from the seed too) */
+  TN_INIT_ZEROS,
+  TN_INIT_CONSTANT, /* a */
+  TN_INIT_RAMP      /* element i: a + i * b */
+} tn_init_kind;
+
+typedef struct {
+  tn_init_kind kind;
+  double a, b;
+} tn_buffer_init;
+
 typedef struct {
   const char *name;
   size_t bytes;        /* a whole number of elements */
   tn_buffer_role role;
   tn_elem_type elem;   /* what the generator writes and the poison is */
+  tn_buffer_init init; /* IN and INOUT */
 } tn_buffer_desc;
 #define TN_MAX_BUFFERS 8
+
+/* A __constant__ symbol of a module, which the host fills. */
+typedef struct {
+  const char *name;
+  size_t bytes;
+  tn_elem_type elem;
+  tn_buffer_init init;
+} tn_constant_desc;
+#define TN_MAX_CONSTANTS 8
 
 /* What a family's verify() can use in the worker: the inputs as uploaded,
  * the outputs as read back (host[]), the values INOUT buffers started with
@@ -103,6 +129,9 @@ struct tn_verify_env {
   const tn_buffer_desc *descs;
   void *host[TN_MAX_BUFFERS];
   const void *host_init[TN_MAX_BUFFERS];
+  /* with a fixed-inputs family: the reference's outputs on these inputs
+   * (host copies, made once per problem), NULL for the inputs */
+  const void *expected[TN_MAX_BUFFERS];
   tn_devptr dev[TN_MAX_BUFFERS];
   tn_devptr dev_init[TN_MAX_BUFFERS]; /* INOUT buffers' starting values */
   /* seed of each IN and INOUT buffer: element i started as
@@ -195,8 +224,12 @@ typedef struct tn_family {
    * left alone is 0: elem fp32); returns how many. */
   int (*buffers)(const struct tn_family *f, const tn_problem *prob,
                  tn_buffer_desc *out);
-  void (*args)(const struct tn_family *f, const tn_problem *prob,
-               const tn_devptr *bufs, tn_args *out);
+  void (*args)(const struct tn_family *f, const tn_params *p,
+               const tn_problem *prob, const tn_devptr *bufs, tn_args *out);
+  /* The __constant__ symbols p's module holds, filled before each launch
+   * (NULL or 0: none). */
+  int (*constants)(const struct tn_family *f, const tn_params *p,
+                   const tn_problem *prob, tn_constant_desc *out);
   /* The tensor maps (TMA descriptors) p's kernel takes, into out (at most
    * TN_MAX_TMAPS); returns how many (NULL or 0: none).  They are the
    * kernel's first parameters, in this order, before args()'s; the GPU
@@ -234,6 +267,13 @@ typedef struct tn_family {
    * NULL: the dimensions themselves. */
   const tn_size_key *size_keys;
   int n_size_keys;
+  /* 1: every check of a problem gets the same inputs, so that the
+   * outputs of a reference kernel, run once per problem, serve every
+   * check (env->expected); 0: fresh values for every check. */
+  int fixed_inputs;
+  /* 1: each parameter reaches the source as `#define NAME value` under
+   * the name the config gives it; 0: as TN_<NAME>. */
+  int plain_macros;
   const void *impl; /* NULL for the families compiled in */
 } tn_family;
 
@@ -244,16 +284,23 @@ static inline void tn_family_size_keys(const tn_family *f, tn_size_keys *out)
                     out);
 }
 
-/* The 24 random bits of element i of a buffer filled from seed: a
- * counter through splitmix64, the top 24 bits kept. */
-static inline unsigned long long tn_random_bits(unsigned long long seed,
-                                               unsigned long long i)
+/* The 64 random bits of element i of a buffer filled from seed: a
+ * counter through splitmix64 (the generators on the GPU compute the
+ * same). */
+static inline unsigned long long tn_random_u64(unsigned long long seed,
+                                              unsigned long long i)
 {
   unsigned long long z = seed + i * 0x9e3779b97f4a7c15ULL;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  return z >> 40;
+  return z ^ (z >> 31);
+}
+
+/* Their top 24 bits: what the shipped families' inputs are made of. */
+static inline unsigned long long tn_random_bits(unsigned long long seed,
+                                               unsigned long long i)
+{
+  return tn_random_u64(seed, i) >> 40;
 }
 
 /* Element i of an fp32 buffer filled from seed: uniform in [-1, 1) on a
@@ -292,6 +339,12 @@ static inline double tn_random_elem(unsigned long long seed,
   return tn_random_value(seed, i);
 }
 
+/* count elements of type t at dst as init says, from seed: on the host,
+ * the values the GPU's generators write (gpu/inputs.h), for what the host
+ * fills itself (__constant__ symbols). */
+void tn_init_fill_host(const tn_buffer_init *init, tn_elem_type t,
+                       unsigned long long seed, void *dst, size_t count);
+
 /* The seed of buffer b of a job whose inputs come from seed. */
 static inline unsigned long long tn_buffer_seed(unsigned long long seed,
                                                 int b)
@@ -299,8 +352,14 @@ static inline unsigned long long tn_buffer_seed(unsigned long long seed,
   return seed + 0x100000001ULL * (unsigned)(b + 1);
 }
 
-/* The family called name, or NULL. */
+/* The family called name, or NULL: the families compiled in, then those
+ * registered. */
 const tn_family *tn_family_find(const char *name);
+/* Registers a family made at run time (a described kernel in a worker)
+ * for tn_family_find; f must outlive its use.  A name registered again is
+ * replaced.  0, or -1 when TN_MAX_REGISTERED are there. */
+#define TN_MAX_REGISTERED 8
+int tn_family_register(const tn_family *f);
 /* Writes the known names, comma-separated. */
 void tn_family_list(char *out, size_t n);
 

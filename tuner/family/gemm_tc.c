@@ -351,8 +351,8 @@ static int buffers(const tn_family *fam, const tn_problem *prob,
                          prob->opt[TC_OPT_BETA], out);
 }
 
-static void args(const tn_family *fam, const tn_problem *prob,
-                 const tn_devptr *bufs, tn_args *a)
+static void args(const tn_family *fam, const tn_params *p,
+                 const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
 {
   int m = (int)prob->size.dims[0], n = (int)prob->size.dims[1];
   int k = (int)prob->size.dims[2];

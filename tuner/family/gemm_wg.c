@@ -310,8 +310,8 @@ static int buffers(const tn_family *fam, const tn_problem *prob,
 }
 
 /* After the tensor maps of A, B (and C): C, M, N, K, alpha, beta. */
-static void args(const tn_family *fam, const tn_problem *prob,
-                 const tn_devptr *bufs, tn_args *a)
+static void args(const tn_family *fam, const tn_params *p,
+                 const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
 {
   int m = (int)prob->size.dims[0], n = (int)prob->size.dims[1];
   int k = (int)prob->size.dims[2];

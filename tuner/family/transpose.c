@@ -467,8 +467,8 @@ static int buffers(const tn_family *fam, const tn_problem *prob,
   return 2;
 }
 
-static void args(const tn_family *fam, const tn_problem *prob,
-                 const tn_devptr *bufs, tn_args *a)
+static void args(const tn_family *fam, const tn_params *p,
+                 const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
 {
   int rows = (int)prob->size.dims[0], cols = (int)prob->size.dims[1];
   tn_args_add(a, &bufs[0], sizeof(bufs[0]));

@@ -12,6 +12,7 @@
 #include "gpu/tmap.h"
 #include "pipeline/compile.h"
 #include "gpu/driver.h"
+#include "gpu/expected.h"
 #include "gpu/inputs.h"
 #include "gpu/race.h"
 
@@ -32,6 +33,8 @@ struct tn_bench {
   CUmodule ref_module;
   /* the input generator, compiled once per worker */
   tn_inputs gen;
+  /* a fixed-inputs family's reference outputs on the current problem */
+  tn_expected expected;
   /* memory verify() asked for */
   CUdeviceptr scratch[MAX_SCRATCH];
   int n_scratch;
@@ -82,6 +85,7 @@ static void free_buffers(tn_bench *b)
     if (b->bufs.dev_init[i])
       b->cu.cuMemFree(b->bufs.dev_init[i]);
   }
+  tn_expected_clear(&b->expected);
   memset(b->bufs.dev, 0, sizeof(b->bufs.dev));
   memset(b->bufs.host, 0, sizeof(b->bufs.host));
   memset(b->bufs.host_init, 0, sizeof(b->bufs.host_init));
@@ -117,6 +121,8 @@ static int ensure_buffers(tn_bench *b, const tn_family *f,
   for (i = 0; i < b->bufs.n; i++) {
     size_t bytes = b->bufs.desc[i].bytes;
     int on_host = f->verify_device == NULL; /* the host checks */
+    /* a fixed-inputs family keeps its buffers as the last problem's were
+     * made: the key says which problem its reference outputs are of */
     if (on_host && CU(cuMemAllocHost(&b->bufs.host[i], bytes)))
       return -1;
     if (b->bufs.desc[i].role == TN_BUF_INOUT &&
@@ -274,6 +280,7 @@ static int verify(tn_bench *b, const tn_family *f, const tn_problem *prob,
     env.host_init[i] = b->bufs.host_init[i];
     env.dev[i] = b->bufs.dev[0][i];
     env.dev_init[i] = b->bufs.dev_init[i];
+    env.expected[i] = b->expected.host[i];
     if (b->bufs.desc[i].role != TN_BUF_OUT)
       env.seed[i] = tn_buffer_seed(seed, i);
   }
@@ -433,7 +440,7 @@ static void finish_failure(tn_bench *b, tn_bench_result *res)
 }
 
 int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
-                 tn_bench_result *res)
+                 const void *ref_cubin, tn_bench_result *res)
 {
   const tn_family *f = tn_family_find(job->family);
   CUmodule mod = NULL;
@@ -458,10 +465,16 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
                      res->reason, sizeof(res->reason)) != 0)
     goto fail;
   res->sets = b->bufs.sets;
+  if (job->ref.cubin_len > 0 &&
+      tn_expected_ensure(&b->expected, &b->gen, &b->bufs, f, &job->ref,
+                         ref_cubin, &job->problem, job->seed, res->reason,
+                         sizeof(res->reason)) != 0)
+    goto fail;
   res->steps.setup_s = tn_now() - t0;
   t0 = tn_now();
 
-  if (job->kind == TN_JOB_CANDIDATE) {
+  /* a candidate, or a baseline that is a kernel of its own */
+  if (job->kind == TN_JOB_CANDIDATE || job->cubin_len > 0) {
     int max_threads = 0;
     if (CU(cuModuleLoadData(&mod, cubin)) ||
         CU(cuModuleGetFunction(&r.fn, mod, job->kernel)) ||
@@ -479,6 +492,9 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
         CU(cuFuncSetAttribute(r.fn,
                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                               job->launch.smem_dynamic)))
+      goto fail;
+    if (tn_constants_set(&b->gen, f, &job->params, &job->problem, mod,
+                         job->seed, res->reason, sizeof(res->reason)) != 0)
       goto fail;
     res->steps.load_s = tn_now() - t0;
     /* check first: fresh inputs, poisoned outputs, one launch */

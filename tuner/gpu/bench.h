@@ -17,6 +17,7 @@
 
 #include "pipeline/config.h"
 #include "family/family.h"
+#include "gpu/expected.h"
 #include "pipeline/space.h"
 #include "base/util.h"
 
@@ -38,9 +39,10 @@ typedef enum { TN_JOB_CANDIDATE = 1, TN_JOB_BASELINE = 2 } tn_job_kind;
 
 typedef struct {
   tn_job_kind kind;
-  char family[32];
-  char kernel[64];
-  char baseline[32]; /* for TN_JOB_BASELINE: "memcpy", "cublas", ... */
+  char family[64];
+  char kernel[256];  /* its symbol (a C++ kernel's mangled name) */
+  char baseline[32]; /* for TN_JOB_BASELINE: "memcpy", "cublas", ...; a
+                        baseline with a CUBIN runs its kernel */
   int candidate_id;
   tn_problem problem;
   tn_params params;
@@ -51,6 +53,11 @@ typedef struct {
   int race;      /* stop_ms is valid */
   double stop_ms; /* fastest launch above it: cannot win (race.h) */
   size_t cubin_len;
+  /* A fixed-inputs family's reference (tn_family.fixed_inputs): a kernel
+   * of its own CUBIN, launched once per problem on these inputs, whose
+   * outputs every check of the problem is compared with (cubin_len 0:
+   * none). */
+  tn_reference ref;
 } tn_bench_job;
 
 /* Where a job's time went inside the worker, in seconds (tn_now()). */
@@ -82,9 +89,10 @@ typedef struct tn_bench tn_bench;
  * TN_ETOOL with err. */
 int tn_bench_open(int ordinal, tn_bench **b, tn_device_info *info,
                   tn_err *err);
-/* Runs one job.  Always fills res; returns 0. */
+/* Runs one job (ref_cubin: its reference's, job->ref.cubin_len bytes).
+ * Always fills res; returns 0. */
 int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
-                 tn_bench_result *res);
+                 const void *ref_cubin, tn_bench_result *res);
 void tn_bench_close(tn_bench *b);
 
 /* Median, quartiles, min and max of n samples (sorted in place). */

@@ -30,6 +30,7 @@
   X(cuModuleLoadData)                                                        \
   X(cuModuleUnload)                                                          \
   X(cuModuleGetFunction)                                                     \
+  X(cuModuleGetGlobal)                                                       \
   X(cuFuncSetAttribute)                                                      \
   X(cuFuncGetAttribute)                                                      \
   X(cuLaunchKernel)                                                          \
@@ -41,6 +42,7 @@
   X(cuMemcpyDtoH)                                                            \
   X(cuMemcpyDtoD)                                                            \
   X(cuMemcpyDtoDAsync)                                                       \
+  X(cuMemsetD8)                                                              \
   X(cuMemsetD16)                                                             \
   X(cuMemsetD32)                                                             \
   X(cuStreamCreate)                                                          \

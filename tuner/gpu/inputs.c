@@ -46,6 +46,85 @@ const char tn_inputs_generator_source[] =
     "  }\n"
     "}\n";
 
+/* What a user's buffer holds before a launch (tn_buffer_init): element i
+ * of type t (tn_elem_type's numbers) by kind (tn_init_kind's): uniform in
+ * [a, b] (integers inclusive, from 64 random bits; floating values from
+ * 53), zeros, the constant a, or the ramp a + i b; integers computed as
+ * integers.  16-bit floats are rounded to nearest even by hand, the same
+ * way the host's tn_elem_store rounds them. */
+const char tn_inputs_values_source[] =
+    "__device__ unsigned long long tn_mix(unsigned long long z)\n"
+    "{\n"
+    "  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;\n"
+    "  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;\n"
+    "  return z ^ (z >> 31);\n"
+    "}\n"
+    "__device__ unsigned short tn_half_bits(double v)\n"
+    "{\n"
+    "  unsigned short sign = signbit(v) ? 0x8000 : 0;\n"
+    "  double a = fabs(v), r;\n"
+    "  int e;\n"
+    "  if (isnan(v)) return 0x7e00;\n"
+    "  if (a >= 65520.0) return sign | 0x7c00;\n"
+    "  if (a < ldexp(1.0, -14))\n"
+    "    return sign | (unsigned short)rint(ldexp(a, 24));\n"
+    "  e = ilogb(a);\n"
+    "  r = rint(ldexp(a, 10 - e));\n"
+    "  if (r >= 2048.0) { r /= 2; e++; }\n"
+    "  return sign | (unsigned short)((e + 15) << 10) |\n"
+    "         ((unsigned short)r & 1023);\n"
+    "}\n"
+    "__device__ unsigned short tn_bf16_bits(double v)\n"
+    "{\n"
+    "  float f = (float)v;\n"
+    "  unsigned u = __float_as_uint(f);\n"
+    "  if (isnan(f)) return (unsigned short)((u >> 16) | 0x40);\n"
+    "  u += 0x7fff + ((u >> 16) & 1);\n"
+    "  return (unsigned short)(u >> 16);\n"
+    "}\n"
+    "extern \"C\" __global__ void tn_fill_values(void *x,\n"
+    "    unsigned long long n, unsigned long long seed, int type, int kind,\n"
+    "    double a, double b)\n"
+    "{\n"
+    "  unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x\n"
+    "                         + threadIdx.x;\n"
+    "  for (; i < n; i += (unsigned long long)gridDim.x * blockDim.x) {\n"
+    "    unsigned long long r = tn_mix(seed + i * 0x9e3779b97f4a7c15ULL);\n"
+    "    double v = 0.0;\n"
+    "    long long k = 0;\n"
+    "    int is_float = type <= 3;\n"
+    "    if (kind == 1 && is_float)\n"
+    "      v = a + (b - a) * ((double)(r >> 11) * (1.0 / 9007199254740992.0));\n"
+    "    else if (kind == 1) {\n"
+    "      unsigned long long span = (unsigned long long)((long long)b -\n"
+    "                                (long long)a) + 1;\n"
+    "      k = (long long)a + (long long)(span ? r % span : r);\n"
+    "    } else if (kind == 3) {\n"
+    "      v = a; k = (long long)a;\n"
+    "    } else if (kind == 4) {\n"
+    "      v = a + (double)i * b;\n"
+    "      k = (long long)a + (long long)i * (long long)b;\n"
+    "    }\n"
+    "    switch (type) {\n"
+    "    case 0: ((float *)x)[i] = (float)v; break;\n"
+    "    case 1: ((unsigned short *)x)[i] = tn_bf16_bits(v); break;\n"
+    "    case 2: ((unsigned short *)x)[i] = tn_half_bits(v); break;\n"
+    "    case 3: ((double *)x)[i] = v; break;\n"
+    "    case 4: case 8: ((unsigned char *)x)[i] = (unsigned char)k; break;\n"
+    "    case 5: case 9: ((unsigned short *)x)[i] = (unsigned short)k;\n"
+    "      break;\n"
+    "    case 6: case 10: ((unsigned *)x)[i] = (unsigned)k; break;\n"
+    "    default: ((unsigned long long *)x)[i] = (unsigned long long)k;\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+_Static_assert(TN_ELEM_F64 == 3 && TN_ELEM_I8 == 4 && TN_ELEM_U8 == 8 &&
+                   TN_ELEM_U64 == 11,
+               "tn_fill_values's type argument follows tn_elem_type");
+_Static_assert(TN_INIT_UNIFORM == 1 && TN_INIT_ZEROS == 2 &&
+                   TN_INIT_CONSTANT == 3 && TN_INIT_RAMP == 4,
+               "tn_fill_values's kind argument follows tn_init_kind");
+
 #define CU(call) tn_cuda_failed(in->cu, in->st, in->cu->call, #call)
 
 int tn_inputs_load(tn_inputs *in, int cc_major, int cc_minor, char *why,
@@ -68,8 +147,20 @@ int tn_inputs_load(tn_inputs *in, int cc_major, int cc_minor, char *why,
              cc_major, cc_minor);
     return -1;
   }
-  rc = tn_compile_helper(tn_inputs_generator_source, "generator.cu", arch,
-                         &cubin, &len, &log, &err);
+  {
+    size_t la = strlen(tn_inputs_generator_source);
+    size_t lb = strlen(tn_inputs_values_source);
+    char *both = malloc(la + lb + 1);
+    if (both == NULL) {
+      snprintf(why, n, "out of memory");
+      return -1;
+    }
+    memcpy(both, tn_inputs_generator_source, la);
+    memcpy(both + la, tn_inputs_values_source, lb + 1);
+    rc = tn_compile_helper(both, "generator.cu", arch, &cubin, &len, &log,
+                           &err);
+    free(both);
+  }
   if (rc != 0) {
     snprintf(why, n, "the input generator does not compile: %.400s",
              rc > 0 && log ? log : err.msg);
@@ -78,7 +169,8 @@ int tn_inputs_load(tn_inputs *in, int cc_major, int cc_minor, char *why,
   }
   free(log);
   rc = CU(cuModuleLoadData(&in->module, cubin)) ||
-       CU(cuModuleGetFunction(&in->fn, in->module, "tn_fill_random"));
+       CU(cuModuleGetFunction(&in->fn, in->module, "tn_fill_random")) ||
+       CU(cuModuleGetFunction(&in->values_fn, in->module, "tn_fill_values"));
   free(cubin);
   return rc ? -1 : 0;
 }
@@ -114,6 +206,35 @@ static int generate(tn_inputs *in, CUdeviceptr x, size_t count,
              : 0;
 }
 
+/* Enqueues the values kernel filling count elements of type t at x as
+ * init says. */
+static int generate_values(tn_inputs *in, CUdeviceptr x, size_t count,
+                           tn_elem_type t, const tn_buffer_init *init,
+                           unsigned long long seed)
+{
+  unsigned long long nc = count;
+  int type = (int)t, kind = (int)init->kind;
+  double a = init->a, b = init->b;
+  unsigned blocks = (unsigned)((count + 255) / 256);
+  unsigned cap = (unsigned)(in->sm_count > 0 ? in->sm_count : 1) * 32;
+  void *args[7];
+  args[0] = &x;
+  args[1] = &nc;
+  args[2] = &seed;
+  args[3] = &type;
+  args[4] = &kind;
+  args[5] = &a;
+  args[6] = &b;
+  if (blocks > cap)
+    blocks = cap;
+  if (blocks == 0)
+    blocks = 1;
+  return CU(cuLaunchKernel(in->values_fn, blocks, 1, 1, 256, 1, 1, 0,
+                           in->stream, args, NULL))
+             ? -1
+             : 0;
+}
+
 /* Every buffer a whole number of elements of a type the generator
  * writes: else a family's buffers() is wrong, and nothing is filled. */
 static int check_types(const tn_buffers *bufs, char *why, size_t n)
@@ -141,6 +262,11 @@ static int check_types(const tn_buffers *bufs, char *why, size_t n)
 static int poison(tn_inputs *in, const tn_buffers *bufs, int i, int s)
 {
   const tn_buffer_desc *d = &bufs->desc[i];
+  if (!tn_elem_is_float(d->elem))
+    return CU(cuMemsetD8(bufs->dev[s][i], TN_POISON_BYTE, d->bytes));
+  if (d->elem == TN_ELEM_F64) /* 0x7ff8dead twice: a NaN in fp64 */
+    return CU(cuMemsetD32(bufs->dev[s][i], TN_POISON_BITS64_HALF,
+                          d->bytes / 4));
   if (tn_elem_bytes(d->elem) == 2)
     return CU(cuMemsetD16(bufs->dev[s][i], (unsigned short)TN_POISON_BITS16,
                           d->bytes / 2));
@@ -167,8 +293,12 @@ int tn_inputs_fill(tn_inputs *in, tn_buffers *bufs, unsigned long long seed,
     if (d->role == TN_BUF_OUT)
       continue;
     first = d->role == TN_BUF_INOUT ? bufs->dev_init[i] : bufs->dev[0][i];
-    if (generate(in, first, d->bytes / (size_t)tn_elem_bytes(d->elem),
-                 d->elem, tn_buffer_seed(seed, i)) != 0)
+    if (d->init.kind == TN_INIT_SEEDED
+            ? generate(in, first, d->bytes / (size_t)tn_elem_bytes(d->elem),
+                       d->elem, tn_buffer_seed(seed, i))
+            : generate_values(in, first,
+                              d->bytes / (size_t)tn_elem_bytes(d->elem),
+                              d->elem, &d->init, tn_buffer_seed(seed, i)))
       return -1;
     for (s = 0; s < bufs->sets; s++)
       if (bufs->dev[s][i] != first &&

@@ -25,6 +25,11 @@
  * both. */
 #define TN_POISON_BITS16 0x7fffu
 
+/* The poison of integer outputs, in every byte; of fp64 outputs, this
+ * word twice (a NaN). */
+#define TN_POISON_BYTE 0xa5u
+#define TN_POISON_BITS64_HALF 0x7ff8deadu
+
 #define TN_MAX_SETS 8
 
 /* The buffers of one problem: its descriptions, a pinned host copy of
@@ -44,6 +49,10 @@ typedef struct {
  * with type a tn_elem_type.  Public for the test that compiles it for
  * several architectures. */
 extern const char tn_inputs_generator_source[];
+/* The kernel tn_fill_values(x, n, seed, type, kind, a, b): the other
+ * inits (tn_buffer_init) of a described kernel's buffers, in any element
+ * type.  Compiled with the generator, in one module. */
+extern const char tn_inputs_values_source[];
 
 /* The generator and what it runs with: the driver, the stream, where a
  * failing call is recorded (the bench's), the device's SM count. */
@@ -54,6 +63,7 @@ typedef struct {
   int sm_count;
   CUmodule module; /* once loaded */
   CUfunction fn;
+  CUfunction values_fn; /* tn_fill_values: the inits of a user's buffers */
 } tn_inputs;
 
 /* Compiles the generator for compute capability major.minor (or the

@@ -100,7 +100,7 @@ int tn_kernel_args(const tn_cuda *cu, const tn_family *f, const tn_params *p,
         0)
       return -1;
   }
-  f->args(f, prob, bufs, a);
+  f->args(f, p, prob, bufs, a);
   if (a->overflow) {
     snprintf(why, n,
              "family %s has more kernel arguments than %d (or "

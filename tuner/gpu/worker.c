@@ -18,7 +18,14 @@
 
 #include "base/proc.h"
 
-enum { MSG_HELLO = 1, MSG_JOB = 2, MSG_RESULT = 3, MSG_ERROR = 4 };
+enum {
+  MSG_HELLO = 1,
+  MSG_JOB = 2,
+  MSG_RESULT = 3,
+  MSG_ERROR = 4,
+  MSG_FAMILY = 5, /* a described family: path, NUL, the config's text */
+  MSG_FAMILY_OK = 6
+};
 
 #define WORKER_IN 3
 #define WORKER_OUT 4
@@ -40,14 +47,45 @@ static int read_all(int fd, void *data, size_t len, double deadline)
   return tn_proc_read_all(fd, data, len, deadline);
 }
 
+static int send_msg3(int fd, unsigned type, const void *a, size_t alen,
+                     const void *b, size_t blen, const void *c, size_t clen)
+{
+  msg_header h = {type, (unsigned)(alen + blen + clen)};
+  if (write_all(fd, &h, sizeof(h)) || (alen && write_all(fd, a, alen)) ||
+      (blen && write_all(fd, b, blen)) || (clen && write_all(fd, c, clen)))
+    return -1;
+  return 0;
+}
+
 static int send_msg(int fd, unsigned type, const void *a, size_t alen,
                     const void *b, size_t blen)
 {
-  msg_header h = {type, (unsigned)(alen + blen)};
-  if (write_all(fd, &h, sizeof(h)) || (alen && write_all(fd, a, alen)) ||
-      (blen && write_all(fd, b, blen)))
-    return -1;
-  return 0;
+  return send_msg3(fd, type, a, alen, b, blen, NULL, 0);
+}
+
+/* Gives a started worker the run's described family; 0, or TN_ETOOL. */
+static int send_family(tn_worker *w, tn_err *err)
+{
+  msg_header h;
+  char why[1024];
+  size_t lp = strlen(w->family_path) + 1, lt = strlen(w->family_text);
+  int rc;
+  if (lp + lt > MAX_PAYLOAD ||
+      send_msg(w->to_fd, MSG_FAMILY, w->family_path, lp, w->family_text,
+               lt) != 0)
+    return tn_errf(err, TN_ETOOL, "GPU %d: the worker did not take the "
+                                  "kernel's description",
+                   w->ordinal);
+  rc = read_all(w->from_fd, &h, sizeof(h), tn_now() + 60.0);
+  if (rc == 0 && h.type == MSG_FAMILY_OK && h.len == 0)
+    return 0;
+  why[0] = '\0';
+  if (rc == 0 && h.type == MSG_ERROR && h.len < sizeof(why) &&
+      read_all(w->from_fd, why, h.len, tn_now() + 10.0) == 0)
+    why[h.len] = '\0';
+  return tn_errf(err, TN_ETOOL, "GPU %d: the worker could not read the "
+                                "kernel's description: %s",
+                 w->ordinal, why[0] ? why : "it did not answer");
 }
 
 /* ---- the supervisor's side ---- */
@@ -149,12 +187,17 @@ int tn_worker_start(tn_worker *w, int ordinal, tn_err *err)
     return tn_errf(err, TN_ETOOL, "GPU %d: the worker did not start: %s",
                    ordinal, why);
   }
+  if (w->family_text && send_family(w, err) != 0) {
+    reap(w, 1, NULL, 0);
+    return TN_ETOOL;
+  }
   w->start_s += tn_now() - t0;
   return 0;
 }
 
 int tn_worker_run(tn_worker *w, const tn_bench_job *job, const void *cubin,
-                  double timeout_s, tn_bench_result *res, tn_err *err)
+                  const void *ref_cubin, double timeout_s,
+                  tn_bench_result *res, tn_err *err)
 {
   msg_header h;
   int rc;
@@ -165,8 +208,8 @@ int tn_worker_run(tn_worker *w, const tn_bench_job *job, const void *cubin,
     if (rc)
       return rc;
   }
-  if (send_msg(w->to_fd, MSG_JOB, job, sizeof(*job), cubin,
-               job->cubin_len) != 0) {
+  if (send_msg3(w->to_fd, MSG_JOB, job, sizeof(*job), cubin, job->cubin_len,
+                ref_cubin, job->ref.cubin_len) != 0) {
     char why[256];
     reap(w, 1, why, sizeof(why));
     res->status = TN_ST_FAILED;
@@ -221,6 +264,34 @@ void tn_worker_stop(tn_worker *w)
 
 /* ---- the worker's side ---- */
 
+/* Reads a described family's config (len bytes: path, NUL, text) and
+ * gives it to the backend; answers MSG_FAMILY_OK or MSG_ERROR.  0, or -1
+ * when the pipe is broken. */
+static int serve_family(const tn_worker_backend *backend, void *state,
+                        unsigned len)
+{
+  char *buf, why[1024] = "";
+  size_t lp;
+  int rc = -1;
+  if (len == 0 || len > MAX_PAYLOAD || (buf = malloc((size_t)len + 1)) == NULL)
+    return -1;
+  if (read_all(WORKER_IN, buf, len, 0) != 0)
+    goto done;
+  buf[len] = '\0';
+  lp = strnlen(buf, len);
+  if (lp == len)
+    snprintf(why, sizeof(why), "a malformed description");
+  else if (backend->define == NULL)
+    snprintf(why, sizeof(why), "this worker takes no described kernels");
+  else
+    backend->define(state, buf, buf + lp + 1, why, sizeof(why));
+  rc = why[0] ? send_msg(WORKER_OUT, MSG_ERROR, why, strlen(why), NULL, 0)
+              : send_msg(WORKER_OUT, MSG_FAMILY_OK, NULL, 0, NULL, 0);
+done:
+  free(buf);
+  return rc;
+}
+
 int tn_worker_serve(const tn_worker_backend *backend, int ordinal)
 {
   void *state = NULL, *cubin = NULL;
@@ -241,22 +312,30 @@ int tn_worker_serve(const tn_worker_backend *backend, int ordinal)
     msg_header h;
     tn_bench_job job;
     tn_bench_result res;
+    size_t total;
     if (read_all(WORKER_IN, &h, sizeof(h), 0) != 0)
       break; /* EOF: the supervisor is done */
+    if (h.type == MSG_FAMILY) {
+      if (serve_family(backend, state, h.len) != 0)
+        return 1;
+      continue;
+    }
     if (h.type != MSG_JOB || h.len < sizeof(job) || h.len > MAX_PAYLOAD ||
         read_all(WORKER_IN, &job, sizeof(job), 0) != 0 ||
-        job.cubin_len != h.len - sizeof(job))
+        job.cubin_len > h.len - sizeof(job) ||
+        job.ref.cubin_len != h.len - sizeof(job) - job.cubin_len)
       return 1;
-    if (job.cubin_len > cap) {
+    total = job.cubin_len + job.ref.cubin_len;
+    if (total > cap) {
       free(cubin);
-      cap = job.cubin_len;
+      cap = total;
       cubin = malloc(cap);
       if (cubin == NULL)
         return 1;
     }
-    if (job.cubin_len && read_all(WORKER_IN, cubin, job.cubin_len, 0) != 0)
+    if (total && read_all(WORKER_IN, cubin, total, 0) != 0)
       return 1;
-    backend->run(state, &job, cubin, &res);
+    backend->run(state, &job, cubin, (char *)cubin + job.cubin_len, &res);
     if (send_msg(WORKER_OUT, MSG_RESULT, &res, sizeof(res), NULL, 0) != 0)
       return 1;
     if (res.fatal)
@@ -273,10 +352,33 @@ static int bench_open(int ordinal, void **state, tn_device_info *info,
   return tn_bench_open(ordinal, (tn_bench **)state, info, err);
 }
 
-static void bench_run(void *state, const tn_bench_job *job,
-                      const void *cubin, tn_bench_result *res)
+static tn_family_loader bench_loader;
+
+/* The backend's define: the program's loader makes the family, which the
+ * registry then finds by name for the jobs. */
+static int bench_define(void *state, const char *path, const char *text,
+                        char *why, size_t n)
 {
-  tn_bench_run(state, job, cubin, res);
+  const tn_family *f = NULL;
+  (void)state;
+  if (bench_loader == NULL) {
+    snprintf(why, n, "this program reads no described kernels");
+    return -1;
+  }
+  if (bench_loader(path, text, &f, why, n) != 0)
+    return -1;
+  if (tn_family_register(f) != 0) {
+    snprintf(why, n, "too many described families in one worker");
+    return -1;
+  }
+  return 0;
+}
+
+static void bench_run(void *state, const tn_bench_job *job,
+                      const void *cubin, const void *ref_cubin,
+                      tn_bench_result *res)
+{
+  tn_bench_run(state, job, cubin, ref_cubin, res);
 }
 
 static void bench_close(void *state)
@@ -284,10 +386,12 @@ static void bench_close(void *state)
   tn_bench_close(state);
 }
 
-int tn_worker_main(int argc, char **argv)
+int tn_worker_main(int argc, char **argv, tn_family_loader load)
 {
-  static const tn_worker_backend gpu = {bench_open, bench_run, bench_close};
+  static const tn_worker_backend gpu = {bench_open, bench_define, bench_run,
+                                        bench_close};
   if (argc < 3)
     return 2;
+  bench_loader = load;
   return tn_worker_serve(&gpu, atoi(argv[2]));
 }

@@ -16,6 +16,10 @@
 
 typedef struct {
   int ordinal;        /* GPU index */
+  /* a family a config describes, given to every worker this starts
+   * before its first job (NULL: the families compiled in suffice): the
+   * config's path and text, which the worker reads as the run did */
+  const char *family_path, *family_text;
   pid_t pid;          /* 0 when not running */
   int to_fd, from_fd; /* pipes to and from the worker */
   tn_device_info info;
@@ -33,7 +37,8 @@ int tn_worker_start(tn_worker *w, int ordinal, tn_err *err);
  * timed-out worker gives TN_ST_FAILED with the reason); returns 0, or
  * TN_ENODEV / TN_ETOOL if no worker can be started at all. */
 int tn_worker_run(tn_worker *w, const tn_bench_job *job, const void *cubin,
-                  double timeout_s, tn_bench_result *res, tn_err *err);
+                  const void *ref_cubin, double timeout_s,
+                  tn_bench_result *res, tn_err *err);
 
 /* Ends the worker (closes its pipe, waits, kills if it lingers). */
 void tn_worker_stop(tn_worker *w);
@@ -43,9 +48,14 @@ void tn_worker_stop(tn_worker *w);
 typedef struct {
   /* Returns 0, or a negative code with err. */
   int (*open)(int ordinal, void **state, tn_device_info *info, tn_err *err);
+  /* Takes a family a config describes (the run's config, path and
+   * text) for the jobs that follow; 0, or -1 with why.  NULL: such
+   * families are refused. */
+  int (*define)(void *state, const char *path, const char *text, char *why,
+                size_t n);
   /* Always fills res. */
   void (*run)(void *state, const tn_bench_job *job, const void *cubin,
-              tn_bench_result *res);
+              const void *ref_cubin, tn_bench_result *res);
   void (*close)(void *state);
 } tn_worker_backend;
 
@@ -54,7 +64,15 @@ typedef struct {
  * lost.  Returns the process exit status. */
 int tn_worker_serve(const tn_worker_backend *backend, int ordinal);
 
-/* "tuner __worker N": tn_worker_serve with the GPU backend. */
-int tn_worker_main(int argc, char **argv);
+/* What makes a family from a config's text in the worker: the program
+ * lends it (the config's reader sits above this layer).  Returns 0 with
+ * the family (its memory the loader's until the worker ends), or -1 with
+ * why. */
+typedef int (*tn_family_loader)(const char *path, const char *text,
+                                const tn_family **out, char *why, size_t n);
+
+/* "tuner __worker N": tn_worker_serve with the GPU backend; load makes
+ * described families (NULL: none). */
+int tn_worker_main(int argc, char **argv, tn_family_loader load);
 
 #endif

@@ -184,3 +184,50 @@ int tn_compile_helper(const char *source, const char *name,
 {
   return compile(source, name, NULL, arch, 0, cubin, cubin_len, log, err);
 }
+
+int tn_compile_ptx(const char *source, const char *name, const tn_template *t,
+                   const tn_arch *arch, char **ptx, char **log, tn_err *err)
+{
+  char target[64];
+  const char *opts[3];
+  nvrtcProgram prog;
+  nvrtcResult r;
+  size_t len = 0;
+  int rc = 0;
+
+  *ptx = NULL;
+  *log = NULL;
+  /* the virtual architecture of arch ("sm_90a" -> "compute_90a") */
+  snprintf(target, sizeof(target), "-arch=compute_%s", arch->name + 3);
+  opts[0] = target;
+  opts[1] = "-std=c++17";
+  opts[2] = "-lineinfo";
+  r = nvrtcCreateProgram(&prog, source, name, t ? t->n_headers : 0,
+                         t ? (const char *const *)t->header_texts : NULL,
+                         t ? (const char *const *)t->header_names : NULL);
+  if (r != NVRTC_SUCCESS)
+    return tn_errf(err, TN_ETOOL, "nvrtcCreateProgram: %s",
+                   nvrtcGetErrorString(r));
+  r = nvrtcCompileProgram(prog, 3, opts);
+  if (nvrtcGetProgramLogSize(prog, &len) == NVRTC_SUCCESS && len > 1) {
+    *log = malloc(len);
+    if (*log && nvrtcGetProgramLog(prog, *log) != NVRTC_SUCCESS) {
+      free(*log);
+      *log = NULL;
+    }
+  }
+  if (r == NVRTC_ERROR_COMPILATION) {
+    rc = 1;
+  } else if (r != NVRTC_SUCCESS) {
+    rc = tn_errf(err, TN_ETOOL, "nvrtcCompileProgram: %s",
+                 nvrtcGetErrorString(r));
+  } else if ((r = nvrtcGetPTXSize(prog, &len)) != NVRTC_SUCCESS ||
+             (*ptx = malloc(len)) == NULL ||
+             (r = nvrtcGetPTX(prog, *ptx)) != NVRTC_SUCCESS) {
+    free(*ptx);
+    *ptx = NULL;
+    rc = tn_errf(err, TN_ETOOL, "nvrtcGetPTX: %s", nvrtcGetErrorString(r));
+  }
+  nvrtcDestroyProgram(&prog);
+  return rc;
+}

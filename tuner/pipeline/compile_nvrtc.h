@@ -35,6 +35,13 @@ int tn_compile_helper(const char *source, const char *name,
                       const tn_arch *arch, void **cubin, size_t *cubin_len,
                       char **log, tn_err *err);
 
+/* Compiles one source (with the template's headers) to PTX for arch's
+ * virtual architecture: what the kernel probe reads the entry points and
+ * their parameters from.  0, 1 on a compile error (log set), TN_ETOOL.
+ * *ptx and *log are malloc'd. */
+int tn_compile_ptx(const char *source, const char *name, const tn_template *t,
+                   const tn_arch *arch, char **ptx, char **log, tn_err *err);
+
 /* Reads registers, stack, spills and shared memory from a ptxas -v log.
  * Returns 0 if it found the "Used N registers" line. */
 int tn_compile_parse_resources(const char *log, tn_candidate *c);

@@ -6,43 +6,19 @@
 #ifndef TN_CONFIG_H
 #define TN_CONFIG_H
 
-#include "family/family.h"
-#include "family/param.h"
 #include "base/util.h"
+#include "pipeline/job.h"
 
-#define TN_PATH_LEN 4096
+/* Frees what a loaded job holds (its described kernel, its text); the job
+ * itself is the caller's.  A job that failed to load is freed too. */
+void tn_config_free(tn_job *job);
 
-typedef struct {
-  int repetitions;   /* timed launches per measurement */
-  int warmup;        /* untimed launches before them */
-  double timeout_s;  /* a job running longer is killed and marked failed */
-  unsigned long long seed; /* of the random inputs; 0: from the clock */
-  double min_noise;  /* smallest relative difference told apart */
-  int min_repetitions; /* launches before racing or the interval may stop
-                          a candidate (gpu/race.h) */
-  double ci_target;  /* a median's 95% interval this narrow (relative)
-                        stops its launches; 0: always all repetitions */
-} tn_bench_settings;
-
-typedef struct {
-  char path[TN_PATH_LEN];       /* the config file */
-  char name[64];                /* names results and headers */
-  const tn_family *family;
-  char template_path[TN_PATH_LEN];
-  int n_problems;
-  tn_problem problems[TN_MAX_SIZES];
-  tn_param_values values[TN_MAX_PARAMS]; /* by family parameter index */
-  int space_line;                        /* of the space group */
-  char space_file[TN_PATH_LEN];          /* ... in this file */
-  int n_constraints;
-  char constraints[TN_MAX_CONSTRAINTS][256];
-  int constraint_lines[TN_MAX_CONSTRAINTS];
-  /* the file each constraint is written in: the config or an @include */
-  char constraint_files[TN_MAX_CONSTRAINTS][TN_PATH_LEN];
-  tn_bench_settings bench;
-  char output_dir[TN_PATH_LEN];
-  int literals_tied; /* every number checked against its text (config.c) */
-} tn_job;
+/* Loads only the description of a kernel a config describes, from the
+ * config's text as a results file keeps it (named name in messages): its
+ * .cu files are not read, nor need they exist.  For reading results from
+ * other hosts.  Returns 0 or TN_EINPUT. */
+int tn_config_load_description(const char *text, const char *name,
+                               tn_job *job, tn_err *err);
 
 /* Loads path into job.  Returns 0, TN_EINPUT with "path:line: ..." in err,
  * or TN_ETOOL. */
@@ -60,8 +36,5 @@ int tn_config_load_string(const char *text, const char *name, tn_job *job,
 int tn_config_load_string_family(const char *text, const char *name,
                                  const tn_family *family, tn_job *job,
                                  tn_err *err);
-
-/* Names a constraint may use besides the parameters. */
-#define TN_CONSTRAINT_NAMES "threads, smem_bytes"
 
 #endif

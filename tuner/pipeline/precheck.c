@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "model/profile.h"
+#include "pipeline/kernel_probe.h"
 
 #define IDENTITY_FORMAT 1
 
@@ -381,6 +382,9 @@ int tn_precheck(tn_run *run, const tn_template *tpl, tn_err *err)
     }
   }
   rc = check_space(run->job, arch, err);
+  if (rc == 0 && run->job->user)
+    rc = tn_kernel_probe(run->job, arch ? arch : tn_arch_find(TN_DEFAULT_ARCH),
+                         err);
   if (rc != 0)
     return rc;
   if (opts->profile) {

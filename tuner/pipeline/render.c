@@ -100,16 +100,21 @@ void tn_render_macros(const tn_family *f, const tn_params *p,
   memset(out, 0, sizeof(*out));
   for (k = 0; k < f->n_params; k++) {
     char name[48], m[56];
-    upper(name, f->params[k].name, sizeof(name));
+    /* a described kernel's parameters keep the names the user gave them */
+    if (f->plain_macros)
+      tn_strlcpy(name, f->params[k].name, sizeof(name));
+    else
+      upper(name, f->params[k].name, sizeof(name));
     if (f->params[k].kind == TN_PARAM_INT) {
-      snprintf(m, sizeof(m), "TN_%s", name);
+      snprintf(m, sizeof(m), f->plain_macros ? "%s" : "TN_%s", name);
       tn_defines_add(out, m, "%lld", p->v[k].i);
     } else {
-      snprintf(m, sizeof(m), "TN_%s_B", name);
+      const char *form = f->plain_macros ? "%s_%c" : "TN_%s_%c";
+      snprintf(m, sizeof(m), form, name, 'B');
       tn_defines_add(out, m, "%d", p->v[k].sw.b);
-      snprintf(m, sizeof(m), "TN_%s_M", name);
+      snprintf(m, sizeof(m), form, name, 'M');
       tn_defines_add(out, m, "%d", p->v[k].sw.m);
-      snprintf(m, sizeof(m), "TN_%s_S", name);
+      snprintf(m, sizeof(m), form, name, 'S');
       tn_defines_add(out, m, "%d", p->v[k].sw.s);
     }
   }

@@ -159,9 +159,12 @@ int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err)
   rc = tn_space_build(job, run->arch, &run->space, err);
   if (rc == 0)
     rc = tn_run_predict(run, err);
+  if (rc == 0 && run->ref.cubin == NULL)
+    rc = tn_kernel_refs_build(job, run->arch, &run->ref, &run->base, err);
   if (rc != 0)
     return rc;
-  if (!opts->no_prune)
+  /* a described kernel without a plan has no model to prune by */
+  if (!opts->no_prune && job->family->plan != NULL)
     run->pruned_by_model = tn_space_prune(job, &run->space);
   rc = tn_run_set_paths(run, err);
   if (rc != 0)
@@ -240,7 +243,7 @@ int tn_run_decide_group(tn_run *run, const int *order, int start, int *end,
   *verdicts = NULL;
   *end = tn_measured_group_end(job->family, &run->space, order,
                                run->space.n, start);
-  if (run->opts->no_prune)
+  if (run->opts->no_prune || job->family->plan == NULL)
     return 0;
   /* the rules read every member's prediction with its registers */
   for (j = start; j < *end; j++) {
@@ -273,6 +276,8 @@ void tn_run_free(tn_run *run)
   int k;
   tn_run_finish_compile(run, 1);
   tn_space_free(&run->space);
+  tn_kernel_ref_free(&run->ref);
+  tn_kernel_ref_free(&run->base);
   tn_selection_free(&run->sel);
   for (k = 0; k < TN_MAX_SIZES; k++)
     tn_selection_free(&run->sel_size[k]);

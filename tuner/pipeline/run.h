@@ -9,6 +9,7 @@
 #include "gpu/bench.h"
 #include "pipeline/compile.h"
 #include "pipeline/config.h"
+#include "pipeline/kernel_refs.h"
 #include "pipeline/measured.h"
 #include "pipeline/render.h"
 #include "pipeline/select.h"
@@ -88,6 +89,8 @@ typedef struct {
   int interrupted;
   int resumed;         /* candidates taken from the resumed run */
   char template_hash[33]; /* of the template's text and headers */
+  /* a described kernel's reference and kernel baseline (else empty) */
+  tn_kernel_ref ref, base;
   char results_path[4400], journal_path[4400], header_path[4400];
 } tn_run;
 

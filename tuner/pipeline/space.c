@@ -7,35 +7,65 @@
 #include <string.h>
 
 #include "base/expr.h"
+#include "family/user.h"
 
+/* The job's constraints, compiled once for the whole space: a name is a
+ * slot (family/user_expr.h's layout): the parameters (a swizzle reads 0
+ * for none, else 1), threads and shared-memory bytes per block, and a
+ * described kernel's dimensions. */
 typedef struct {
-  const tn_family *f;
-  const tn_params *p;
-  const tn_launch *l;
-} lookup_ctx;
+  int n;
+  tn_expr *code[TN_MAX_CONSTRAINTS];
+  int per_problem; /* some constraint reads a dimension */
+} constraint_set;
 
-/* Values of names in constraints: parameters (a swizzle is 0 for none,
- * else 1), threads per block and shared-memory bytes per block. */
-static int lookup(void *vctx, const char *name, long long *value)
+static int constraint_slot(void *vctx, const char *name)
 {
-  lookup_ctx *c = vctx;
-  int k = tn_param_index(c->f->params, c->f->n_params, name);
-  if (k >= 0) {
-    if (c->f->params[k].kind == TN_PARAM_SWIZZLE)
-      *value = c->p->v[k].sw.kind != TN_SWZ_NONE;
-    else
-      *value = c->p->v[k].i;
-    return 0;
-  }
-  if (strcmp(name, "threads") == 0) {
-    *value = c->l->threads;
-    return 0;
-  }
-  if (strcmp(name, "smem_bytes") == 0) {
-    *value = tn_launch_smem(c->l);
-    return 0;
+  const tn_family *f = vctx;
+  int k = tn_param_index(f->params, f->n_params, name);
+  if (k >= 0)
+    return TN_USLOT_PARAM0 + k;
+  if (strcmp(name, "threads") == 0)
+    return TN_USLOT_THREADS;
+  if (strcmp(name, "smem_bytes") == 0)
+    return TN_USLOT_SMEM;
+  if (f->impl) {
+    const tn_user_kernel *u = tn_user_of(f);
+    for (k = 0; k < u->n_dims; k++)
+      if (strcmp(u->dim_names[k], name) == 0)
+        return TN_USLOT_DIM0 + k;
   }
   return -1;
+}
+
+static void constraints_free(constraint_set *cs)
+{
+  int i;
+  for (i = 0; i < cs->n; i++)
+    tn_expr_free(cs->code[i]);
+  cs->n = 0;
+}
+
+static int constraints_compile(const tn_job *job, constraint_set *cs,
+                               tn_err *err)
+{
+  int i, d;
+  memset(cs, 0, sizeof(*cs));
+  for (i = 0; i < job->n_constraints; i++) {
+    char why[256];
+    if (tn_expr_compile(job->constraints[i], constraint_slot,
+                        (void *)job->family, &cs->code[i], why,
+                        sizeof(why)) != 0) {
+      constraints_free(cs);
+      return tn_errf(err, TN_EINPUT, "%s:%d: constraint \"%s\": %s",
+                     job->constraint_files[i], job->constraint_lines[i],
+                     job->constraints[i], why);
+    }
+    cs->n = i + 1;
+    for (d = 0; d < TN_MAX_DIMS; d++)
+      cs->per_problem |= tn_expr_uses(cs->code[i], TN_USLOT_DIM0 + d);
+  }
+  return 0;
 }
 
 static void prune(tn_candidate *c, tn_pruned_by by, const char *fmt,
@@ -83,8 +113,8 @@ static int check_limits(const tn_launch *l, const tn_arch *arch, char *why,
 
 /* Applies rules, constraints and limits to one candidate; computes its
  * model.  Returns 0, or TN_EINPUT when a constraint cannot be evaluated. */
-static int classify(const tn_job *job, const tn_arch *arch, tn_candidate *c,
-                    tn_err *err)
+static int classify(const tn_job *job, const tn_arch *arch,
+                    const constraint_set *cs, tn_candidate *c, tn_err *err)
 {
   const tn_family *f = job->family;
   char why[TN_REASON_LEN], ptxt[512];
@@ -97,22 +127,35 @@ static int classify(const tn_job *job, const tn_arch *arch, tn_candidate *c,
     }
   }
   f->launch(f, &c->params, &job->problems[0], &c->launch);
-  for (i = 0; i < job->n_constraints; i++) {
-    lookup_ctx lc = {f, &c->params, &c->launch};
-    long long v;
-    if (tn_expr_eval(job->constraints[i], lookup, &lc, &v, why,
-                     sizeof(why)) != 0) {
-      tn_params_format(f->params, f->n_params, &c->params, ptxt,
-                       sizeof(ptxt));
-      return tn_errf(err, TN_EINPUT, "%s:%d: constraint \"%s\" for %s: %s",
-                     job->constraint_files[i], job->constraint_lines[i],
-                     job->constraints[i],
-                     ptxt, why);
-    }
-    if (!v) {
-      prune(c, TN_BY_CONSTRAINT, "constraint \"%s\" is false%s",
-            job->constraints[i], "");
-      return 0;
+  for (k = 0; k < (cs->per_problem ? job->n_problems : 1); k++) {
+    long long slots[TN_USLOT_COUNT];
+    tn_launch lk = c->launch;
+    memset(slots, 0, sizeof(slots));
+    for (i = 0; i < f->n_params; i++)
+      slots[TN_USLOT_PARAM0 + i] =
+          f->params[i].kind == TN_PARAM_SWIZZLE
+              ? c->params.v[i].sw.kind != TN_SWZ_NONE
+              : c->params.v[i].i;
+    for (i = 0; i < job->problems[k].size.n_dims; i++)
+      slots[TN_USLOT_DIM0 + i] = job->problems[k].size.dims[i];
+    if (k > 0)
+      f->launch(f, &c->params, &job->problems[k], &lk);
+    slots[TN_USLOT_THREADS] = lk.threads;
+    slots[TN_USLOT_SMEM] = tn_launch_smem(&lk);
+    for (i = 0; i < cs->n; i++) {
+      long long v;
+      if (tn_expr_run(cs->code[i], slots, &v, why, sizeof(why)) != 0) {
+        tn_params_format(f->params, f->n_params, &c->params, ptxt,
+                         sizeof(ptxt));
+        return tn_errf(err, TN_EINPUT, "%s:%d: constraint \"%s\" for %s: %s",
+                       job->constraint_files[i], job->constraint_lines[i],
+                       job->constraints[i], ptxt, why);
+      }
+      if (!v) {
+        prune(c, TN_BY_CONSTRAINT, "constraint \"%s\" is false%s",
+              job->constraints[i], "");
+        return 0;
+      }
     }
   }
   if (arch == NULL)
@@ -128,10 +171,18 @@ static int classify(const tn_job *job, const tn_arch *arch, tn_candidate *c,
   c->model_total = 0;
   for (k = 0; k < job->n_problems; k++) {
     if (tn_family_model(f, &c->params, &job->problems[k], arch, &c->model[k],
-                        why, sizeof(why)) != 0)
-      return tn_errf(err, TN_ETOOL,
-                     "%s: the access plan of candidate %d is malformed: %s",
-                     f->name, c->id, why);
+                        why, sizeof(why)) != 0) {
+      if (f->impl == NULL)
+        return tn_errf(err, TN_ETOOL,
+                       "%s: the access plan of candidate %d is malformed: "
+                       "%s",
+                       f->name, c->id, why);
+      /* a described kernel's plan is the user's to mend */
+      tn_params_format(f->params, f->n_params, &c->params, ptxt,
+                       sizeof(ptxt));
+      return tn_errf(err, TN_EINPUT, "%s: %s (for %s on problem %d)",
+                     job->path, why, ptxt, k);
+    }
     c->model_total += c->model[k].ld_wavefronts + c->model[k].st_wavefronts;
   }
   return 0;
@@ -144,6 +195,7 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
   long long total = 1;
   int idx[TN_MAX_PARAMS] = {0};
   int i, k, rc, valid = 0;
+  constraint_set cs;
 
   memset(space, 0, sizeof(*space));
   for (k = 0; k < f->n_params; k++) {
@@ -153,9 +205,14 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
                      "%s:%d: space: more than %d points; list fewer values",
                      job->space_file, job->space_line, TN_MAX_CANDIDATES);
   }
+  rc = constraints_compile(job, &cs, err);
+  if (rc)
+    return rc;
   space->c = calloc((size_t)total, sizeof(tn_candidate));
-  if (space->c == NULL)
+  if (space->c == NULL) {
+    constraints_free(&cs);
     return tn_errf(err, TN_ETOOL, "out of memory for %lld candidates", total);
+  }
   space->n = (int)total;
   space->arch = arch;
 
@@ -171,14 +228,16 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
         break;
       idx[k] = 0;
     }
-    rc = classify(job, arch, c, err);
+    rc = classify(job, arch, &cs, c, err);
     if (rc) {
+      constraints_free(&cs);
       tn_space_free(space);
       return rc;
     }
     if (c->status == TN_ST_PENDING)
       valid++;
   }
+  constraints_free(&cs);
   if (valid == 0) {
     const char *why = space->n > 0 ? space->c[0].reason : "";
     rc = tn_errf(err, TN_EINPUT,

@@ -15,6 +15,7 @@
 #include "pipeline/precheck.h"
 #include "pipeline/render.h"
 #include "pipeline/results.h"
+#include "pipeline/table.h"
 #include "gpu/worker.h"
 
 /* The architecture to compile for: --arch, else the device's (sm_XXa
@@ -53,69 +54,19 @@ static int pick_arch(const tn_tune_opts *opts, tn_run *run, tn_err *err)
   return tn_errf(err, TN_EINPUT, "no architecture: give --arch or a GPU");
 }
 
-static void print_table(const tn_run *run, FILE *out)
+/* A described kernel's worker reads the run's config too. */
+static void describe(tn_worker *w, const tn_job *job)
 {
-  const tn_family *f = run->job->family;
-  const char *unit = f->unit;
-  int i;
-
-  fprintf(out, "%4s  %-52s %-13s %9s %3s %4s %9s %9s %6s\n", "id",
-          "parameters", "status", "wf/block", "deg", "regs", "median_ms",
-          unit, "%base");
-  for (i = 0; i < run->space.n; i++) {
-    const tn_candidate *c = &run->space.c[i];
-    char ptxt[512], model[16] = "-", deg[16] = "-", regs[16] = "-",
-                    ms[16] = "-", rate[16] = "-", pct[16] = "-";
-    int modelled = tn_candidate_modelled(c);
-    tn_params_format(f->params, f->n_params, &c->params, ptxt, sizeof(ptxt));
-    if (modelled) {
-      snprintf(model, sizeof(model), "%.1f",
-               tn_model_wavefronts_per_block(&c->model[0]));
-      snprintf(deg, sizeof(deg), "%d", c->model[0].max_degree);
-    }
-    if (c->regs > 0)
-      snprintf(regs, sizeof(regs), "%d", c->regs);
-    if (c->status == TN_ST_OK) {
-      snprintf(ms, sizeof(ms), "%.4f", c->total_ms);
-      snprintf(rate, sizeof(rate), "%.1f",
-               tn_family_rate(f, run->job->problems, run->job->n_problems,
-                              c->total_ms));
-      if (run->n_baselines > 0 && run->baselines[0].status == TN_ST_OK)
-        snprintf(pct, sizeof(pct), "%.1f",
-                 100.0 * run->baselines[0].total_ms / c->total_ms);
-    }
-    fprintf(out, "%4d  %-52s %-13s %9s %3s %4s %9s %9s %6s%s\n", c->id,
-            ptxt, tn_status_name(c->status), model, deg, regs, ms, rate, pct,
-            i == run->sel.best ? "  <- best" : "");
-    if (c->status == TN_ST_PRUNED || c->status == TN_ST_WRONG ||
-        c->status == TN_ST_FAILED || c->status == TN_ST_COMPILE_ERROR) {
-      char why[121];
-      const char *nl;
-      tn_strlcpy(why, c->reason, sizeof(why));
-      nl = strchr(why, '\n');
-      if (nl)
-        why[nl - why] = '\0';
-      fprintf(out, "      %s%s%s\n",
-              c->status == TN_ST_PRUNED ? tn_pruned_by_name(c->pruned_by) : "",
-              c->status == TN_ST_PRUNED ? ": " : "", why);
-    }
-  }
-  for (i = 0; i < run->n_baselines && run->have_device; i++) {
-    const tn_baseline_result *b = &run->baselines[i];
-    if (b->status == TN_ST_OK)
-      fprintf(out, "baseline %-10s %9.4f ms %9.1f %s\n", b->name,
-              b->total_ms,
-              tn_family_rate(f, run->job->problems, run->job->n_problems,
-                             b->total_ms),
-              unit);
-    else
-      fprintf(out, "baseline %-10s unavailable: %s\n", b->name, b->reason);
-  }
+  w->family_path = job->user ? job->path : NULL;
+  w->family_text = job->user ? job->text : NULL;
 }
 
 static unsigned long long job_seed(const tn_run *run, int id, int k)
 {
-  /* distinct inputs for every check, reproducible from the run's seed */
+  /* distinct inputs for every check, reproducible from the run's seed
+   * (a fixed-inputs family: the same for a size's every check) */
+  if (run->job->family->fixed_inputs)
+    id = -1000;
   return run->seed ^ ((unsigned long long)(id + 2) * 0x9e3779b97f4a7c15ULL) ^
          ((unsigned long long)(k + 1) << 48);
 }
@@ -125,13 +76,15 @@ static unsigned long long job_seed(const tn_run *run, int id, int k)
 static int run_job(tn_run *run, tn_worker *w, tn_bench_job *bj, int k,
                    const void *cubin, tn_bench_result *res, tn_err *err)
 {
+  const void *ref_cubin = bj->ref.cubin_len ? run->ref.cubin : NULL;
   tn_bench_steps *t = &run->steps;
   const tn_bench_steps *s = &res->steps;
   tn_size_cost *sc = &run->size_cost[k];
   double t0 = tn_now();
   int rc;
   bj->full = run->opts->full_protocol;
-  rc = tn_worker_run(w, bj, cubin, run->job->bench.timeout_s, res, err);
+  rc = tn_worker_run(w, bj, cubin, ref_cubin, run->job->bench.timeout_s, res,
+                     err);
   run->jobs_s += tn_now() - t0;
   t->setup_s += s->setup_s;
   t->load_s += s->load_s;
@@ -172,7 +125,10 @@ static int run_baselines(tn_run *run, tn_worker *w, FILE *journal,
       bj.problem = job->problems[k];
       bj.bench = job->bench;
       bj.seed = job_seed(run, -1 - i, k);
-      rc = run_job(run, w, &bj, k, NULL, &res, err);
+      if (tn_kernel_ref_baseline_job(job, &run->base, &run->ref, &bj, k,
+                                     err) != 0)
+        return TN_EINPUT;
+      rc = run_job(run, w, &bj, k, run->base.cubin, &res, err);
       if (rc)
         return rc;
       if (res.status != TN_ST_OK) {
@@ -213,6 +169,8 @@ static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
     bj.bench = job->bench;
     bj.seed = job_seed(run, c->id, k);
     bj.cubin_len = c->cubin_len;
+    if (tn_kernel_ref_attach(job, &run->ref, &bj, k, err) != 0)
+      return TN_EINPUT;
     leader = tn_select_leader(&run->space, k);
     if (leader >= 0 && !run->opts->full_protocol) {
       bj.race = 1;
@@ -425,6 +383,7 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
   tn_run_init(run, job, opts);
   memset(&worker, 0, sizeof(worker));
   memset(&tpl, 0, sizeof(tpl));
+  describe(&worker, job);
 
   /* Everything that can be wrong with the input is found before any work
    * and before the worker starts: the template, the space, --arch, the
@@ -475,7 +434,7 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
     tn_utc_iso(run->finished, sizeof(run->finished));
   }
   if (rc == 0 || rc == TN_EINTR)
-    print_table(run, stdout);
+    tn_run_print_table(run, stdout);
 cleanup:
   tn_run_finish_compile(run, 1); /* before its workers go */
   tn_run_compilers_close(&run->pool);
@@ -593,6 +552,7 @@ int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
   rc = tn_run_compilers(opts, NULL, &pool, err); /* shared by the GPUs */
   if (rc != 0)
     goto cleanup;
+  describe(&first, job);
   rc = tn_worker_start(&first, 0, err);
   if (rc != 0)
     goto cleanup;
@@ -609,6 +569,7 @@ int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
   workers[0] = first;
   memset(&first, 0, sizeof(first));
   for (d = 1; d < n; d++) {
+    describe(&workers[d], job);
     rc = tn_worker_start(&workers[d], d, err);
     if (rc != 0)
       goto cleanup;
@@ -664,7 +625,7 @@ int tn_tune_all_devices(const tn_job *job, const tn_tune_opts *opts,
   for (d = 0; d < started; d++) {
     printf("== GPU %d: %s (%s)\n", d, runs[d].device.name,
            runs[d].device.arch);
-    print_table(&runs[d], stdout);
+    tn_run_print_table(&runs[d], stdout);
     if (tasks[d].rc && (rc == 0 || tasks[d].rc == TN_EINTR)) {
       rc = tasks[d].rc;
       *err = tasks[d].err;
