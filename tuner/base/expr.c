@@ -50,7 +50,7 @@ enum op {
 typedef struct {
   int op;
   int col;       /* the column reported when this instruction fails */
-  long long arg; /* see enum op */
+  long long arg; /* see OTHER_OPS and BINARY_OPS */
 } insn;
 
 struct tn_expr {
@@ -298,13 +298,13 @@ static void lex_number(parser *ps)
     base = 16;
     s += 2;
   }
-  while ((d = digit_value((unsigned char)*s, base)) >= 0) {
+  for (d = digit_value((unsigned char)*s, base); d >= 0;
+       d = digit_value((unsigned char)*++s, base)) {
     if (__builtin_mul_overflow(v, base, &v) ||
         __builtin_add_overflow(v, d, &v)) {
       fail(ps, ps->col, "number too large for 64 bits");
       return;
     }
-    s++;
   }
   if (isalnum((unsigned char)*s) || *s == '_') {
     fail(ps, ps->col, "malformed number");
