@@ -1,6 +1,6 @@
 /* expr.c -- integer expressions in configs.
  * A recursive-descent parser compiles the text to code for a small stack
- * machine; evaluating runs that code.  One-off evaluation compiles with the
+ * machine (expr_code.h); evaluating runs that code.  One-off evaluation compiles with the
  * names' values as constants into a buffer on the stack, so both forms give
  * the same results and the same errors.  Nesting is bounded so hostile
  * input cannot exhaust the stack. */
