@@ -1,6 +1,6 @@
 /* expr.c -- integer expressions in configs.
  * A recursive-descent parser compiles the text to code for a small stack
- * machine; evaluating runs that code.  One-off evaluation compiles with the
+ * machine (expr_code.h); evaluating runs that code.  One-off evaluation compiles with the
  * names' values as constants into a buffer on the stack, so both forms give
  * the same results and the same errors.  Nesting is bounded so hostile
  * input cannot exhaust the stack. */
@@ -14,220 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/expr_code.h"
+
 #define MAX_DEPTH 64   /* nested parentheses, unary operators, ?: */
 #define MAX_IDENT 64   /* longest name, with its terminating NUL */
-#define STACK_MAX 512  /* values a run holds at once; checked when compiling */
 #define LOCAL_CODE 128 /* instructions compiled on the stack for one-off use */
-
-/* The binary operators.  Each has three forms: both operands on the
- * stack, or the right one a constant (_K) or a slot (_S) in arg, so that
- * "x * 32" or "x / block_x" is one instruction, not two. */
-#define BINARY_OPS(X)                                                      \
-  X(MUL) X(DIV) X(MOD) X(ADD) X(SUB) X(SHL) X(SHR) X(LT) X(LE) X(GT) X(GE) \
-  X(EQ) X(NE) X(BAND) X(BXOR) X(BOR) X(MIN) X(MAX) X(CEIL_DIV)             \
-  X(FLOOR_DIV)
-#define BINARY_FORMS(name) OP_##name, OP_##name##_K, OP_##name##_S,
-
-enum op {
-  OP_END,
-  OP_PUSH, /* arg: the value */
-  OP_LOAD, /* arg: the slot */
-  OP_NEG,
-  OP_NOT,
-  OP_BNOT,
-  OP_ABS,
-  OP_LOG2,
-  OP_IS_POW2,
-  OP_AND_JUMP,  /* &&: a 0 on top stays and jumps to arg; else it is popped */
-  OP_OR_JUMP,   /* ||: a non-zero top becomes 1 and jumps; else popped */
-  OP_BOOL,      /* the top becomes 0 or 1 */
-  OP_JUMP_ZERO, /* ?: pops the condition; jumps to arg if it was 0 */
-  OP_JUMP,
-  BINARY_OPS(BINARY_FORMS)
-  OP_FIRST_BINARY = OP_MUL
-};
-
-/* The form of a binary operator: 0 on the stack, 1 constant, 2 slot. */
-#define BINARY_FORM(op) (((op) - OP_FIRST_BINARY) % 3)
-
-typedef struct {
-  int op;
-  int col;       /* the column reported when this instruction fails */
-  long long arg; /* see enum op */
-} insn;
 
 struct tn_expr {
   int n_slots;
   int *slots; /* the slots read, sorted; they follow code in the block */
-  insn code[];
+  tn_expr_insn code[];
 };
-
-/* ---- Running code ---- */
-
-static int run_error(const insn *pc, char *why, size_t why_len,
-                     const char *fmt, ...)
-{
-  char msg[96];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
-  va_end(ap);
-  if (why_len > 0)
-    snprintf(why, why_len, "column %d: %s", pc->col, msg);
-  return -1;
-}
-
-/* The three forms of a binary operator: the left operand l, the right r,
- * then the body, which leaves the result in t. */
-#define BINARY_CASES(name, ...)                                            \
-  case OP_##name:                                                          \
-    l = *--sp;                                                             \
-    r = t;                                                                 \
-    __VA_ARGS__;                                                           \
-    break;                                                                 \
-  case OP_##name##_K:                                                      \
-    l = t;                                                                 \
-    r = pc->arg;                                                           \
-    __VA_ARGS__;                                                           \
-    break;                                                                 \
-  case OP_##name##_S:                                                      \
-    l = t;                                                                 \
-    r = slots[pc->arg];                                                    \
-    __VA_ARGS__;                                                           \
-    break
-
-/* Divisions: by zero and LLONG_MIN / -1 fail; C truncates toward 0, and
- * ceil and floor round the other way where the quotient is inexact and
- * its sign asks for it. */
-#define DIVIDE(round_up, round_down)                                       \
-  if (r == 0)                                                              \
-    return run_error(pc, why, why_len, "division by zero");                \
-  if (l == LLONG_MIN && r == -1)                                           \
-    return run_error(pc, why, why_len, "overflow");                        \
-  t = l / r;                                                               \
-  if ((round_up) && l % r != 0 && (l < 0) == (r < 0))                      \
-    t++;                                                                   \
-  else if ((round_down) && l % r != 0 && (l < 0) != (r < 0))               \
-    t--
-
-/* The top of the stack is kept in t; below it, stack[0 .. sp).  The first
- * push stores a dummy value, so STACK_MAX bounds the deepest expression. */
-static int run_code(const insn *code, const long long *slots,
-                    long long *out, char *why, size_t why_len)
-{
-  long long stack[STACK_MAX];
-  long long *sp = stack;
-  long long t = 0, l, r;
-  const insn *pc;
-
-  for (pc = code;; pc++) {
-    switch (pc->op) {
-    case OP_END:
-      *out = t;
-      return 0;
-    case OP_PUSH:
-      *sp++ = t;
-      t = pc->arg;
-      break;
-    case OP_LOAD:
-      *sp++ = t;
-      t = slots[pc->arg];
-      break;
-    case OP_NEG:
-      if (t == LLONG_MIN)
-        return run_error(pc, why, why_len, "overflow");
-      t = -t;
-      break;
-    case OP_NOT:
-      t = !t;
-      break;
-    case OP_BNOT:
-      t = ~t;
-      break;
-    case OP_ABS:
-      if (t == LLONG_MIN)
-        return run_error(pc, why, why_len, "overflow");
-      t = t < 0 ? -t : t;
-      break;
-    case OP_LOG2:
-      if (t <= 0)
-        return run_error(pc, why, why_len,
-                         "log2 of %lld: the argument must be positive", t);
-      t = 63 - __builtin_clzll((unsigned long long)t);
-      break;
-    case OP_IS_POW2:
-      t = t > 0 && (t & (t - 1)) == 0;
-      break;
-    case OP_AND_JUMP:
-      if (t == 0)
-        pc = code + pc->arg - 1;
-      else
-        t = *--sp;
-      break;
-    case OP_OR_JUMP:
-      if (t != 0) {
-        t = 1;
-        pc = code + pc->arg - 1;
-      } else {
-        t = *--sp;
-      }
-      break;
-    case OP_BOOL:
-      t = t != 0;
-      break;
-    case OP_JUMP_ZERO:
-      l = t;
-      t = *--sp;
-      if (l == 0)
-        pc = code + pc->arg - 1;
-      break;
-    case OP_JUMP:
-      pc = code + pc->arg - 1;
-      break;
-    BINARY_CASES(MUL, if (__builtin_mul_overflow(l, r, &t))
-                        return run_error(pc, why, why_len, "overflow"));
-    BINARY_CASES(DIV, DIVIDE(0, 0));
-    BINARY_CASES(CEIL_DIV, DIVIDE(1, 0));
-    BINARY_CASES(FLOOR_DIV, DIVIDE(0, 1));
-    BINARY_CASES(MOD,
-                 if (r == 0)
-                   return run_error(pc, why, why_len, "division by zero");
-                 t = r == -1 ? 0 : l % r); /* LLONG_MIN % -1 is 0 */
-    BINARY_CASES(ADD, if (__builtin_add_overflow(l, r, &t))
-                        return run_error(pc, why, why_len, "overflow"));
-    BINARY_CASES(SUB, if (__builtin_sub_overflow(l, r, &t))
-                        return run_error(pc, why, why_len, "overflow"));
-    BINARY_CASES(SHL,
-                 if (r < 0 || r > 62)
-                   return run_error(pc, why, why_len,
-                                    "shift count %lld is out of range 0..62",
-                                    r);
-                 if (__builtin_mul_overflow(l, 1LL << r, &t))
-                   return run_error(pc, why, why_len, "overflow"));
-    /* arithmetic: rounds toward -infinity for a negative value, without
-     * C's implementation-defined shift of a negative number */
-    BINARY_CASES(SHR,
-                 if (r < 0 || r > 63)
-                   return run_error(pc, why, why_len,
-                                    "shift count %lld is out of range 0..63",
-                                    r);
-                 t = l >= 0 ? l >> r : ~(~l >> r));
-    BINARY_CASES(LT, t = l < r);
-    BINARY_CASES(LE, t = l <= r);
-    BINARY_CASES(GT, t = l > r);
-    BINARY_CASES(GE, t = l >= r);
-    BINARY_CASES(EQ, t = l == r);
-    BINARY_CASES(NE, t = l != r);
-    BINARY_CASES(BAND, t = l & r);
-    BINARY_CASES(BXOR, t = l ^ r);
-    BINARY_CASES(BOR, t = l | r);
-    BINARY_CASES(MIN, t = l < r ? l : r);
-    BINARY_CASES(MAX, t = l > r ? l : r);
-    default:
-      return run_error(pc, why, why_len, "corrupt expression code");
-    }
-  }
-}
 
 /* ---- Tokens ---- */
 
@@ -249,7 +46,7 @@ typedef struct {
   tn_expr_resolve resolve; /* ... slots */
   void *ctx;
 
-  insn *code;
+  tn_expr_insn *code;
   int n, cap;
   int on_heap;   /* code was allocated, not the caller's buffer */
   int depth;     /* nesting, against MAX_DEPTH */
@@ -296,13 +93,13 @@ static void lex_number(parser *ps)
     base = 16;
     s += 2;
   }
-  while ((d = digit_value((unsigned char)*s, base)) >= 0) {
+  for (d = digit_value((unsigned char)*s, base); d >= 0;
+       d = digit_value((unsigned char)*++s, base)) {
     if (__builtin_mul_overflow(v, base, &v) ||
         __builtin_add_overflow(v, d, &v)) {
       fail(ps, ps->col, "number too large for 64 bits");
       return;
     }
-    s++;
   }
   if (isalnum((unsigned char)*s) || *s == '_') {
     fail(ps, ps->col, "malformed number");
@@ -401,7 +198,7 @@ enum { NODE_OTHER, NODE_DIV };
 static int stack_effect(int op)
 {
   if (op >= OP_FIRST_BINARY)
-    return BINARY_FORM(op) == 0 ? -1 : 0;
+    return TN_EXPR_BINARY_FORM(op) == 0 ? -1 : 0;
   switch (op) {
   case OP_PUSH:
   case OP_LOAD:
@@ -421,15 +218,15 @@ static int emit(parser *ps, int op, int col, long long arg)
   if (ps->failed)
     return -1;
   if (ps->n == ps->cap) {
-    insn *code = NULL;
+    tn_expr_insn *code = NULL;
     if (ps->cap <= INT_MAX / 2 &&
-        (size_t)ps->cap < SIZE_MAX / 2 / sizeof(insn))
-      code = malloc((size_t)ps->cap * 2 * sizeof(insn));
+        (size_t)ps->cap < SIZE_MAX / 2 / sizeof(tn_expr_insn))
+      code = malloc((size_t)ps->cap * 2 * sizeof(tn_expr_insn));
     if (code == NULL) {
       fail(ps, col, "out of memory");
       return -1;
     }
-    memcpy(code, ps->code, (size_t)ps->n * sizeof(insn));
+    memcpy(code, ps->code, (size_t)ps->n * sizeof(tn_expr_insn));
     if (ps->on_heap)
       free(ps->code);
     ps->code = code;
@@ -442,7 +239,7 @@ static int emit(parser *ps, int op, int col, long long arg)
   ps->sp += stack_effect(op);
   if (ps->sp > ps->max_sp)
     ps->max_sp = ps->sp;
-  if (ps->max_sp >= STACK_MAX)
+  if (ps->max_sp >= TN_EXPR_STACK_MAX)
     fail(ps, col, "expression too complex");
   return ps->n++;
 }
@@ -554,7 +351,7 @@ static void parse_call(parser *ps, const char *name, int col)
       fail(ps, col, "%s() takes a division: %s(a / b)", name, name);
     else if (!ps->failed)
       ps->code[ps->n - 1].op =
-          functions[f].op + BINARY_FORM(ps->code[ps->n - 1].op);
+          functions[f].op + TN_EXPR_BINARY_FORM(ps->code[ps->n - 1].op);
   }
 }
 
@@ -736,7 +533,7 @@ static int compile(parser *ps, const char *text)
   return ps->failed ? -1 : 0;
 }
 
-static void parser_init(parser *ps, insn *buf, int cap, char *why,
+static void parser_init(parser *ps, tn_expr_insn *buf, int cap, char *why,
                         size_t why_len)
 {
   memset(ps, 0, sizeof(*ps));
@@ -757,7 +554,7 @@ static void parser_free(parser *ps)
 static int one_off(const char *text, tn_expr_lookup lookup, void *ctx,
                    long long *out, char *why, size_t why_len)
 {
-  insn buf[LOCAL_CODE];
+  tn_expr_insn buf[LOCAL_CODE];
   parser ps;
   int rc;
 
@@ -766,7 +563,7 @@ static int one_off(const char *text, tn_expr_lookup lookup, void *ctx,
   ps.ctx = ctx;
   rc = compile(&ps, text);
   if (rc == 0 && out)
-    rc = run_code(ps.code, NULL, out, why, why_len);
+    rc = tn_expr_code_run(ps.code, NULL, out, why, why_len);
   parser_free(&ps);
   return rc;
 }
@@ -785,7 +582,8 @@ int tn_expr_check(const char *text, tn_expr_lookup lookup, void *ctx,
 
 static int reads_slot(int op)
 {
-  return op == OP_LOAD || (op >= OP_FIRST_BINARY && BINARY_FORM(op) == 2);
+  return op == OP_LOAD ||
+         (op >= OP_FIRST_BINARY && TN_EXPR_BINARY_FORM(op) == 2);
 }
 
 static int compare_ints(const void *a, const void *b)
@@ -797,7 +595,7 @@ static int compare_ints(const void *a, const void *b)
 int tn_expr_compile(const char *text, tn_expr_resolve resolve, void *ctx,
                     tn_expr **out, char *why, size_t why_len)
 {
-  insn buf[LOCAL_CODE];
+  tn_expr_insn buf[LOCAL_CODE];
   parser ps;
   tn_expr *e;
   int i, n_loads = 0, n_slots = 0;
@@ -812,14 +610,14 @@ int tn_expr_compile(const char *text, tn_expr_resolve resolve, void *ctx,
   }
   for (i = 0; i < ps.n; i++)
     n_loads += reads_slot(ps.code[i].op);
-  e = malloc(sizeof(*e) + (size_t)ps.n * sizeof(insn) +
+  e = malloc(sizeof(*e) + (size_t)ps.n * sizeof(tn_expr_insn) +
              (size_t)n_loads * sizeof(int));
   if (e == NULL) {
     parser_free(&ps);
     fail(&ps, 1, "out of memory");
     return -1;
   }
-  memcpy(e->code, ps.code, (size_t)ps.n * sizeof(insn));
+  memcpy(e->code, ps.code, (size_t)ps.n * sizeof(tn_expr_insn));
   e->slots = (int *)(e->code + ps.n);
   for (i = 0; i < ps.n; i++)
     if (reads_slot(ps.code[i].op))
@@ -837,7 +635,7 @@ int tn_expr_compile(const char *text, tn_expr_resolve resolve, void *ctx,
 int tn_expr_run(const tn_expr *e, const long long *slots, long long *out,
                 char *why, size_t why_len)
 {
-  return run_code(e->code, slots, out, why, why_len);
+  return tn_expr_code_run(e->code, slots, out, why, why_len);
 }
 
 int tn_expr_uses(const tn_expr *e, int slot)
@@ -858,7 +656,7 @@ int tn_expr_slots(const tn_expr *e, const int **slots)
 int tn_expr_constant(const tn_expr *e, long long *value)
 {
   char why[1];
-  return e->n_slots == 0 && run_code(e->code, NULL, value, why, 0) == 0;
+  return e->n_slots == 0 && tn_expr_code_run(e->code, NULL, value, why, 0) == 0;
 }
 
 void tn_expr_free(tn_expr *e)
