@@ -87,7 +87,7 @@ int main(int argc, char **argv)
     void *cubin = NULL;
     size_t len = 0;
     char *log = NULL;
-    int rc = tn_compile_helper(job.family->reference_source, "reference.cu",
+    int rc = tn_nvrtc_helper(job.family->reference_source, "reference.cu",
                                arch, &cubin, &len, &log, &err);
     if (rc != 0)
       fprintf(stderr, "the reference kernels: %s\n%s\n", err.msg,

@@ -10,7 +10,7 @@
 #include "base/arch.h"
 #include "gpu/cublas.h"
 #include "gpu/tmap.h"
-#include "pipeline/compile.h"
+#include "gpu/nvrtc.h"
 #include "gpu/driver.h"
 #include "gpu/inputs.h"
 #include "gpu/race.h"
@@ -46,26 +46,6 @@ static int failed(tn_bench *b, CUresult r, const char *call)
 }
 
 #define CU(call) failed(b, b->cu.call, #call)
-
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-void tn_timing_from_samples(double *ms, int n, tn_timing *t)
-{
-  memset(t, 0, sizeof(*t));
-  if (n <= 0)
-    return;
-  qsort(ms, (size_t)n, sizeof(*ms), cmp_double); /* n may be 100,000 */
-  t->repetitions = n;
-  t->min_ms = ms[0];
-  t->max_ms = ms[n - 1];
-  t->median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-  t->q1_ms = ms[(n - 1) / 4];
-  t->q3_ms = ms[(3 * (n - 1)) / 4];
-}
 
 static void free_buffers(tn_bench *b)
 {
@@ -230,7 +210,7 @@ static int ensure_reference(tn_bench *b, const tn_family *f, char *why,
              b->info.cc_major, b->info.cc_minor);
     return -1;
   }
-  rc = tn_compile_helper(f->reference_source, "reference.cu", arch, &cubin,
+  rc = tn_nvrtc_helper(f->reference_source, "reference.cu", arch, &cubin,
                          &len, &log, &err);
   if (rc != 0) {
     snprintf(why, n, "the reference kernels do not compile: %.400s",
@@ -422,7 +402,7 @@ cleanup:
 
 static void finish_failure(tn_bench *b, tn_bench_result *res)
 {
-  res->status = TN_ST_FAILED;
+  res->status = TN_BENCH_FAILED;
   if (b->st.last != CUDA_SUCCESS) {
     if (res->reason[0] == '\0')
       snprintf(res->reason, sizeof(res->reason), "%s", b->st.what);
@@ -447,7 +427,7 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
   if (f == NULL) {
     snprintf(res->reason, sizeof(res->reason), "unknown family '%s'",
              job->family);
-    res->status = TN_ST_FAILED;
+    res->status = TN_BENCH_FAILED;
     return 0;
   }
   memset(&r, 0, sizeof(r));
@@ -498,7 +478,7 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
     if (rc < 0)
       goto fail;
     if (rc > 0) {
-      res->status = TN_ST_WRONG;
+      res->status = TN_BENCH_WRONG;
       goto done;
     }
   } else {
@@ -517,7 +497,7 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
   }
   if (time_runs(b, &r, res) != 0)
     goto fail;
-  res->status = TN_ST_OK;
+  res->status = TN_BENCH_OK;
   goto done;
 fail:
   finish_failure(b, res);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/arch.h"
-#include "pipeline/compile.h"
+#include "gpu/nvrtc.h"
 
 /* The source numbers the types as the enum does. */
 _Static_assert(TN_ELEM_F32 == 0 && TN_ELEM_BF16 == 1 && TN_ELEM_F16 == 2,
@@ -68,7 +68,7 @@ int tn_inputs_load(tn_inputs *in, int cc_major, int cc_minor, char *why,
              cc_major, cc_minor);
     return -1;
   }
-  rc = tn_compile_helper(tn_inputs_generator_source, "generator.cu", arch,
+  rc = tn_nvrtc_helper(tn_inputs_generator_source, "generator.cu", arch,
                          &cubin, &len, &log, &err);
   if (rc != 0) {
     snprintf(why, n, "the input generator does not compile: %.400s",

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpu/nvrtc.h"
+
 /* Timed launches of c over the problems. */
 static int launches(const tn_run *run, const tn_candidate *c)
 {
@@ -465,7 +467,7 @@ json_t *tn_results_json(const tn_run *run)
                           json_real(100.0 * ref / c->total_ms));
     json_object_set_new(best, "scope", json_string(TN_SELECT_SINGLE));
   }
-  tn_compile_nvrtc_version(nvrtc, sizeof(nvrtc));
+  tn_nvrtc_version(nvrtc, sizeof(nvrtc));
   doc = json_pack(
       "{s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:I, "
       "s:f, s:f, s:i, s:i, s:i, s:i, s:{s:i, s:i, s:i, s:i, s:f, s:f}}, "

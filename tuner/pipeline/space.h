@@ -14,6 +14,7 @@
 #include "model/profile.h"
 #include "model/time.h"
 #include "family/param.h"
+#include "gpu/timing.h"
 
 #define TN_MAX_CANDIDATES 100000
 
@@ -39,11 +40,6 @@ typedef enum {
                        measurements, or the layouts' measured order
                        (measured.h): while the run benchmarks */
 } tn_pruned_by;
-
-typedef struct {
-  double median_ms, min_ms, max_ms, q1_ms, q3_ms;
-  int repetitions;
-} tn_timing;
 
 typedef struct {
   int id;                  /* position in the enumeration, from 0 */

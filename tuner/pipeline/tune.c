@@ -143,7 +143,7 @@ static int run_job(tn_run *run, tn_worker *w, tn_bench_job *bj, int k,
   t->total_s += s->total_s;
   sc->verify_s += s->inputs_s + s->check_s + s->verify_s;
   sc->timed_s += s->warmup_s + s->timed_s;
-  if (rc == 0 && res->status == TN_ST_OK) {
+  if (rc == 0 && res->status == TN_BENCH_OK) {
     run->launches += res->timing.repetitions;
     sc->launches += res->timing.repetitions;
     sc->raced_out += res->raced_out;
@@ -175,7 +175,7 @@ static int run_baselines(tn_run *run, tn_worker *w, FILE *journal,
       rc = run_job(run, w, &bj, k, NULL, &res, err);
       if (rc)
         return rc;
-      if (res.status != TN_ST_OK) {
+      if (res.status != TN_BENCH_OK) {
         b->status = TN_ST_FAILED;
         tn_strlcpy(b->reason, res.reason, sizeof(b->reason));
         break;
@@ -222,8 +222,8 @@ static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
     rc = run_job(run, w, &bj, k, c->cubin, &res, err);
     if (rc)
       return rc;
-    if (res.status != TN_ST_OK) {
-      c->status = (tn_status)res.status;
+    if (res.status != TN_BENCH_OK) {
+      c->status = res.status == TN_BENCH_WRONG ? TN_ST_WRONG : TN_ST_FAILED;
       tn_strlcpy(c->reason, res.reason, sizeof(c->reason));
       return 0;
     }
