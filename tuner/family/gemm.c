@@ -10,8 +10,8 @@
  * The check (gemm_check.c) runs a fp64 reference on the GPU and accepts an
  * element when |c - ref| <= (K + 2) * 2^-24 * absref, absref =
  * |alpha| * sum |a||b| + |beta||c0|: the error bound of fp32 accumulation
- * in any order, and no more.  The baseline is cuBLAS SGEMM
- * (tuner/gpu/cublas.c).
+ * in any order, and no more.  The baseline is cuBLAS SGEMM, through the
+ * baseline environment's gemm (the worker fills it: tuner/gpu/cublas.c).
  */
 #include <math.h>
 #include <stdint.h>
@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/cublas.h"
 #include "../../templates/smem_layout.h"
 #include "family/gemm_ref.h"
 #include "family/gemm_shape.h"
@@ -557,12 +556,11 @@ static int baseline(const char *name, tn_baseline_env *env, char *why,
     snprintf(why, n, "gemm has no baseline '%s'", name);
     return -1;
   }
-  return tn_cublas_sgemm(env->stream, GEMM_TRANS_A(prob), GEMM_TRANS_B(prob),
-                         (int)prob->size.dims[0], (int)prob->size.dims[1],
-                         (int)prob->size.dims[2], (float)GEMM_ALPHA(prob),
-                         env->dev[BUF_A], env->dev[BUF_B],
-                         (float)GEMM_BETA(prob),
-                         env->dev[BUF_C], why, n);
+  return env->gemm(env, TN_ELEM_F32, TN_ELEM_F32, GEMM_TRANS_A(prob),
+                   GEMM_TRANS_B(prob), (int)prob->size.dims[0],
+                   (int)prob->size.dims[1], (int)prob->size.dims[2],
+                   (float)GEMM_ALPHA(prob), env->dev[BUF_A], env->dev[BUF_B],
+                   (float)GEMM_BETA(prob), env->dev[BUF_C], why, n);
 }
 
 /* NVRTC's time grows with the unrolled inner loop: tm x tn FMAs per k, bk

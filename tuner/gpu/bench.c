@@ -271,7 +271,7 @@ static int verify(tn_bench *b, const tn_family *f, const tn_problem *prob,
   return rc;
 }
 
-/* baseline() services: a copy on the bench's stream */
+/* baseline() services: a copy on the bench's stream ... */
 static int env_copy(tn_baseline_env *env, tn_devptr dst, tn_devptr src,
                     size_t bytes, char *why, size_t n)
 {
@@ -285,6 +285,17 @@ static int env_copy(tn_baseline_env *env, tn_devptr dst, tn_devptr src,
     return -1;
   }
   return 0;
+}
+
+/* ... and a GEMM by cuBLAS on it */
+static int env_gemm(tn_baseline_env *env, tn_elem_type in, tn_elem_type out,
+                    int trans_a, int trans_b, int m, int n, int k,
+                    float alpha, tn_devptr a, tn_devptr bm, float beta,
+                    tn_devptr c, char *why, size_t why_len)
+{
+  tn_bench *b = env->impl;
+  return tn_cublas_gemm_ex(b->stream, in, out, trans_a, trans_b, m, n, k,
+                           alpha, a, bm, beta, c, why, why_len);
 }
 
 typedef struct {
@@ -328,6 +339,7 @@ static int enqueue(tn_bench *b, const runner *r, int s, char *why, size_t n)
       env.dev[i] = b->bufs.dev[s][i];
     env.stream = b->stream;
     env.copy = env_copy;
+    env.gemm = env_gemm;
     env.impl = b;
     return r->f->baseline(job->baseline, &env, why, n);
   }
