@@ -316,6 +316,14 @@ const tn_family *tn_family_find(const char *name);
 /* Writes the known names, comma-separated. */
 void tn_family_list(char *out, size_t n);
 
+/* Every macro the rendered source of p on prob defines, in order:
+ * TN_<NAME> of each int parameter, TN_<NAME>_B/_M/_S of each swizzle,
+ * then the family's own (f->defines).  The one list: the renderer
+ * (pipeline/render.h) writes it before the template, and the headers of
+ * tuner/emit/ give it to a user's build. */
+void tn_family_macros(const tn_family *f, const tn_params *p,
+                      const tn_problem *prob, tn_defines *out);
+
 /* Model cost of one launch of p on prob.  Returns 0, or -1 with why if the
  * plan contains a malformed access (a bug in the family). */
 int tn_family_model(const tn_family *f, const tn_params *p,

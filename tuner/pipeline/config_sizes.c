@@ -40,26 +40,16 @@ static int badf(sizes_ctx *x, const config_setting_t *s, const char *fmt,
   return x->rd->bad(x->rd->ctx, s, msg);
 }
 
-static void size_text(const tn_size *s, char *out, size_t n)
-{
-  size_t used = 0;
-  int d;
-  out[0] = '\0';
-  for (d = 0; d < s->n_dims && used < n; d++)
-    used += (size_t)snprintf(out + used, n - used, "%s%lld", d ? "x" : "",
-                             s->dims[d]);
-}
-
 /* Adds one size; s names the setting it came from, for messages. */
 static int add(sizes_ctx *x, const config_setting_t *s, const tn_size *size)
 {
   char text[128];
   int i;
-  size_text(size, text, sizeof(text));
+  tn_size_format(size, text, sizeof(text));
   for (i = 0; i < x->n; i++)
     if (tn_size_same(&x->keys, &x->out[i].size, size)) {
       char other[128];
-      size_text(&x->out[i].size, other, sizeof(other));
+      tn_size_format(&x->out[i].size, other, sizeof(other));
       if (strcmp(text, other) == 0)
         return badf(x, s, "problem.sizes: %s is there twice (a size is "
                           "tuned once: leave it out of one of the lists)",

@@ -62,16 +62,6 @@ void tn_results_cost_line(const tn_run *run, FILE *out)
           run->opts->full_protocol ? " (full protocol)" : "");
 }
 
-static void size_text(const tn_problem *p, char *out, size_t n)
-{
-  size_t used = 0;
-  int d;
-  out[0] = '\0';
-  for (d = 0; d < p->size.n_dims && used < n; d++)
-    used += (size_t)snprintf(out + used, n - used, "%s%lld", d ? "x" : "",
-                             p->size.dims[d]);
-}
-
 void tn_results_sizes_line(const tn_run *run, FILE *out)
 {
   const tn_job *job = run->job;
@@ -82,7 +72,7 @@ void tn_results_sizes_line(const tn_run *run, FILE *out)
           job->family->dim_names);
   for (k = 0; k < job->n_problems; k++) {
     char size[96];
-    size_text(&job->problems[k], size, sizeof(size));
+    tn_size_format(&job->problems[k].size, size, sizeof(size));
     fprintf(out, " %s", size);
   }
   fprintf(out, "\n");
@@ -110,7 +100,7 @@ void tn_results_size_lines(const tn_run *run, FILE *out)
             : NULL;
     char size[96], base[64] = "";
     double w, one;
-    size_text(&job->problems[k], size, sizeof(size));
+    tn_size_format(&job->problems[k].size, size, sizeof(size));
     if (s->best < 0)
       continue;
     w = run->space.c[s->best].timing[k].median_ms;

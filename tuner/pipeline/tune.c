@@ -10,11 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "emit/emit.h"
 #include "base/progress.h"
 #include "pipeline/precheck.h"
 #include "pipeline/render.h"
 #include "pipeline/results.h"
+#include "pipeline/run_header.h"
 #include "gpu/worker.h"
 
 /* The architecture to compile for: --arch, else the device's (sm_XXa
@@ -410,7 +410,7 @@ static int measure(tn_run *run, tn_worker *worker, int write_header,
     rc = wrc;
   }
   if (rc == 0 && write_header && run->sel.best >= 0)
-    rc = tn_emit_header(run, err);
+    rc = tn_run_header_write(run, err);
   return rc;
 }
 
