@@ -8,179 +8,19 @@
 
 #include <ctype.h>
 #include <libconfig.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "base/expr.h"
+#include "pipeline/config_read.h"
 #include "pipeline/config_sizes.h"
 #include "pipeline/config_source.h"
 
-typedef struct {
-  const char *file;
-  tn_cfgsrc *src;
-  tn_err *err;
-} ctx;
-
-/* The file and line setting s was written on: its literal's line (libconfig
- * names the next token's for a string), in the file that holds it. */
-static void where(const ctx *c, const config_setting_t *s, const char **file,
-                  int *line)
-{
-  const tn_cfglit *lit = tn_cfgsrc_literal(s);
-  int l = lit ? lit->line : (int)config_setting_source_line(s);
-  tn_cfgsrc_where(c->src, l, file, line);
-}
-
-static int line_of(const ctx *c, const config_setting_t *s)
-{
-  const char *file;
-  int line;
-  where(c, s, &file, &line);
-  return line;
-}
-
-/* Formats "FILE:LINE: message" and returns TN_EINPUT. */
-static int bad(ctx *c, const config_setting_t *s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int bad(ctx *c, const config_setting_t *s, const char *fmt, ...)
-{
-  char msg[1024];
-  const char *file;
-  int line;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
-  va_end(ap);
-  where(c, s, &file, &line);
-  return tn_errf(c->err, TN_EINPUT, "%s:%d: %s", file, line, msg);
-}
-
-/* Rejects members of group s not in allowed (NULL-terminated). */
-static int only_keys(ctx *c, const config_setting_t *s, const char *where,
-                     const char *const *allowed)
-{
-  int i, n = config_setting_length(s);
-  for (i = 0; i < n; i++) {
-    const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
-    const char *name = config_setting_name(m);
-    const char *const *a;
-    char list[512] = "";
-    size_t used = 0;
-    for (a = allowed; *a; a++)
-      if (strcmp(*a, name) == 0)
-        break;
-    if (*a)
-      continue;
-    for (a = allowed; *a && used < sizeof(list); a++)
-      used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
-                               a == allowed ? "" : ", ", *a);
-    return bad(c, m, "unknown key '%s%s%s' (expected one of: %s)", where,
-               where[0] ? "." : "", name, list);
-  }
-  return 0;
-}
-
-static int is_int(const config_setting_t *s)
-{
-  int t = config_setting_type(s);
-  return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64;
-}
-
-/* The integer s holds as the user wrote it: libconfig 1.5 keeps the low
- * 32 bits of a literal without L, and saturates one with it. */
-static int get_int(ctx *c, const config_setting_t *s, const char *what,
-                   long long lo, long long hi, long long *out)
-{
-  const tn_cfglit *lit = tn_cfgsrc_literal(s);
-  long long v;
-  if (!is_int(s))
-    return bad(c, s, "%s: expected an integer", what);
-  v = config_setting_get_int64(s);
-  if (lit && tn_cfglit_int(lit, &v) != 0)
-    return bad(c, s, "%s: %.*s is out of range [%lld, %lld]", what,
-               lit->len, lit->text, lo, hi);
-  if (v < lo || v > hi) {
-    if (lit)
-      return bad(c, s, "%s: %.*s is out of range [%lld, %lld]", what,
-                 lit->len, lit->text, lo, hi);
-    return bad(c, s, "%s: %lld is out of range [%lld, %lld]", what, v, lo,
-               hi);
-  }
-  *out = v;
-  return 0;
-}
-
-static int get_number(ctx *c, const config_setting_t *s, const char *what,
-                      double lo, double hi, double *out)
-{
-  const tn_cfglit *lit = tn_cfgsrc_literal(s);
-  double v;
-  if (is_int(s)) {
-    long long i = config_setting_get_int64(s);
-    if (lit && tn_cfglit_int(lit, &i) != 0)
-      return bad(c, s, "%s: %.*s is out of range [%g, %g]", what, lit->len,
-                 lit->text, lo, hi);
-    v = (double)i;
-  } else if (config_setting_type(s) == CONFIG_TYPE_FLOAT) {
-    v = config_setting_get_float(s);
-    if (lit && tn_cfglit_float(lit, &v) != 0)
-      return bad(c, s, "%s: %.*s does not fit in a double (too large, or "
-                       "too small to be told from 0)",
-                 what, lit->len, lit->text);
-  } else {
-    return bad(c, s, "%s: expected a number", what);
-  }
-  if (!(v >= lo && v <= hi)) {
-    if (lit)
-      return bad(c, s, "%s: %.*s is out of range [%g, %g]", what, lit->len,
-                 lit->text, lo, hi);
-    return bad(c, s, "%s: %g is out of range [%g, %g]", what, v, lo, hi);
-  }
-  *out = v;
-  return 0;
-}
-
-static int get_bool(ctx *c, const config_setting_t *s, const char *what,
-                    int *out)
-{
-  if (config_setting_type(s) != CONFIG_TYPE_BOOL)
-    return bad(c, s, "%s: expected true or false", what);
-  *out = config_setting_get_bool(s);
-  return 0;
-}
-
-static int get_string(ctx *c, const config_setting_t *s, const char *what,
-                      char *out, size_t n)
-{
-  const char *v;
-  if (config_setting_type(s) != CONFIG_TYPE_STRING)
-    return bad(c, s, "%s: expected a string", what);
-  v = config_setting_get_string(s);
-  if (v[0] == '\0')
-    return bad(c, s, "%s: must not be empty", what);
-  if (tn_strlcpy(out, v, n))
-    return bad(c, s, "%s: longer than %zu characters", what, n - 1);
-  return 0;
-}
-
-/* config.c's checked integer and message, lent to config_sizes.c. */
-static int lend_int(void *vc, const config_setting_t *s, const char *what,
-                    long long lo, long long hi, long long *out)
-{
-  return get_int(vc, s, what, lo, hi, out);
-}
-
-static int lend_bad(void *vc, const config_setting_t *s, const char *msg)
-{
-  return bad(vc, s, "%s", msg);
-}
-
 /* The family's problem options (trans_a, alpha, ...) from group s into
  * base; keys other than theirs and "sizes" are errors. */
-static int parse_options(ctx *c, const config_setting_t *s,
+static int parse_options(tn_cfg *c, const config_setting_t *s,
                          const tn_family *f, tn_problem *base)
 {
   const char *keys[TN_MAX_OPTIONS + 2];
@@ -190,7 +30,7 @@ static int parse_options(ctx *c, const config_setting_t *s,
   for (i = 0; i < f->n_options && i < TN_MAX_OPTIONS; i++)
     keys[i + 1] = f->options[i].name;
   keys[i + 1] = NULL;
-  rc = only_keys(c, s, "problem", keys);
+  rc = tn_cfg_only_keys(c, s, "problem", keys);
   if (rc)
     return rc;
   tn_problem_defaults(f, base);
@@ -203,16 +43,16 @@ static int parse_options(ctx *c, const config_setting_t *s,
     snprintf(what, sizeof(what), "problem.%s", d->name);
     if (d->kind == TN_OPT_BOOL) {
       int b = 0;
-      rc = get_bool(c, m, what, &b);
+      rc = tn_cfg_get_bool(c, m, what, &b);
       base->opt[i] = b;
     } else if (d->kind == TN_OPT_CHOICE) {
       char why[512]; /* the string is NULL if the setting is not one */
       rc = tn_option_choice_parse(d, config_setting_get_string(m),
                                   &base->opt[i], why, sizeof(why)) != 0
-               ? bad(c, m, "%s: %s", what, why)
+               ? tn_cfg_bad(c, m, "%s: %s", what, why)
                : 0;
     } else {
-      rc = get_number(c, m, what, d->min, d->max, &base->opt[i]);
+      rc = tn_cfg_get_number(c, m, what, d->min, d->max, &base->opt[i]);
     }
     if (rc)
       return rc;
@@ -220,48 +60,44 @@ static int parse_options(ctx *c, const config_setting_t *s,
   return 0;
 }
 
-static int parse_problem(ctx *c, const config_setting_t *s, tn_job *job)
+static int parse_problem(tn_cfg *c, const config_setting_t *s, tn_job *job)
 {
   const config_setting_t *sizes;
-  tn_cfg_reader rd;
   tn_problem base;
   int rc;
 
   if (!config_setting_is_group(s))
-    return bad(c, s, "problem: expected a group { ... }");
+    return tn_cfg_bad(c, s, "problem: expected a group { ... }");
   rc = parse_options(c, s, job->family, &base);
   if (rc)
     return rc;
 
   sizes = config_setting_get_member(s, "sizes");
   if (sizes == NULL)
-    return bad(c, s, "problem: missing 'sizes' ([%s] or a list of them)",
-               job->family->dim_names);
+    return tn_cfg_bad(c, s, "problem: missing 'sizes' ([%s] or a list of them)",
+                      job->family->dim_names);
   /* sizes and size classes: config_sizes.c */
-  rd.ctx = c;
-  rd.get_int = lend_int;
-  rd.bad = lend_bad;
-  return tn_config_sizes(&rd, sizes, job->family, &base, job->problems,
+  return tn_config_sizes(c, sizes, job->family, &base, job->problems,
                          &job->n_problems);
 }
 
-static int parse_param(ctx *c, const config_setting_t *s,
+static int parse_param(tn_cfg *c, const config_setting_t *s,
                        const tn_param_desc *d, tn_param_values *out)
 {
   int i, j, n, t = config_setting_type(s);
   char what[96];
 
   snprintf(what, sizeof(what), "space.%s", d->name);
-  out->line = line_of(c, s);
+  out->line = tn_cfg_line(c, s);
   if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
     /* a single value is a list of one */
     n = 1;
   } else {
     n = config_setting_length(s);
     if (n == 0)
-      return bad(c, s, "%s: the list of values is empty", what);
+      return tn_cfg_bad(c, s, "%s: the list of values is empty", what);
     if (n > TN_MAX_VALUES)
-      return bad(c, s, "%s: more than %d values", what, TN_MAX_VALUES);
+      return tn_cfg_bad(c, s, "%s: more than %d values", what, TN_MAX_VALUES);
   }
   out->n = n;
   for (i = 0; i < n; i++) {
@@ -272,16 +108,16 @@ static int parse_param(ctx *c, const config_setting_t *s,
     tn_value *v = &out->values[i];
     memset(v, 0, sizeof(*v));
     if (d->kind == TN_PARAM_INT) {
-      int rc = get_int(c, e, what, d->min, d->max, &v->i);
+      int rc = tn_cfg_get_int(c, e, what, d->min, d->max, &v->i);
       if (rc)
         return rc;
     } else {
       char text[64], why[256];
-      int rc = get_string(c, e, what, text, sizeof(text));
+      int rc = tn_cfg_get_string(c, e, what, text, sizeof(text));
       if (rc)
         return rc;
       if (tn_swizzle_parse(text, &v->sw, why, sizeof(why)) != 0)
-        return bad(c, e, "%s: %s", what, why);
+        return tn_cfg_bad(c, e, "%s: %s", what, why);
       v->i = (long long)i;
     }
     for (j = 0; j < i; j++) {
@@ -289,22 +125,23 @@ static int parse_param(ctx *c, const config_setting_t *s,
                      ? out->values[j].i == v->i
                      : memcmp(&out->values[j].sw, &v->sw, sizeof(v->sw)) == 0;
       if (same)
-        return bad(c, e, "%s: value listed twice", what);
+        return tn_cfg_bad(c, e, "%s: value listed twice", what);
     }
   }
   return 0;
 }
 
-static int parse_space(ctx *c, const config_setting_t *s, tn_job *job)
+static int parse_space(tn_cfg *c, const config_setting_t *s, tn_job *job)
 {
   const tn_family *f = job->family;
   int i, n;
 
   if (!config_setting_is_group(s))
-    return bad(c, s, "space: expected a group { parameter = [values]; }");
+    return tn_cfg_bad(c, s,
+                      "space: expected a group { parameter = [values]; }");
   {
     const char *file;
-    where(c, s, &file, &job->space_line);
+    tn_cfg_where(c, s, &file, &job->space_line);
     tn_strlcpy(job->space_file, file, sizeof(job->space_file));
   }
   n = config_setting_length(s);
@@ -319,8 +156,9 @@ static int parse_space(ctx *c, const config_setting_t *s, tn_job *job)
       for (j = 0; j < f->n_params; j++)
         used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
                                  j ? ", " : "", f->params[j].name);
-      return bad(c, m, "space: '%s' is not a parameter of %s (it has: %s)",
-                 config_setting_name(m), f->name, list);
+      return tn_cfg_bad(c, m,
+                        "space: '%s' is not a parameter of %s (it has: %s)",
+                        config_setting_name(m), f->name, list);
     }
     rc = parse_param(c, m, &f->params[k], &job->values[k]);
     if (rc)
@@ -332,7 +170,7 @@ static int parse_space(ctx *c, const config_setting_t *s, tn_job *job)
     if (pv->n > 0)
       continue;
     pv->n = 1;
-    pv->line = line_of(c, s);
+    pv->line = tn_cfg_line(c, s);
     memset(&pv->values[0], 0, sizeof(pv->values[0]));
     pv->values[0].i = f->params[i].def;
   }
@@ -351,28 +189,29 @@ static int any_name(void *vctx, const char *name, long long *value)
   return -1;
 }
 
-static int parse_constraints(ctx *c, const config_setting_t *s, tn_job *job)
+static int parse_constraints(tn_cfg *c, const config_setting_t *s, tn_job *job)
 {
   int i, n, t = config_setting_type(s);
   if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
-    return bad(c, s, "constraints: expected a list of strings");
+    return tn_cfg_bad(c, s, "constraints: expected a list of strings");
   n = config_setting_length(s);
   if (n > TN_MAX_CONSTRAINTS)
-    return bad(c, s, "constraints: more than %d", TN_MAX_CONSTRAINTS);
+    return tn_cfg_bad(c, s, "constraints: more than %d", TN_MAX_CONSTRAINTS);
   for (i = 0; i < n; i++) {
     const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
     char why[256];
-    int rc = get_string(c, e, "constraints", job->constraints[i],
-                        sizeof(job->constraints[i]));
+    int rc = tn_cfg_get_string(c, e, "constraints", job->constraints[i],
+                               sizeof(job->constraints[i]));
     if (rc)
       return rc;
     if (tn_expr_check(job->constraints[i], any_name, (void *)job->family,
                       why, sizeof(why)) != 0)
-      return bad(c, e, "constraint \"%s\": %s (names: the parameters, %s)",
-                 job->constraints[i], why, TN_CONSTRAINT_NAMES);
+      return tn_cfg_bad(c, e,
+                        "constraint \"%s\": %s (names: the parameters, %s)",
+                        job->constraints[i], why, TN_CONSTRAINT_NAMES);
     {
       const char *file;
-      where(c, e, &file, &job->constraint_lines[i]);
+      tn_cfg_where(c, e, &file, &job->constraint_lines[i]);
       tn_strlcpy(job->constraint_files[i], file,
                  sizeof(job->constraint_files[i]));
     }
@@ -381,7 +220,7 @@ static int parse_constraints(ctx *c, const config_setting_t *s, tn_job *job)
   return 0;
 }
 
-static int parse_bench(ctx *c, const config_setting_t *s, tn_job *job)
+static int parse_bench(tn_cfg *c, const config_setting_t *s, tn_job *job)
 {
   static const char *const keys[] = {"repetitions", "warmup", "timeout_s",
                                      "seed", "min_noise", "min_repetitions",
@@ -391,98 +230,101 @@ static int parse_bench(ctx *c, const config_setting_t *s, tn_job *job)
   int rc;
 
   if (!config_setting_is_group(s))
-    return bad(c, s, "bench: expected a group { ... }");
-  rc = only_keys(c, s, "bench", keys);
+    return tn_cfg_bad(c, s, "bench: expected a group { ... }");
+  rc = tn_cfg_only_keys(c, s, "bench", keys);
   if (rc)
     return rc;
   m = config_setting_get_member(s, "repetitions");
   if (m) {
-    rc = get_int(c, m, "bench.repetitions", 1, 100000, &v);
+    rc = tn_cfg_get_int(c, m, "bench.repetitions", 1, 100000, &v);
     if (rc)
       return rc;
     job->bench.repetitions = (int)v;
   }
   m = config_setting_get_member(s, "warmup");
   if (m) {
-    rc = get_int(c, m, "bench.warmup", 0, 100000, &v);
+    rc = tn_cfg_get_int(c, m, "bench.warmup", 0, 100000, &v);
     if (rc)
       return rc;
     job->bench.warmup = (int)v;
   }
   m = config_setting_get_member(s, "timeout_s");
   if (m) {
-    rc = get_number(c, m, "bench.timeout_s", 0.1, 86400.0,
-                    &job->bench.timeout_s);
+    rc = tn_cfg_get_number(c, m, "bench.timeout_s", 0.1, 86400.0,
+                           &job->bench.timeout_s);
     if (rc)
       return rc;
   }
   m = config_setting_get_member(s, "seed");
   if (m) {
-    rc = get_int(c, m, "bench.seed", 0, 9007199254740991LL, &v);
+    rc = tn_cfg_get_int(c, m, "bench.seed", 0, 9007199254740991LL, &v);
     if (rc)
       return rc;
     job->bench.seed = (unsigned long long)v;
   }
   m = config_setting_get_member(s, "min_noise");
   if (m) {
-    rc = get_number(c, m, "bench.min_noise", 0.0, 0.5, &job->bench.min_noise);
+    rc = tn_cfg_get_number(c, m, "bench.min_noise", 0.0, 0.5,
+                           &job->bench.min_noise);
     if (rc)
       return rc;
   }
   m = config_setting_get_member(s, "min_repetitions");
   if (m) {
-    rc = get_int(c, m, "bench.min_repetitions", 1, 100000, &v);
+    rc = tn_cfg_get_int(c, m, "bench.min_repetitions", 1, 100000, &v);
     if (rc)
       return rc;
     job->bench.min_repetitions = (int)v;
   }
   m = config_setting_get_member(s, "ci_target");
   if (m) {
-    rc = get_number(c, m, "bench.ci_target", 0.0, 1.0, &job->bench.ci_target);
+    rc = tn_cfg_get_number(c, m, "bench.ci_target", 0.0, 1.0,
+                           &job->bench.ci_target);
     if (rc)
       return rc;
   }
   return 0;
 }
 
-static int parse_output(ctx *c, const config_setting_t *s, tn_job *job)
+static int parse_output(tn_cfg *c, const config_setting_t *s, tn_job *job)
 {
   static const char *const keys[] = {"dir", NULL};
   const config_setting_t *m;
   int rc;
   if (!config_setting_is_group(s))
-    return bad(c, s, "output: expected a group { dir = \"...\"; }");
-  rc = only_keys(c, s, "output", keys);
+    return tn_cfg_bad(c, s, "output: expected a group { dir = \"...\"; }");
+  rc = tn_cfg_only_keys(c, s, "output", keys);
   if (rc)
     return rc;
   m = config_setting_get_member(s, "dir");
   if (m) {
-    rc = get_string(c, m, "output.dir", job->output_dir,
-                    sizeof(job->output_dir));
+    rc = tn_cfg_get_string(c, m, "output.dir", job->output_dir,
+                           sizeof(job->output_dir));
     if (rc)
       return rc;
   }
   return 0;
 }
 
-static int parse_template(ctx *c, const config_setting_t *s, tn_job *job)
+static int parse_template(tn_cfg *c, const config_setting_t *s, tn_job *job)
 {
   char rel[TN_PATH_LEN], dir[TN_PATH_LEN];
   const char *file;
   struct stat st;
-  int line, rc = get_string(c, s, "template", rel, sizeof(rel));
+  int line, rc = tn_cfg_get_string(c, s, "template", rel, sizeof(rel));
   if (rc)
     return rc;
   /* relative to the file that names it (as an @include is), so configs
    * work from any directory */
-  where(c, s, &file, &line);
+  tn_cfg_where(c, s, &file, &line);
   tn_dirname(dir, sizeof(dir), file);
   if (tn_path_join(job->template_path, sizeof(job->template_path), dir,
                    rel) != 0)
-    return bad(c, s, "template: path too long");
+    return tn_cfg_bad(c, s, "template: path too long");
   if (stat(job->template_path, &st) != 0 || !S_ISREG(st.st_mode))
-    return bad(c, s, "template: '%s' (resolved to %s) is not a readable file",
-               rel, job->template_path);
+    return tn_cfg_bad(c, s,
+                      "template: '%s' (resolved to %s) is not a readable file",
+                      rel, job->template_path);
   return 0;
 }
 
@@ -510,7 +352,7 @@ static int load(const char *path, const char *text, const tn_family *given,
   config_t cfg;
   config_setting_t *root, *s;
   tn_cfgsrc *src = NULL;
-  ctx c;
+  tn_cfg c;
   char family[64];
   int rc = 0;
 
@@ -544,7 +386,7 @@ static int load(const char *path, const char *text, const tn_family *given,
             "text; they are checked as libconfig read them (a bug: please "
             "report the file)\n",
             path);
-  rc = only_keys(&c, root, "", keys);
+  rc = tn_cfg_only_keys(&c, root, "", keys);
   if (rc)
     goto cleanup;
 
@@ -556,28 +398,29 @@ static int load(const char *path, const char *text, const tn_family *given,
                  list);
     goto cleanup;
   }
-  rc = get_string(&c, s, "family", family, sizeof(family));
+  rc = tn_cfg_get_string(&c, s, "family", family, sizeof(family));
   if (rc)
     goto cleanup;
   job->family = given ? given : tn_family_find(family);
   if (job->family == NULL || strcmp(job->family->name, family) != 0) {
     char list[256];
     tn_family_list(list, sizeof(list));
-    rc = bad(&c, s, "family: unknown '%s' (known: %s)", family, list);
+    rc = tn_cfg_bad(&c, s, "family: unknown '%s' (known: %s)", family, list);
     goto cleanup;
   }
   tn_strlcpy(job->name, job->family->name, sizeof(job->name));
   s = config_setting_get_member(root, "name");
   if (s) {
-    rc = get_string(&c, s, "name", job->name, sizeof(job->name));
+    rc = tn_cfg_get_string(&c, s, "name", job->name, sizeof(job->name));
     if (rc)
       goto cleanup;
     tn_sanitize_name(job->name);
     /* it names the headers' macros (NAME_SM_90_TILE): a C identifier */
     if (!isalpha((unsigned char)job->name[0])) {
-      rc = bad(&c, s, "name: '%s' must start with a letter (it names the "
+      rc = tn_cfg_bad(&c, s,
+                      "name: '%s' must start with a letter (it names the "
                       "headers and their macros)",
-               job->name);
+                      job->name);
       goto cleanup;
     }
   }
