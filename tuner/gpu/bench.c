@@ -7,15 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/arch.h"
 #include "gpu/cublas.h"
-#include "gpu/tmap.h"
-#include "gpu/nvrtc.h"
 #include "gpu/driver.h"
 #include "gpu/inputs.h"
 #include "gpu/race.h"
-
-#define MAX_SCRATCH 16
+#include "gpu/tmap.h"
+#include "gpu/verify.h"
 
 struct tn_bench {
   tn_cuda cu;
@@ -27,14 +24,10 @@ struct tn_bench {
   const tn_family *family;
   tn_problem problem;
   tn_buffers bufs;
-  /* the family's reference kernels */
-  const tn_family *ref_family;
-  CUmodule ref_module;
   /* the input generator, compiled once per worker */
   tn_inputs gen;
-  /* memory verify() asked for */
-  CUdeviceptr scratch[MAX_SCRATCH];
-  int n_scratch;
+  /* the family's check, its reference kernels kept */
+  tn_verify check;
   /* the first failing call of the job */
   tn_cuda_status st;
 };
@@ -110,165 +103,6 @@ static int ensure_buffers(tn_bench *b, const tn_family *f,
   b->family = f;
   b->problem = *prob;
   return 0;
-}
-
-/* verify() services */
-static int env_launch(tn_verify_env *env, const char *name,
-                      const unsigned grid[3], const unsigned block[3],
-                      tn_args *args)
-{
-  tn_bench *b = env->impl;
-  CUfunction fn;
-  if (b->ref_module == NULL || args->overflow)
-    return -1;
-  if (CU(cuModuleGetFunction(&fn, b->ref_module, name)) ||
-      CU(cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1],
-                        block[2], 0, b->stream, args->ptrs, NULL)) ||
-      CU(cuStreamSynchronize(b->stream)))
-    return -1;
-  return 0;
-}
-
-static int env_alloc(tn_verify_env *env, size_t bytes, tn_devptr *out)
-{
-  tn_bench *b = env->impl;
-  CUdeviceptr p;
-  if (b->n_scratch >= MAX_SCRATCH || CU(cuMemAlloc(&p, bytes)))
-    return -1;
-  b->scratch[b->n_scratch++] = p;
-  *out = p;
-  return 0;
-}
-
-static int env_alloc_spare(tn_verify_env *env, size_t bytes,
-                           tn_devptr *out)
-{
-  tn_bench *b = env->impl;
-  CUdeviceptr p;
-  CUresult r;
-  if (b->n_scratch >= MAX_SCRATCH)
-    return 1;
-  r = b->cu.cuMemAlloc(&p, bytes);
-  if (r == CUDA_ERROR_OUT_OF_MEMORY)
-    return 1; /* not the job's failure: the caller has a fallback */
-  if (failed(b, r, "cuMemAlloc"))
-    return -1;
-  b->scratch[b->n_scratch++] = p;
-  *out = p;
-  return 0;
-}
-
-static int env_dgemm(tn_verify_env *env, int trans_a, int trans_b, int m,
-                     int n, int k, tn_devptr a, tn_devptr bm, tn_devptr c,
-                     char *why, size_t why_len)
-{
-  tn_bench *b = env->impl;
-  int rc = tn_cublas_dgemm(b->stream, trans_a, trans_b, m, n, k, a, bm, c,
-                           why, why_len);
-  if (rc != 0)
-    return rc;
-  return CU(cuStreamSynchronize(b->stream)) ? -1 : 0;
-}
-
-static int env_download(tn_verify_env *env, void *dst, tn_devptr src,
-                        size_t bytes)
-{
-  tn_bench *b = env->impl;
-  return CU(cuMemcpyDtoH(dst, src, bytes)) ? -1 : 0;
-}
-
-static void free_scratch(tn_bench *b)
-{
-  int i;
-  for (i = 0; i < b->n_scratch; i++)
-    b->cu.cuMemFree(b->scratch[i]);
-  b->n_scratch = 0;
-}
-
-/* Compiles the family's reference kernels for this device, once. */
-static int ensure_reference(tn_bench *b, const tn_family *f, char *why,
-                            size_t n)
-{
-  const tn_arch *arch;
-  tn_err err = {{0}};
-  void *cubin;
-  size_t len;
-  char *log;
-  int rc;
-
-  if (f->reference_source == NULL || b->ref_family == f)
-    return 0;
-  if (b->ref_module) {
-    b->cu.cuModuleUnload(b->ref_module);
-    b->ref_module = NULL;
-  }
-  arch = tn_arch_from_cc(b->info.cc_major, b->info.cc_minor);
-  if (arch == NULL)
-    arch = tn_arch_nearest_older(b->info.cc_major, b->info.cc_minor);
-  if (arch == NULL) {
-    snprintf(why, n, "no known architecture for compute capability %d.%d",
-             b->info.cc_major, b->info.cc_minor);
-    return -1;
-  }
-  rc = tn_nvrtc_helper(f->reference_source, "reference.cu", arch, &cubin,
-                         &len, &log, &err);
-  if (rc != 0) {
-    snprintf(why, n, "the reference kernels do not compile: %.400s",
-             rc > 0 && log ? log : err.msg);
-    free(log);
-    return -1;
-  }
-  free(log);
-  rc = CU(cuModuleLoadData(&b->ref_module, cubin));
-  free(cubin);
-  if (rc) {
-    snprintf(why, n, "%s", b->st.what);
-    return -1;
-  }
-  b->ref_family = f;
-  return 0;
-}
-
-/* Verifies the output of the launch just made on set 0: on the GPU with
- * the family's verify_device, else on the host with everything read back. */
-static int verify(tn_bench *b, const tn_family *f, const tn_problem *prob,
-                  unsigned long long seed, tn_bench_result *res)
-{
-  tn_verify_env env;
-  int i, rc, on_host = f->verify_device == NULL;
-
-  for (i = 0; on_host && i < b->bufs.n; i++)
-    if (b->bufs.desc[i].role != TN_BUF_IN &&
-        CU(cuMemcpyDtoH(b->bufs.host[i], b->bufs.dev[0][i],
-                        b->bufs.desc[i].bytes)))
-      return -1;
-  if (ensure_reference(b, f, res->reason, sizeof(res->reason)) != 0)
-    return -1;
-  memset(&env, 0, sizeof(env));
-  env.family = f;
-  env.problem = prob;
-  env.n_buffers = b->bufs.n;
-  env.descs = b->bufs.desc;
-  for (i = 0; i < b->bufs.n; i++) {
-    env.host[i] = b->bufs.host[i];
-    env.host_init[i] = b->bufs.host_init[i];
-    env.dev[i] = b->bufs.dev[0][i];
-    env.dev_init[i] = b->bufs.dev_init[i];
-    if (b->bufs.desc[i].role != TN_BUF_OUT)
-      env.seed[i] = tn_buffer_seed(seed, i);
-  }
-  env.launch = env_launch;
-  env.alloc = env_alloc;
-  env.alloc_spare = env_alloc_spare;
-  env.dgemm = env_dgemm;
-  env.download = env_download;
-  env.impl = b;
-  rc = on_host ? f->verify(&env, res->reason, sizeof(res->reason))
-               : f->verify_device(&env, res->reason, sizeof(res->reason));
-  free_scratch(b);
-  if (rc < 0 && b->st.last == CUDA_SUCCESS && res->reason[0] == '\0')
-    snprintf(res->reason, sizeof(res->reason), "the reference check failed");
-  return rc;
 }
 
 /* baseline() services: a copy on the bench's stream ... */
@@ -485,7 +319,8 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
       goto fail;
     res->steps.check_s = tn_now() - t0;
     t0 = tn_now();
-    rc = verify(b, f, &job->problem, job->seed, res);
+    rc = tn_verify_run(&b->check, f, &job->problem, &b->bufs, job->seed,
+                       res->reason, sizeof(res->reason));
     res->steps.verify_s = tn_now() - t0;
     if (rc < 0)
       goto fail;
@@ -574,6 +409,11 @@ int tn_bench_open(int ordinal, tn_bench **out, tn_device_info *info,
   b->gen.st = &b->st;
   b->gen.stream = b->stream;
   b->gen.sm_count = b->info.sm_count;
+  b->check.cu = &b->cu;
+  b->check.st = &b->st;
+  b->check.stream = b->stream;
+  b->check.cc_major = b->info.cc_major;
+  b->check.cc_minor = b->info.cc_minor;
   *info = b->info;
   *out = b;
   return 0;
@@ -590,8 +430,7 @@ void tn_bench_close(tn_bench *b)
   if (b == NULL)
     return;
   free_buffers(b);
-  if (b->ref_module)
-    b->cu.cuModuleUnload(b->ref_module);
+  tn_verify_unload(&b->check);
   tn_inputs_unload(&b->gen);
   if (b->stream)
     b->cu.cuStreamDestroy(b->stream);
