@@ -285,7 +285,7 @@ static int test_kernels(const char *arch_name)
   if (arch == NULL)
     TEST_DONE();
   rc = tn_nvrtc_helper(tn_calib_kernel_source, "calibrate.cu", arch,
-                         &cubin, &len, &log, &err);
+                       &cubin, &len, &log, &err);
   if (rc != 0)
     fprintf(stderr, "%s: %s\n", arch_name, rc > 0 && log ? log : err.msg);
   CHECK_EQ_INT(rc, 0);
@@ -315,8 +315,8 @@ static int test_kernels(const char *arch_name)
   cubin = NULL;
   log = NULL;
   rc = tn_nvrtc_helper(tn_calib_copy_engine_source,
-                         "calibrate_copy_engine.cu", arch, &cubin, &len,
-                         &log, &err);
+                       "calibrate_copy_engine.cu", arch, &cubin, &len,
+                       &log, &err);
   if (rc != 0)
     fprintf(stderr, "%s: %s\n", arch_name, rc > 0 && log ? log : err.msg);
   CHECK_EQ_INT(rc, 0);

@@ -88,7 +88,7 @@ int main(int argc, char **argv)
     size_t len = 0;
     char *log = NULL;
     int rc = tn_nvrtc_helper(job.family->reference_source, "reference.cu",
-                               arch, &cubin, &len, &log, &err);
+                             arch, &cubin, &len, &log, &err);
     if (rc != 0)
       fprintf(stderr, "the reference kernels: %s\n%s\n", err.msg,
               log ? log : "");

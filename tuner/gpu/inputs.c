@@ -69,7 +69,7 @@ int tn_inputs_load(tn_inputs *in, int cc_major, int cc_minor, char *why,
     return -1;
   }
   rc = tn_nvrtc_helper(tn_inputs_generator_source, "generator.cu", arch,
-                         &cubin, &len, &log, &err);
+                       &cubin, &len, &log, &err);
   if (rc != 0) {
     snprintf(why, n, "the input generator does not compile: %.400s",
              rc > 0 && log ? log : err.msg);
