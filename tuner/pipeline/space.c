@@ -385,7 +385,7 @@ int tn_space_prune(const tn_job *job, tn_space *space)
    * lo <= hi), a whole group at a time: within a group the model's
    * order of conflict-free layouts is not reliable (measured on the H200:
    * xor ahead of a pad that it predicted faster), so cutting part of a
-   * group could leave it its worse layouts (tuner/model/README.md) */
+   * group could leave it its worse layouts (docs/notes/pruning.md) */
   for (start = 0; start < n;) {
     int end = start + 1, out = 1;
     const tn_candidate *b = &space->c[gbest[0]];
