@@ -89,7 +89,7 @@ static void ok(tn_bench_result *res, const tn_bench_job *job, double ms)
   if (x == NULL || sorted == NULL) {
     free(x);
     free(sorted);
-    res->status = TN_ST_FAILED;
+    res->status = TN_BENCH_FAILED;
     snprintf(res->reason, sizeof(res->reason), "out of memory");
     return;
   }
@@ -106,7 +106,7 @@ static void ok(tn_bench_result *res, const tn_bench_job *job, double ms)
     if (v != TN_RACE_GO_ON)
       break;
   }
-  res->status = TN_ST_OK;
+  res->status = TN_BENCH_OK;
   tn_timing_from_samples(x, n, &res->timing);
   /* steps, so that the run's cost split has something to add */
   res->steps.inputs_s = 1e-4;
@@ -156,7 +156,7 @@ static void fake_run(void *state, const tn_bench_job *job, const void *cubin,
   } else if (strcmp(action, "slow") == 0) {
     ok(res, job, 3.0);
   } else if (strcmp(action, "wrong") == 0) {
-    res->status = TN_ST_WRONG;
+    res->status = TN_BENCH_WRONG;
     snprintf(res->reason, sizeof(res->reason), "3 of 9 elements differ");
   } else if (strcmp(action, "crash") == 0) {
     abort();
@@ -164,7 +164,7 @@ static void fake_run(void *state, const tn_bench_job *job, const void *cubin,
     for (;;)
       pause();
   } else if (strcmp(action, "lost") == 0) {
-    res->status = TN_ST_FAILED;
+    res->status = TN_BENCH_FAILED;
     res->fatal = 1;
     snprintf(res->reason, sizeof(res->reason),
              "CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access");

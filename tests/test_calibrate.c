@@ -284,8 +284,8 @@ static int test_kernels(const char *arch_name)
   CHECK(arch != NULL);
   if (arch == NULL)
     TEST_DONE();
-  rc = tn_compile_helper(tn_calib_kernel_source, "calibrate.cu", arch,
-                         &cubin, &len, &log, &err);
+  rc = tn_nvrtc_helper(tn_calib_kernel_source, "calibrate.cu", arch,
+                       &cubin, &len, &log, &err);
   if (rc != 0)
     fprintf(stderr, "%s: %s\n", arch_name, rc > 0 && log ? log : err.msg);
   CHECK_EQ_INT(rc, 0);
@@ -314,9 +314,9 @@ static int test_kernels(const char *arch_name)
   /* the copy engine's kernel, its own program: empty before sm_90 */
   cubin = NULL;
   log = NULL;
-  rc = tn_compile_helper(tn_calib_copy_engine_source,
-                         "calibrate_copy_engine.cu", arch, &cubin, &len,
-                         &log, &err);
+  rc = tn_nvrtc_helper(tn_calib_copy_engine_source,
+                       "calibrate_copy_engine.cu", arch, &cubin, &len,
+                       &log, &err);
   if (rc != 0)
     fprintf(stderr, "%s: %s\n", arch_name, rc > 0 && log ? log : err.msg);
   CHECK_EQ_INT(rc, 0);

@@ -87,8 +87,8 @@ int main(int argc, char **argv)
     void *cubin = NULL;
     size_t len = 0;
     char *log = NULL;
-    int rc = tn_compile_helper(job.family->reference_source, "reference.cu",
-                               arch, &cubin, &len, &log, &err);
+    int rc = tn_nvrtc_helper(job.family->reference_source, "reference.cu",
+                             arch, &cubin, &len, &log, &err);
     if (rc != 0)
       fprintf(stderr, "the reference kernels: %s\n%s\n", err.msg,
               log ? log : "");

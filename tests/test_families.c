@@ -123,7 +123,7 @@ static void check_family(const tn_family *f)
     CHECK(0);
     return;
   }
-  tn_render_macros(f, &p, &prob, &d);
+  tn_family_macros(f, &p, &prob, &d);
   CHECK(!d.overflow);
   CHECK(d.n > f->n_params - 1);
   /* the size keys (family/size.h): within the table, powers small, a

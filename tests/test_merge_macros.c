@@ -3,7 +3,7 @@
  *
  *   test_merge_macros SRC
  *
- * a GEMM entry's derived macros are those of tn_render_macros, and a .cu
+ * a GEMM entry's derived macros are those of tn_family_macros, and a .cu
  * that defines TUNER_TEMPLATE_MACROS and includes the dispatch header and
  * SRC/templates/transpose.cu and gemm.cu builds with nvcc for two
  * architectures (77 without nvcc). */
@@ -78,7 +78,7 @@ static void part_template_macros(const char *src)
   snprintf(out, sizeof(out), "%s/gout", tmp);
   snprintf(in, sizeof(in), "%s/gemm", tmp);
   CHECK_EQ_INT(merge(args), 0);
-  tn_render_macros(f, &p, &prob, &all);
+  tn_family_macros(f, &p, &prob, &all);
   for (k = 0; k < f->n_params; k++)
     n_param += f->params[k].kind == TN_PARAM_SWIZZLE ? 3 : 1;
   CHECK(all.n > n_param); /* GEMM has derived macros */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "pipeline/compile.h"
-#include "emit/emit.h"
+#include "pipeline/run_header.h"
 #include "fleet/fleet.h"
 #include "pipeline/render.h"
 #include "pipeline/results.h"
@@ -192,7 +192,7 @@ int main(int argc, char **argv)
   /* the header compiles as C with the winner's values, and as CUDA */
   snprintf(run.header_path, sizeof(run.header_path), "%s/sm_90/%s.h", argv[2],
            job.name);
-  CHECK(tn_emit_header(&run, &err) == 0);
+  CHECK(tn_run_header_write(&run, &err) == 0);
   snprintf(path, sizeof(path), "%s/use.c", argv[2]);
   f = fopen(path, "w");
   CHECK(f != NULL);
@@ -216,7 +216,7 @@ int main(int argc, char **argv)
   snprintf(cmd, sizeof(cmd), "cc -std=c11 -Wall -Werror -c -I%s -o %s/use.o %s",
            argv[2], argv[2], path);
   CHECK(system(cmd) == 0);
-  if (tn_emit_header_text(&run, &text, &err) == 0) {
+  if (tn_run_header_text(&run, &text, &err) == 0) {
     tn_template t;
     void *cubin;
     size_t len;

@@ -28,6 +28,7 @@
 #include "sizes_util.h"
 
 #include "emit/emit.h"
+#include "pipeline/run_header.h"
 #include "family/size.h"
 #include "fleet/fleet.h"
 #include "fleet/predict.h"
@@ -497,8 +498,8 @@ static void part_json(void)
    * compiled as C; the lookup picks each measured size's row */
   snprintf(run.header_path, sizeof(run.header_path), "%s/out/sm_90/sizes.h",
            tmp);
-  CHECK(tn_emit_header(&run, &err) == 0);
-  CHECK(tn_emit_header_text(&run, &htext, &err) == 0);
+  CHECK(tn_run_header_write(&run, &err) == 0);
+  CHECK(tn_run_header_text(&run, &htext, &err) == 0);
   CHECK(htext != NULL && strstr(htext, "over all sizes (the single best)"));
   free(htext);
   {

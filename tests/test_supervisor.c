@@ -43,45 +43,45 @@ int main(int argc, char **argv)
   CHECK_EQ_INT(w.starts, 1);
 
   r = run(&w, 0, 5.0);
-  CHECK_EQ_INT(r.status, TN_ST_OK);
+  CHECK_EQ_INT(r.status, TN_BENCH_OK);
   CHECK_EQ_INT(r.timing.repetitions, 7);
   r = run(&w, 1, 5.0);
-  CHECK_EQ_INT(r.status, TN_ST_WRONG);
+  CHECK_EQ_INT(r.status, TN_BENCH_WRONG);
   CHECK_EQ_INT(w.starts, 1); /* a wrong result is not the worker's end */
 
   r = run(&w, 2, 5.0); /* abort() */
-  CHECK_EQ_INT(r.status, TN_ST_FAILED);
+  CHECK_EQ_INT(r.status, TN_BENCH_FAILED);
   CHECK(strstr(r.reason, "crash") != NULL);
   CHECK(strstr(r.reason, "signal 6") != NULL);
   r = run(&w, 0, 5.0); /* the next job gets a fresh worker */
-  CHECK_EQ_INT(r.status, TN_ST_OK);
+  CHECK_EQ_INT(r.status, TN_BENCH_OK);
   CHECK_EQ_INT(w.starts, 2);
 
   t0 = tn_now();
   r = run(&w, 3, 0.5); /* hangs: killed at the timeout */
-  CHECK_EQ_INT(r.status, TN_ST_FAILED);
+  CHECK_EQ_INT(r.status, TN_BENCH_FAILED);
   CHECK(strstr(r.reason, "timeout") != NULL);
   CHECK(tn_now() - t0 < 4.0);
   r = run(&w, 0, 5.0);
-  CHECK_EQ_INT(r.status, TN_ST_OK);
+  CHECK_EQ_INT(r.status, TN_BENCH_OK);
   CHECK_EQ_INT(w.starts, 3);
 
   r = run(&w, 4, 5.0); /* the context is lost: reported, then a new one */
-  CHECK_EQ_INT(r.status, TN_ST_FAILED);
+  CHECK_EQ_INT(r.status, TN_BENCH_FAILED);
   CHECK(strstr(r.reason, "ILLEGAL_ADDRESS") != NULL);
   CHECK(r.fatal);
   r = run(&w, 0, 5.0);
-  CHECK_EQ_INT(r.status, TN_ST_OK);
+  CHECK_EQ_INT(r.status, TN_BENCH_OK);
   CHECK_EQ_INT(w.starts, 4);
 
   r = run(&w, 5, 5.0); /* SIGSEGV (under ASan: an exit with status 1) */
-  CHECK_EQ_INT(r.status, TN_ST_FAILED);
+  CHECK_EQ_INT(r.status, TN_BENCH_FAILED);
   CHECK(strstr(r.reason, "crash: the worker ") != NULL);
   r = run(&w, 6, 5.0); /* exits without a word */
-  CHECK_EQ_INT(r.status, TN_ST_FAILED);
+  CHECK_EQ_INT(r.status, TN_BENCH_FAILED);
   CHECK(strstr(r.reason, "exited with status 0") != NULL);
   r = run(&w, 0, 5.0);
-  CHECK_EQ_INT(r.status, TN_ST_OK);
+  CHECK_EQ_INT(r.status, TN_BENCH_OK);
   CHECK_EQ_INT(w.starts, 6);
 
   tn_worker_stop(&w);

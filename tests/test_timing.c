@@ -2,7 +2,7 @@
  * of many shuffled samples, of a few, and of none. */
 #include <stdlib.h>
 
-#include "gpu/bench.h"
+#include "gpu/timing.h"
 #include "test_util.h"
 
 /* 1, 1.5, 2, ... (exact in binary), shuffled with a fixed seed. */

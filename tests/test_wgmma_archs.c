@@ -47,7 +47,7 @@ static int try_arch(const char *src, const char *name, const char *arch,
     fprintf(stderr, "%s: not in the architecture table\n", arch);
     return -1;
   }
-  rc = tn_compile_helper(src, name, a, &cubin, &len, log, &err);
+  rc = tn_nvrtc_helper(src, name, a, &cubin, &len, log, &err);
   free(cubin);
   if (rc < 0)
     fprintf(stderr, "%s: %s\n", arch, err.msg);

@@ -23,7 +23,7 @@
 #include "model/conflicts.h"
 #include "pipeline/config.h"
 #include "pipeline/precheck.h"
-#include "pipeline/results.h"
+#include "pipeline/summary.h"
 #include "fleet/merge.h"
 #include "fleet/predict.h"
 #include "report/report.h"
@@ -385,10 +385,10 @@ int main(int argc, char **argv)
             run->compile.compiled + run->compile.cached, run->compile.cached,
             run->compile.failed, run->compile.wall_s, run->compile.threads,
             run->bench_s, run->wall_s);
-    tn_results_sizes_line(run, stderr);
+    tn_summary_sizes_line(run, stderr);
     if (!opts.dry_run) {
-      tn_results_cost_line(run, stderr);
-      tn_results_size_lines(run, stderr);
+      tn_summary_cost_line(run, stderr);
+      tn_summary_size_lines(run, stderr);
     }
     if (opts.verbose)
       tn_compile_trace_print(&run->compile.trace, run->t0, stderr);

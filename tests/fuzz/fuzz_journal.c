@@ -18,7 +18,7 @@
 #include "pipeline/config.h"
 #include "pipeline/precheck.h"
 #include "pipeline/render.h"
-#include "pipeline/results.h"
+#include "pipeline/journal.h"
 #include "pipeline/run.h"
 #include "pipeline/space.h"
 

@@ -9,7 +9,7 @@
 
 #include "base/arch.h"
 #include "gpu/cublas.h"
-#include "pipeline/compile_nvrtc.h"
+#include "gpu/nvrtc.h"
 
 #define CU(call) tn_cuda_failed(&g->cu, &g->st, g->cu.call, #call)
 
@@ -67,7 +67,7 @@ static int describe(tn_calib_gpu *g, int ordinal, tn_calib_profile *p)
   p->total_mem = (long long)mem;
   snprintf(p->arch, sizeof(p->arch), "sm_%d%d", p->cc_major, p->cc_minor);
   snprintf(p->driver, sizeof(p->driver), "%d.%d", v / 1000, (v % 1000) / 10);
-  tn_compile_nvrtc_version(p->nvrtc, sizeof(p->nvrtc));
+  tn_nvrtc_version(p->nvrtc, sizeof(p->nvrtc));
   return 0;
 }
 
@@ -86,7 +86,7 @@ int tn_calib_load_module(tn_calib_gpu *g, const tn_calib_profile *p,
     return tn_errf(err, TN_ETOOL, "no known architecture for compute "
                                   "capability %d.%d",
                    p->cc_major, p->cc_minor);
-  rc = tn_compile_helper(source, name, arch, &cubin, &len, &log, err);
+  rc = tn_nvrtc_helper(source, name, arch, &cubin, &len, &log, err);
   if (rc > 0)
     tn_errf(err, TN_ETOOL, "%s: does not compile for %s: %.1500s", what,
             arch->name, log ? log : "(no log)");

@@ -1,12 +1,16 @@
 /* emit.h -- every header the tool writes, for C and CUDA code, with one
  * rule for the text that goes into them.
  *
+ * It takes plain data (tn_header_entry, tn_dispatch): whoever chose a
+ * configuration fills one (a run: pipeline/run_header.h; a prediction,
+ * a merge: tuner/fleet/).
+ *
  * <arch>/<name>.h, from a run, a prediction or a merge (one entry, one
  * writer), defines for every parameter NAME_SM_XX_PARAM (always) and
  * NAME_PARAM (unless TUNER_ONLY_ARCH_NAMES is defined, so several
  * architectures' headers can be included together), swizzles as their
  * _B/_M/_S numbers, NAME_SM_XX_MEASURED or NAME_SM_XX_PREDICTED, and the
- * family's derived macros (tn_render_macros beyond the parameters:
+ * family's derived macros (tn_family_macros beyond the parameters:
  * NAME_SM_XX_THREADS for TN_THREADS) for the tuned problem.
  *
  * It also holds the entry's table by size: the winner of each size the
@@ -32,7 +36,6 @@
 #include "base/util.h"
 #include "family/family.h"
 #include "family/param.h"
-#include "pipeline/run.h"
 
 #define TN_HEADER_MAX_WHY 4
 
@@ -72,12 +75,6 @@ int tn_emit_arch_header_text(const tn_header_entry *e, char **text,
 /* Writes it to path (making its folder).  0, TN_EINPUT or TN_ETOOL. */
 int tn_emit_arch_header(const tn_header_entry *e, const char *path,
                         tn_err *err);
-
-/* The entry of run's best candidate, measured on run's device, written to
- * run->header_path.  Returns 0, TN_EINPUT (a name that makes no C
- * identifier) or TN_ETOOL (also: no verified candidate). */
-int tn_emit_header(const tn_run *run, tn_err *err);
-int tn_emit_header_text(const tn_run *run, char **text, tn_err *err);
 
 /* What a dispatch header holds. */
 struct tn_dispatch_features;

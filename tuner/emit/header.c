@@ -59,7 +59,7 @@ int tn_emit_arch_header_text(const tn_header_entry *e, char **text,
   tn__emit_values(o, f, e->params, NULL, prefix);
   if (derived.n > 0) {
     char prob[256];
-    tn__emit_problem_text(e->problem, prob, sizeof(prob));
+    tn_size_format(&e->problem->size, prob, sizeof(prob));
     fprintf(o, "/* The %s template's other macros (TN_<...> without TN_),\n"
                " * derived from these parameters for the tuned problem "
                "%s: */\n",
@@ -81,101 +81,6 @@ int tn_emit_arch_header(const tn_header_entry *e, const char *path,
   int rc = tn_emit_arch_header_text(e, &text, err);
   if (rc == 0)
     rc = tn__emit_write(path, text, err);
-  free(text);
-  return rc;
-}
-
-/* Why size k's winner of run: its time there against the single best's
- * and the baseline's. */
-static void size_why(const tn_run *run, int k, char *out, size_t n)
-{
-  const tn_selection *s = &run->sel_size[k];
-  const tn_candidate *w = &run->space.c[s->best];
-  const tn_candidate *one = &run->space.c[run->sel.best];
-  double ms = w->timing[k].median_ms, one_ms = one->timing[k].median_ms;
-  size_t used;
-  used = (size_t)snprintf(out, n,
-                          "candidate %d, %.4f ms%s; the single best %.4f ms "
-                          "there (%+.1f%%)",
-                          w->id, ms, s->n_ties > 1 ? " (among ties)" : "",
-                          one_ms, 100.0 * (one_ms / ms - 1.0));
-  if (used < n && run->n_baselines > 0 &&
-      run->baselines[0].status == TN_ST_OK)
-    snprintf(out + used, n - used, "; %.1f%% of %s",
-             100.0 * run->baselines[0].timing[k].median_ms / ms,
-             run->baselines[0].name);
-}
-
-int tn_emit_header_text(const tn_run *run, char **text, tn_err *err)
-{
-  const tn_job *job = run->job;
-  const tn_candidate *c;
-  tn_header_entry e;
-  tn_header_size sizes[TN_MAX_SIZES];
-  char winner[160], median[256], problems[512];
-  char whys[TN_MAX_SIZES][256];
-  size_t used;
-  int k, rc;
-
-  if (run->sel.best < 0)
-    return tn_errf(err, TN_ETOOL, "no verified candidate to write a header of");
-  c = &run->space.c[run->sel.best];
-  snprintf(winner, sizeof(winner),
-           "candidate %d, the fastest verified%s%s", c->id,
-           job->n_problems > 1 ? " over all sizes (the single best)" : "",
-           run->sel.n_ties > 1 ? "; chosen among ties within noise" : "");
-  if (run->n_baselines > 0 && run->baselines[0].status == TN_ST_OK)
-    snprintf(median, sizeof(median),
-             "median %.4f ms = %.1f%% of %s (%.4f ms, same run)",
-             c->total_ms, 100.0 * run->baselines[0].total_ms / c->total_ms,
-             run->baselines[0].name, run->baselines[0].total_ms);
-  else
-    snprintf(median, sizeof(median), "median %.4f ms", c->total_ms);
-  used = (size_t)snprintf(problems, sizeof(problems), "problems:");
-  for (k = 0; k < job->n_problems && used < sizeof(problems); k++) {
-    char one[128];
-    tn__emit_problem_text(&job->problems[k], one, sizeof(one));
-    used += (size_t)snprintf(problems + used, sizeof(problems) - used, " %s",
-                             one);
-  }
-  memset(&e, 0, sizeof(e));
-  e.family = job->family;
-  e.name = job->name;
-  e.arch = run->have_device ? run->device.arch : run->arch->name;
-  e.devices = run->have_device ? run->device.name : "no device";
-  e.date = run->finished[0] ? run->finished : run->started;
-  e.origin = job->path;
-  e.why[0] = winner;
-  e.why[1] = median;
-  e.why[2] = problems;
-  e.params = &c->params;
-  e.problem = job->n_problems > 0 ? &job->problems[0] : NULL;
-  /* the table by size: every size with a winner */
-  for (k = 0; k < job->n_problems; k++) {
-    const tn_selection *s = &run->sel_size[k];
-    if (s->best < 0 || s->best >= run->space.n ||
-        run->space.c[s->best].status != TN_ST_OK)
-      break; /* all or none: a run that verified something timed every size */
-    size_why(run, k, whys[k], sizeof(whys[k]));
-    sizes[k].problem = &job->problems[k];
-    sizes[k].params = &run->space.c[s->best].params;
-    sizes[k].params_text = NULL;
-    sizes[k].why = whys[k];
-  }
-  if (k == job->n_problems) {
-    e.n_sizes = k;
-    e.sizes = sizes;
-  }
-  rc = tn_emit_arch_header_text(&e, text, err);
-  return rc;
-}
-
-int tn_emit_header(const tn_run *run, tn_err *err)
-{
-  char *text = NULL;
-  int rc = tn_emit_header_text(run, &text, err);
-  if (rc == 0)
-    rc = tn__emit_write(run->header_path, text, err);
   free(text);
   return rc;
 }

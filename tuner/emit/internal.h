@@ -16,11 +16,9 @@ int tn__emit_close(FILE *o, char **buf, char **text, tn_err *err);
 int tn__emit_write(const char *path, const char *text, tn_err *err);
 
 /* The family's macros for p on prob beyond the parameters' (the tail of
- * tn_render_macros), into out; none when prob is NULL. */
+ * tn_family_macros), into out; none when prob is NULL. */
 void tn__emit_derived(const tn_family *f, const tn_params *p,
                       const tn_problem *prob, tn_defines *out);
-/* prob's size as "8192x8192". */
-void tn__emit_problem_text(const tn_problem *prob, char *out, size_t n);
 
 /* #define PREFIX_PARAM value for every parameter of p (swizzles: _B, _M,
  * _S), then PREFIX_<DERIVED> value for every derived macro of d.  Either
@@ -31,7 +29,7 @@ void tn__emit_values(FILE *o, const tn_family *f, const tn_params *p,
 void tn__emit_aliases(FILE *o, const tn_family *f, const tn_defines *d,
                       const char *to, const char *from);
 /* #define TN_... value: every macro the rendered template of p on prob
- * sees (tn_render_macros). */
+ * sees (tn_family_macros). */
 void tn__emit_template_macros(FILE *o, const tn_family *f, const tn_params *p,
                               const tn_problem *prob);
 

@@ -1,13 +1,11 @@
 /* macros.c -- the #define lines headers are made of: a configuration's
  * parameters and the family's derived macros under a prefix, aliases of
- * them, and the TN_<...> macros a template reads (tn_render_macros). */
+ * them, and the TN_<...> macros a template reads (tn_family_macros). */
 #include "emit/internal.h"
 
 #include <string.h>
 
-#include "pipeline/render.h"
-
-/* Macros tn_render_macros writes for the parameters themselves. */
+/* Macros tn_family_macros writes for the parameters themselves. */
 static int n_param_macros(const tn_family *f)
 {
   int k, n = 0;
@@ -24,7 +22,7 @@ void tn__emit_derived(const tn_family *f, const tn_params *p,
   memset(out, 0, sizeof(*out));
   if (prob == NULL)
     return;
-  tn_render_macros(f, p, prob, &all);
+  tn_family_macros(f, p, prob, &all);
   for (i = n_param_macros(f); i < all.n; i++) {
     const char *name = all.name[i];
     char m[48];
@@ -33,16 +31,6 @@ void tn__emit_derived(const tn_family *f, const tn_params *p,
     tn_emit_macro_name(m, sizeof(m), name);
     tn_defines_add(out, m, "%s", all.value[i]);
   }
-}
-
-void tn__emit_problem_text(const tn_problem *prob, char *out, size_t n)
-{
-  size_t used = 0;
-  int d;
-  out[0] = '\0';
-  for (d = 0; d < prob->size.n_dims && used < n; d++)
-    used += (size_t)snprintf(out + used, n - used, "%s%lld", d ? "x" : "",
-                             prob->size.dims[d]);
 }
 
 void tn__emit_values(FILE *o, const tn_family *f, const tn_params *p,
@@ -91,7 +79,7 @@ void tn__emit_template_macros(FILE *o, const tn_family *f, const tn_params *p,
 {
   tn_defines all;
   int i;
-  tn_render_macros(f, p, prob, &all);
+  tn_family_macros(f, p, prob, &all);
   for (i = 0; i < all.n; i++)
     fprintf(o, "#define %s %s\n", all.name[i], all.value[i]);
 }

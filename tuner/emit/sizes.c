@@ -146,7 +146,7 @@ void tn__emit_arch_sizes(FILE *o, const tn_header_entry *e, const char *M,
   for (i = 0; i < e->n_sizes; i++) {
     const tn_header_size *s = &e->sizes[i];
     char size[128];
-    tn__emit_problem_text(s->problem, size, sizeof(size));
+    tn_size_format(&s->problem->size, size, sizeof(size));
     fprintf(o, "/* size %d: %s", i, size);
     if (s->why) {
       fprintf(o, ": ");

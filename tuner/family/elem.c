@@ -207,3 +207,47 @@ void tn_elem_store(void *base, size_t i, tn_elem_type t, double v)
   }
   }
 }
+
+/* The names a config gives element types, with their aliases. */
+static const struct {
+  const char *name;
+  tn_elem_type type;
+} type_names[] = {
+    {"fp64", TN_ELEM_F64},    {"float64", TN_ELEM_F64},
+    {"double", TN_ELEM_F64},  {"f64", TN_ELEM_F64},
+    {"fp32", TN_ELEM_F32},    {"float32", TN_ELEM_F32},
+    {"float", TN_ELEM_F32},   {"f32", TN_ELEM_F32},
+    {"fp16", TN_ELEM_F16},    {"float16", TN_ELEM_F16},
+    {"half", TN_ELEM_F16},    {"f16", TN_ELEM_F16},
+    {"bf16", TN_ELEM_BF16},   {"bfloat16", TN_ELEM_BF16},
+    {"int8", TN_ELEM_I8},     {"i8", TN_ELEM_I8},
+    {"int16", TN_ELEM_I16},   {"i16", TN_ELEM_I16},
+    {"int32", TN_ELEM_I32},   {"i32", TN_ELEM_I32},
+    {"int", TN_ELEM_I32},     {"int64", TN_ELEM_I64},
+    {"i64", TN_ELEM_I64},     {"uint8", TN_ELEM_U8},
+    {"u8", TN_ELEM_U8},       {"uint16", TN_ELEM_U16},
+    {"u16", TN_ELEM_U16},     {"uint32", TN_ELEM_U32},
+    {"u32", TN_ELEM_U32},     {"unsigned", TN_ELEM_U32},
+    {"uint64", TN_ELEM_U64},  {"u64", TN_ELEM_U64},
+};
+
+int tn_elem_parse(const char *name)
+{
+  size_t i;
+  for (i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
+    if (strcmp(type_names[i].name, name) == 0)
+      return (int)type_names[i].type;
+  return -1;
+}
+
+const char *tn_elem_long_name(tn_elem_type t)
+{
+  static const char *const names[TN_ELEM_COUNT] = {
+      [TN_ELEM_F32] = "fp32", [TN_ELEM_BF16] = "bf16",
+      [TN_ELEM_F16] = "fp16", [TN_ELEM_F64] = "fp64",
+      [TN_ELEM_I8] = "int8",  [TN_ELEM_I16] = "int16",
+      [TN_ELEM_I32] = "int32", [TN_ELEM_I64] = "int64",
+      [TN_ELEM_U8] = "uint8", [TN_ELEM_U16] = "uint16",
+      [TN_ELEM_U32] = "uint32", [TN_ELEM_U64] = "uint64"};
+  return (int)t >= 0 && (int)t < TN_ELEM_COUNT ? names[t] : "?";
+}

@@ -41,5 +41,10 @@ double tn_elem_load(const void *base, size_t i, tn_elem_type t);
  * (ties to even); integers converted as C converts (the caller keeps v in
  * the type's range). */
 void tn_elem_store(void *base, size_t i, tn_elem_type t, double v);
+/* The type a config calls name ("fp32", "float32", "float", "f32",
+ * "bf16", "int8", "uint64", ...), or -1. */
+int tn_elem_parse(const char *name);
+/* The name a config gives t ("fp32", "int8", ...; "?" if unknown). */
+const char *tn_elem_long_name(tn_elem_type t);
 
 #endif

@@ -1,6 +1,7 @@
 /* family.c -- the registry of kernel families and helpers they share. */
 #include "family/family.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -85,6 +86,44 @@ void tn_defines_add(tn_defines *d, const char *name, const char *fmt, ...)
     return;
   }
   d->n++;
+}
+
+static void upper(char *dst, const char *src, size_t n)
+{
+  size_t i;
+  for (i = 0; src[i] && i + 1 < n; i++)
+    dst[i] = (char)toupper((unsigned char)src[i]);
+  dst[i] = '\0';
+}
+
+void tn_family_macros(const tn_family *f, const tn_params *p,
+                      const tn_problem *prob, tn_defines *out)
+{
+  int k;
+
+  memset(out, 0, sizeof(*out));
+  for (k = 0; k < f->n_params; k++) {
+    char name[48], m[56];
+    /* a described kernel's parameters keep the names the user gave them */
+    if (f->plain_macros)
+      snprintf(name, sizeof(name), "%s", f->params[k].name);
+    else
+      upper(name, f->params[k].name, sizeof(name));
+    if (f->params[k].kind == TN_PARAM_INT) {
+      snprintf(m, sizeof(m), f->plain_macros ? "%s" : "TN_%s", name);
+      tn_defines_add(out, m, "%lld", p->v[k].i);
+    } else {
+      const char *form = f->plain_macros ? "%s_%c" : "TN_%s_%c";
+      snprintf(m, sizeof(m), form, name, 'B');
+      tn_defines_add(out, m, "%d", p->v[k].sw.b);
+      snprintf(m, sizeof(m), form, name, 'M');
+      tn_defines_add(out, m, "%d", p->v[k].sw.m);
+      snprintf(m, sizeof(m), form, name, 'S');
+      tn_defines_add(out, m, "%d", p->v[k].sw.s);
+    }
+  }
+  if (f->defines != NULL)
+    f->defines(f, p, prob, out);
 }
 
 void tn_args_add(tn_args *a, const void *value, size_t size)

@@ -157,8 +157,9 @@ struct tn_verify_env {
 };
 
 /* What a family's baseline can use: the device buffers of the problem
- * (one set; the caller rotates sets), the stream to enqueue on, and a
- * device-to-device copy enqueued on it (0, or -1 with why). */
+ * (one set; the caller rotates sets), the stream to enqueue on, and the
+ * library calls the GPU layer enqueues on it.  A family names no library:
+ * the worker fills these. */
 typedef struct tn_baseline_env tn_baseline_env;
 struct tn_baseline_env {
   const struct tn_family *family;
@@ -166,8 +167,19 @@ struct tn_baseline_env {
   const tn_buffer_desc *descs;
   tn_devptr dev[TN_MAX_BUFFERS];
   void *stream; /* CUstream */
+  /* A device-to-device copy.  0, or -1 with why. */
   int (*copy)(tn_baseline_env *env, tn_devptr dst, tn_devptr src,
               size_t bytes, char *why, size_t n);
+  /* Row-major C = alpha op(A) op(B) + beta C by the GPU's BLAS (cuBLAS:
+   * SGEMM with TF32 off for fp32 A, B and C; GemmEx for bf16 or fp16 A
+   * and B, C of fp32 or their type, fp32 products and sums): op(A) is
+   * m x k (A stored k x m if trans_a), op(B) k x n, C m x n; with beta 0,
+   * C is not read.  0, or -1 with why (the library missing: the baseline
+   * is reported unavailable). */
+  int (*gemm)(tn_baseline_env *env, tn_elem_type in, tn_elem_type out,
+              int trans_a, int trans_b, int m, int n, int k, float alpha,
+              tn_devptr a, tn_devptr b, float beta, tn_devptr c, char *why,
+              size_t why_len);
   void *impl;
 };
 
@@ -362,6 +374,14 @@ const tn_family *tn_family_find(const char *name);
 int tn_family_register(const tn_family *f);
 /* Writes the known names, comma-separated. */
 void tn_family_list(char *out, size_t n);
+
+/* Every macro the rendered source of p on prob defines, in order:
+ * TN_<NAME> of each int parameter, TN_<NAME>_B/_M/_S of each swizzle,
+ * then the family's own (f->defines).  The one list: the renderer
+ * (pipeline/render.h) writes it before the template, and the headers of
+ * tuner/emit/ give it to a user's build. */
+void tn_family_macros(const tn_family *f, const tn_params *p,
+                      const tn_problem *prob, tn_defines *out);
 
 /* Model cost of one launch of p on prob.  Returns 0, or -1 with why if the
  * plan contains a malformed access (a bug in the family). */

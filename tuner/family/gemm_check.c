@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "family/gemm_ref.h"
-#include "gpu/cublas.h"
 
 /* The reference kernels.  tn_gemm_ref: fp64 sums of a * b and |a| * |b|
  * in k order (exact products, so the host can reproduce them), ref and
@@ -536,9 +535,8 @@ int tn_gemm_tc_baseline(const char *family, const char *name,
     snprintf(why, n, "%s has no baseline '%s'", family, name);
     return -1;
   }
-  return tn_cublas_gemm_ex(env->stream, g->in, g->out, g->trans_a,
-                           g->trans_b, (int)prob->size.dims[0],
-                           (int)prob->size.dims[1], (int)prob->size.dims[2],
-                           (float)g->alpha, env->dev[0], env->dev[1],
-                           (float)g->beta, env->dev[2], why, n);
+  return env->gemm(env, g->in, g->out, g->trans_a, g->trans_b,
+                   (int)prob->size.dims[0], (int)prob->size.dims[1],
+                   (int)prob->size.dims[2], (float)g->alpha, env->dev[0],
+                   env->dev[1], (float)g->beta, env->dev[2], why, n);
 }

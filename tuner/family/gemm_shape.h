@@ -1,13 +1,14 @@
 /* gemm_shape.h -- what the parts of the GEMM family share (private to
- * tuner/family/gemm*.c): the parameters' indices, the shape a point gives
- * the template, and the plan and the check, which live in files of their
- * own so that no module grows past a few hundred lines.
+ * tuner/family/gemm*.c): the parameters' and options' indices and the
+ * shape a point gives the template.  The parts, each calling only those
+ * above it here:
  *
- *   gemm.c        the family: parameters, rules, launch, defines, buffers,
- *                 problem options, units, baselines
+ *   gemm_shape.c  the shape of a point on a problem (tn_gemm_geometry)
  *   gemm_plan.c   the shared-memory access plan the model prices
  *   gemm_check.c  the fp64 reference on the GPU and the verification
- *                 (shared with the tensor-core family: gemm_ref.h) */
+ *                 (shared with the tensor-core families: gemm_ref.h)
+ *   gemm.c        the family: parameters, rules, launch, defines, buffers,
+ *                 problem options, units, baselines */
 #ifndef TN_GEMM_SHAPE_H
 #define TN_GEMM_SHAPE_H
 

@@ -1,10 +1,12 @@
 /* gemm_tc_shape.h -- what the parts of the tensor-core GEMM family share
  * (private to tuner/family/gemm_tc*.c): the parameters' and options'
- * indices and the shape a point gives templates/gemm_tc.cu.
+ * indices and the shape a point gives templates/gemm_tc.cu.  The parts,
+ * each calling only those above it here:
  *
+ *   gemm_tc_shape.c the shape of a point on a problem
+ *   gemm_tc_plan.c  the shared-memory access plan the model prices
  *   gemm_tc.c       the family: parameters, rules, launch, defines,
- *                   buffers, problem options, units, baseline, check
- *   gemm_tc_plan.c  the shared-memory access plan the model prices */
+ *                   buffers, problem options, units, baseline, check */
 #ifndef TN_GEMM_TC_SHAPE_H
 #define TN_GEMM_TC_SHAPE_H
 

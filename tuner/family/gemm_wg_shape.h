@@ -1,10 +1,12 @@
 /* gemm_wg_shape.h -- what the parts of the wgmma GEMM family share
  * (private to tuner/family/gemm_wg*.c): the parameters' and options'
- * indices and the shape a point gives templates/gemm_wg.cu.
+ * indices and the shape a point gives templates/gemm_wg.cu.  The parts,
+ * each calling only those above it here:
  *
+ *   gemm_wg_shape.c the shape of a point on a problem
+ *   gemm_wg_plan.c  the threads' shared-memory accesses the model prices
  *   gemm_wg.c       the family: parameters, rules, launch, defines,
- *                   tensor maps, buffers, options, units, baseline, check
- *   gemm_wg_plan.c  the threads' shared-memory accesses the model prices */
+ *                   tensor maps, buffers, options, units, baseline, check */
 #ifndef TN_GEMM_WG_SHAPE_H
 #define TN_GEMM_WG_SHAPE_H
 

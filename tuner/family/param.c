@@ -145,6 +145,16 @@ int tn_swizzle_resolve(tn_swizzle *sw, int width, int elem_bytes, char *why,
   return 0;
 }
 
+void tn_size_format(const tn_size *s, char *out, size_t n)
+{
+  size_t used = 0;
+  int d;
+  out[0] = '\0';
+  for (d = 0; d < s->n_dims && used < n; d++)
+    used += (size_t)snprintf(out + used, n - used, "%s%lld", d ? "x" : "",
+                             s->dims[d]);
+}
+
 void tn_params_format(const tn_param_desc *descs, int n_params,
                       const tn_params *p, char *out, size_t n)
 {

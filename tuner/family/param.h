@@ -108,6 +108,8 @@ int tn_swizzle_parse(const char *text, tn_swizzle *sw, char *why, size_t n);
 int tn_swizzle_resolve(tn_swizzle *sw, int width, int elem_bytes, char *why,
                        size_t n);
 
+/* Formats a size as "8192x8192". */
+void tn_size_format(const tn_size *s, char *out, size_t n);
 /* Formats params as "tile=32 rows_per_thread=4 pad=1 swizzle=xor". */
 void tn_params_format(const tn_param_desc *descs, int n_params,
                       const tn_params *p, char *out, size_t n);

@@ -5,33 +5,15 @@
  * is thread tid = 32 w + l of the block (x fastest, as CUDA numbers
  * them), and touches (row, col) of its array, laid out as
  * templates/smem_layout.h lays out tiles (padding, then the swizzle). */
-#include "family/user.h"
+#include "family/user_plan.h"
+
+#include "family/user_eval.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "../../templates/smem_layout.h"
 #include "model/access.h"
-
-/* The arrays sit one after another, each 128-byte aligned: a whole line
- * of banks, so that an array's own layout decides its conflicts. */
-static int array_base(const tn_user_kernel *u, int a, const long long *slots,
-                      long long *base, char *why, size_t n)
-{
-  int i;
-  *base = 0;
-  for (i = 0; i < a; i++) {
-    const tn_uarray *ar = &u->arrays[i];
-    long long rows, cols, pad = 0;
-    if (tn_uexpr_eval(&ar->rows, slots, &rows, why, n) != 0 ||
-        tn_uexpr_eval(&ar->cols, slots, &cols, why, n) != 0 ||
-        (tn_uexpr_set(&ar->pad) &&
-         tn_uexpr_eval(&ar->pad, slots, &pad, why, n) != 0))
-      return -1;
-    *base += (rows * (cols + pad) * ar->elem + 127) / 128 * 128;
-  }
-  return 0;
-}
 
 /* The swizzle array a lays out with on point p. */
 static tn_swizzle array_swizzle(const tn_uarray *ar, const tn_params *p)
@@ -132,7 +114,7 @@ int tn_user_plan_access(const tn_family *f, const tn_params *p,
       tn_uexpr_eval(&ar->cols, slots, &cols, why, n) != 0 ||
       (tn_uexpr_set(&ar->pad) &&
        tn_uexpr_eval(&ar->pad, slots, &pad, why, n) != 0) ||
-      array_base(u, x->array, slots, &base, why, n) != 0)
+      tn_user_arrays(u, x->array, slots, &base, NULL, why, n) != 0)
     goto fail;
   warps = (slots[TN_USLOT_THREADS] + 31) / 32;
   if ((tn_uexpr_set(&x->warps) &&

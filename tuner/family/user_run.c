@@ -1,7 +1,9 @@
 /* user_run.c -- the family a config describes: the worker's side (its
  * buffers, arguments and __constant__ symbols, the check of its outputs
  * against the reference's, the copy baseline). */
-#include "family/user.h"
+#include "family/user_run.h"
+
+#include "family/user_eval.h"
 
 #include <math.h>
 #include <stdio.h>

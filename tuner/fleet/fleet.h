@@ -4,6 +4,8 @@
  * before it:
  *
  *   find.c     results files and folders found; the list of runs
+ *   json.c     typed access: a key of a kind, a time, a parameter object
+ *   check.c    a results file's table agrees with itself
  *   read.c     one results file read and checked (FILE: JSON path: what)
  *   choose.c   the rules: an entry per architecture and device, a default
  *   features.c --features: another job's entries for sm_90a and the like
@@ -170,10 +172,6 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
                       tn_err *err);
 /* Frees what a read left in r (also after an error), and r itself. */
 void tn_fleet_run_free(mg_run *r);
-/* A parameter object of r's family into p, checked against the family's
- * ranges and rules (which also resolve "xor" against the tile). */
-int tn_fleet_parse_params(const mg_run *r, json_t *o, const char *where,
-                          tn_params *p, tn_err *err);
 /* The ok candidate of r with this parameter text, or NULL. */
 const mg_cand *tn_fleet_find_cand(const mg_run *r, const char *text);
 
@@ -273,6 +271,10 @@ int tn_fleet_get(const char *file, json_t *obj, const char *where,
  * TN_EINPUT naming file and where.key. */
 int tn_fleet_check_ms(const char *file, const char *where, const char *key,
                       double v, int positive, tn_err *err);
+/* A parameter object of r's family into p, checked against the family's
+ * ranges and rules (which also resolve "xor" against the tile). */
+int tn_fleet_parse_params(const mg_run *r, json_t *o, const char *where,
+                          tn_params *p, tn_err *err);
 
 /* ---- check.c: the table agrees with itself ---- */
 

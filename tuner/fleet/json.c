@@ -1,9 +1,11 @@
 /* json.c -- typed access to a results document for tuner/fleet/: a key
- * of the kind expected, a time in range; every message names the file and
- * the JSON path of what is wrong. */
+ * of the kind expected, a time in range, a parameter object of the
+ * family; every message names the file and the JSON path of what is
+ * wrong. */
 #include "fleet/fleet.h"
 
 #include <math.h>
+#include <string.h>
 
 /* A time read from a file: finite and in [0, MAX_MS] (positive if
  * positive).  0 or TN_EINPUT naming file and where.key. */
@@ -16,8 +18,6 @@ int tn_fleet_check_ms(const char *file, const char *where, const char *key,
                    file, where, key, v, positive ? "" : "or at", MAX_MS);
   return 0;
 }
-
-
 
 static int is_kind(json_t *v, mg_kind k)
 {
@@ -68,5 +68,60 @@ int tn_fleet_get(const char *file, json_t *obj, const char *where,
     return tn_errf(err, TN_EINPUT, "%s: %s%s%s: expected %s", file, where,
                    where[0] ? "." : "", key, kind_name(kind));
   *out = v;
+  return 0;
+}
+
+/* A parameter object of r's family into p, checked against the family's
+ * ranges and rules (which also resolve "xor" against the tile). */
+int tn_fleet_parse_params(const mg_run *r, json_t *o, const char *where,
+                          tn_params *p, tn_err *err)
+{
+  const tn_family *f = r->family;
+  const char *key;
+  json_t *v;
+  char why[512];
+  int k;
+
+  memset(p, 0, sizeof(*p));
+  json_object_foreach(o, key, v) {
+    if (tn_param_index(f->params, f->n_params, key) < 0)
+      return tn_errf(err, TN_EINPUT,
+                     "%s: %s.%s: not a parameter of family %s", r->path,
+                     where, key, f->name);
+  }
+  for (k = 0; k < f->n_params; k++) {
+    const tn_param_desc *d = &f->params[k];
+    v = json_object_get(o, d->name);
+    if (v == NULL && d->added && d->kind == TN_PARAM_INT) {
+      p->v[k].i = d->def; /* a file from before the parameter */
+      continue;
+    }
+    if (v == NULL)
+      return tn_errf(err, TN_EINPUT, "%s: %s.%s: missing", r->path, where,
+                     d->name);
+    if (d->kind == TN_PARAM_SWIZZLE) {
+      if (!json_is_string(v))
+        return tn_errf(err, TN_EINPUT, "%s: %s.%s: expected a string",
+                       r->path, where, d->name);
+      if (tn_swizzle_parse(json_string_value(v), &p->v[k].sw, why,
+                           sizeof(why)) != 0)
+        return tn_errf(err, TN_EINPUT, "%s: %s.%s: %s", r->path, where,
+                       d->name, why);
+    } else {
+      json_int_t i;
+      if (!json_is_integer(v))
+        return tn_errf(err, TN_EINPUT, "%s: %s.%s: expected an integer",
+                       r->path, where, d->name);
+      i = json_integer_value(v);
+      if (i < d->min || i > d->max)
+        return tn_errf(err, TN_EINPUT,
+                       "%s: %s.%s: %lld is outside [%lld, %lld]", r->path,
+                       where, d->name, (long long)i, d->min, d->max);
+      p->v[k].i = i;
+    }
+  }
+  if (f->prepare(f, p, &r->problem, why, sizeof(why)) != 0)
+    return tn_errf(err, TN_EINPUT, "%s: %s: not a valid %s configuration: %s",
+                   r->path, where, f->name, why);
   return 0;
 }

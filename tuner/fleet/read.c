@@ -43,60 +43,6 @@ static int parse_iso(const char *s, long long *t, char day[11])
 /* The largest problem size a config accepts (tuner/pipeline/config.c):
  * the families' arithmetic is safe up to it. */
 #define MAX_SIZE 2147483647LL
-/* A parameter object of r's family into p, checked against the family's
- * ranges and rules (which also resolve "xor" against the tile). */
-int tn_fleet_parse_params(const mg_run *r, json_t *o, const char *where,
-                        tn_params *p, tn_err *err)
-{
-  const tn_family *f = r->family;
-  const char *key;
-  json_t *v;
-  char why[512];
-  int k;
-
-  memset(p, 0, sizeof(*p));
-  json_object_foreach(o, key, v) {
-    if (tn_param_index(f->params, f->n_params, key) < 0)
-      return tn_errf(err, TN_EINPUT,
-                     "%s: %s.%s: not a parameter of family %s", r->path,
-                     where, key, f->name);
-  }
-  for (k = 0; k < f->n_params; k++) {
-    const tn_param_desc *d = &f->params[k];
-    v = json_object_get(o, d->name);
-    if (v == NULL && d->added && d->kind == TN_PARAM_INT) {
-      p->v[k].i = d->def; /* a file from before the parameter */
-      continue;
-    }
-    if (v == NULL)
-      return tn_errf(err, TN_EINPUT, "%s: %s.%s: missing", r->path, where,
-                     d->name);
-    if (d->kind == TN_PARAM_SWIZZLE) {
-      if (!json_is_string(v))
-        return tn_errf(err, TN_EINPUT, "%s: %s.%s: expected a string",
-                       r->path, where, d->name);
-      if (tn_swizzle_parse(json_string_value(v), &p->v[k].sw, why,
-                           sizeof(why)) != 0)
-        return tn_errf(err, TN_EINPUT, "%s: %s.%s: %s", r->path, where,
-                       d->name, why);
-    } else {
-      json_int_t i;
-      if (!json_is_integer(v))
-        return tn_errf(err, TN_EINPUT, "%s: %s.%s: expected an integer",
-                       r->path, where, d->name);
-      i = json_integer_value(v);
-      if (i < d->min || i > d->max)
-        return tn_errf(err, TN_EINPUT,
-                       "%s: %s.%s: %lld is outside [%lld, %lld]", r->path,
-                       where, d->name, (long long)i, d->min, d->max);
-      p->v[k].i = i;
-    }
-  }
-  if (f->prepare(f, p, &r->problem, why, sizeof(why)) != 0)
-    return tn_errf(err, TN_EINPUT, "%s: %s: not a valid %s configuration: %s",
-                   r->path, where, f->name, why);
-  return 0;
-}
 
 /* Every problem of r, checked by its family's table (sizes and options),
  * into r->problem_list; r->problem is the first, for the family's rules. */

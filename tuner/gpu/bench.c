@@ -7,16 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/arch.h"
 #include "gpu/cublas.h"
-#include "gpu/tmap.h"
-#include "pipeline/compile.h"
 #include "gpu/driver.h"
 #include "gpu/expected.h"
 #include "gpu/inputs.h"
 #include "gpu/race.h"
-
-#define MAX_SCRATCH 16
+#include "gpu/tmap.h"
+#include "gpu/verify.h"
 
 struct tn_bench {
   tn_cuda cu;
@@ -28,16 +25,12 @@ struct tn_bench {
   const tn_family *family;
   tn_problem problem;
   tn_buffers bufs;
-  /* the family's reference kernels */
-  const tn_family *ref_family;
-  CUmodule ref_module;
   /* the input generator, compiled once per worker */
   tn_inputs gen;
   /* a fixed-inputs family's reference outputs on the current problem */
   tn_expected expected;
-  /* memory verify() asked for */
-  CUdeviceptr scratch[MAX_SCRATCH];
-  int n_scratch;
+  /* the family's check, its reference kernels kept */
+  tn_verify check;
   /* the first failing call of the job */
   tn_cuda_status st;
 };
@@ -49,26 +42,6 @@ static int failed(tn_bench *b, CUresult r, const char *call)
 }
 
 #define CU(call) failed(b, b->cu.call, #call)
-
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-void tn_timing_from_samples(double *ms, int n, tn_timing *t)
-{
-  memset(t, 0, sizeof(*t));
-  if (n <= 0)
-    return;
-  qsort(ms, (size_t)n, sizeof(*ms), cmp_double); /* n may be 100,000 */
-  t->repetitions = n;
-  t->min_ms = ms[0];
-  t->max_ms = ms[n - 1];
-  t->median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-  t->q1_ms = ms[(n - 1) / 4];
-  t->q3_ms = ms[(3 * (n - 1)) / 4];
-}
 
 static void free_buffers(tn_bench *b)
 {
@@ -138,167 +111,7 @@ static int ensure_buffers(tn_bench *b, const tn_family *f,
   return 0;
 }
 
-/* verify() services */
-static int env_launch(tn_verify_env *env, const char *name,
-                      const unsigned grid[3], const unsigned block[3],
-                      tn_args *args)
-{
-  tn_bench *b = env->impl;
-  CUfunction fn;
-  if (b->ref_module == NULL || args->overflow)
-    return -1;
-  if (CU(cuModuleGetFunction(&fn, b->ref_module, name)) ||
-      CU(cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1],
-                        block[2], 0, b->stream, args->ptrs, NULL)) ||
-      CU(cuStreamSynchronize(b->stream)))
-    return -1;
-  return 0;
-}
-
-static int env_alloc(tn_verify_env *env, size_t bytes, tn_devptr *out)
-{
-  tn_bench *b = env->impl;
-  CUdeviceptr p;
-  if (b->n_scratch >= MAX_SCRATCH || CU(cuMemAlloc(&p, bytes)))
-    return -1;
-  b->scratch[b->n_scratch++] = p;
-  *out = p;
-  return 0;
-}
-
-static int env_alloc_spare(tn_verify_env *env, size_t bytes,
-                           tn_devptr *out)
-{
-  tn_bench *b = env->impl;
-  CUdeviceptr p;
-  CUresult r;
-  if (b->n_scratch >= MAX_SCRATCH)
-    return 1;
-  r = b->cu.cuMemAlloc(&p, bytes);
-  if (r == CUDA_ERROR_OUT_OF_MEMORY)
-    return 1; /* not the job's failure: the caller has a fallback */
-  if (failed(b, r, "cuMemAlloc"))
-    return -1;
-  b->scratch[b->n_scratch++] = p;
-  *out = p;
-  return 0;
-}
-
-static int env_dgemm(tn_verify_env *env, int trans_a, int trans_b, int m,
-                     int n, int k, tn_devptr a, tn_devptr bm, tn_devptr c,
-                     char *why, size_t why_len)
-{
-  tn_bench *b = env->impl;
-  int rc = tn_cublas_dgemm(b->stream, trans_a, trans_b, m, n, k, a, bm, c,
-                           why, why_len);
-  if (rc != 0)
-    return rc;
-  return CU(cuStreamSynchronize(b->stream)) ? -1 : 0;
-}
-
-static int env_download(tn_verify_env *env, void *dst, tn_devptr src,
-                        size_t bytes)
-{
-  tn_bench *b = env->impl;
-  return CU(cuMemcpyDtoH(dst, src, bytes)) ? -1 : 0;
-}
-
-static void free_scratch(tn_bench *b)
-{
-  int i;
-  for (i = 0; i < b->n_scratch; i++)
-    b->cu.cuMemFree(b->scratch[i]);
-  b->n_scratch = 0;
-}
-
-/* Compiles the family's reference kernels for this device, once. */
-static int ensure_reference(tn_bench *b, const tn_family *f, char *why,
-                            size_t n)
-{
-  const tn_arch *arch;
-  tn_err err = {{0}};
-  void *cubin;
-  size_t len;
-  char *log;
-  int rc;
-
-  if (f->reference_source == NULL || b->ref_family == f)
-    return 0;
-  if (b->ref_module) {
-    b->cu.cuModuleUnload(b->ref_module);
-    b->ref_module = NULL;
-  }
-  arch = tn_arch_from_cc(b->info.cc_major, b->info.cc_minor);
-  if (arch == NULL)
-    arch = tn_arch_nearest_older(b->info.cc_major, b->info.cc_minor);
-  if (arch == NULL) {
-    snprintf(why, n, "no known architecture for compute capability %d.%d",
-             b->info.cc_major, b->info.cc_minor);
-    return -1;
-  }
-  rc = tn_compile_helper(f->reference_source, "reference.cu", arch, &cubin,
-                         &len, &log, &err);
-  if (rc != 0) {
-    snprintf(why, n, "the reference kernels do not compile: %.400s",
-             rc > 0 && log ? log : err.msg);
-    free(log);
-    return -1;
-  }
-  free(log);
-  rc = CU(cuModuleLoadData(&b->ref_module, cubin));
-  free(cubin);
-  if (rc) {
-    snprintf(why, n, "%s", b->st.what);
-    return -1;
-  }
-  b->ref_family = f;
-  return 0;
-}
-
-/* Verifies the output of the launch just made on set 0: on the GPU with
- * the family's verify_device, else on the host with everything read back. */
-static int verify(tn_bench *b, const tn_family *f, const tn_problem *prob,
-                  unsigned long long seed, tn_bench_result *res)
-{
-  tn_verify_env env;
-  int i, rc, on_host = f->verify_device == NULL;
-
-  for (i = 0; on_host && i < b->bufs.n; i++)
-    if (b->bufs.desc[i].role != TN_BUF_IN &&
-        CU(cuMemcpyDtoH(b->bufs.host[i], b->bufs.dev[0][i],
-                        b->bufs.desc[i].bytes)))
-      return -1;
-  if (ensure_reference(b, f, res->reason, sizeof(res->reason)) != 0)
-    return -1;
-  memset(&env, 0, sizeof(env));
-  env.family = f;
-  env.problem = prob;
-  env.n_buffers = b->bufs.n;
-  env.descs = b->bufs.desc;
-  for (i = 0; i < b->bufs.n; i++) {
-    env.host[i] = b->bufs.host[i];
-    env.host_init[i] = b->bufs.host_init[i];
-    env.dev[i] = b->bufs.dev[0][i];
-    env.dev_init[i] = b->bufs.dev_init[i];
-    env.expected[i] = b->expected.host[i];
-    if (b->bufs.desc[i].role != TN_BUF_OUT)
-      env.seed[i] = tn_buffer_seed(seed, i);
-  }
-  env.launch = env_launch;
-  env.alloc = env_alloc;
-  env.alloc_spare = env_alloc_spare;
-  env.dgemm = env_dgemm;
-  env.download = env_download;
-  env.impl = b;
-  rc = on_host ? f->verify(&env, res->reason, sizeof(res->reason))
-               : f->verify_device(&env, res->reason, sizeof(res->reason));
-  free_scratch(b);
-  if (rc < 0 && b->st.last == CUDA_SUCCESS && res->reason[0] == '\0')
-    snprintf(res->reason, sizeof(res->reason), "the reference check failed");
-  return rc;
-}
-
-/* baseline() services: a copy on the bench's stream */
+/* baseline() services: a copy on the bench's stream ... */
 static int env_copy(tn_baseline_env *env, tn_devptr dst, tn_devptr src,
                     size_t bytes, char *why, size_t n)
 {
@@ -312,6 +125,17 @@ static int env_copy(tn_baseline_env *env, tn_devptr dst, tn_devptr src,
     return -1;
   }
   return 0;
+}
+
+/* ... and a GEMM by cuBLAS on it */
+static int env_gemm(tn_baseline_env *env, tn_elem_type in, tn_elem_type out,
+                    int trans_a, int trans_b, int m, int n, int k,
+                    float alpha, tn_devptr a, tn_devptr bm, float beta,
+                    tn_devptr c, char *why, size_t why_len)
+{
+  tn_bench *b = env->impl;
+  return tn_cublas_gemm_ex(b->stream, in, out, trans_a, trans_b, m, n, k,
+                           alpha, a, bm, beta, c, why, why_len);
 }
 
 typedef struct {
@@ -355,6 +179,7 @@ static int enqueue(tn_bench *b, const runner *r, int s, char *why, size_t n)
       env.dev[i] = b->bufs.dev[s][i];
     env.stream = b->stream;
     env.copy = env_copy;
+    env.gemm = env_gemm;
     env.impl = b;
     return r->f->baseline(job->baseline, &env, why, n);
   }
@@ -429,7 +254,7 @@ cleanup:
 
 static void finish_failure(tn_bench *b, tn_bench_result *res)
 {
-  res->status = TN_ST_FAILED;
+  res->status = TN_BENCH_FAILED;
   if (b->st.last != CUDA_SUCCESS) {
     if (res->reason[0] == '\0')
       snprintf(res->reason, sizeof(res->reason), "%s", b->st.what);
@@ -454,7 +279,7 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
   if (f == NULL) {
     snprintf(res->reason, sizeof(res->reason), "unknown family '%s'",
              job->family);
-    res->status = TN_ST_FAILED;
+    res->status = TN_BENCH_FAILED;
     return 0;
   }
   memset(&r, 0, sizeof(r));
@@ -509,12 +334,14 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
       goto fail;
     res->steps.check_s = tn_now() - t0;
     t0 = tn_now();
-    rc = verify(b, f, &job->problem, job->seed, res);
+    rc = tn_verify_run(&b->check, f, &job->problem, &b->bufs,
+                       (const void *const *)b->expected.host, job->seed,
+                       res->reason, sizeof(res->reason));
     res->steps.verify_s = tn_now() - t0;
     if (rc < 0)
       goto fail;
     if (rc > 0) {
-      res->status = TN_ST_WRONG;
+      res->status = TN_BENCH_WRONG;
       goto done;
     }
   } else {
@@ -533,7 +360,7 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
   }
   if (time_runs(b, &r, res) != 0)
     goto fail;
-  res->status = TN_ST_OK;
+  res->status = TN_BENCH_OK;
   goto done;
 fail:
   finish_failure(b, res);
@@ -598,6 +425,11 @@ int tn_bench_open(int ordinal, tn_bench **out, tn_device_info *info,
   b->gen.st = &b->st;
   b->gen.stream = b->stream;
   b->gen.sm_count = b->info.sm_count;
+  b->check.cu = &b->cu;
+  b->check.st = &b->st;
+  b->check.stream = b->stream;
+  b->check.cc_major = b->info.cc_major;
+  b->check.cc_minor = b->info.cc_minor;
   *info = b->info;
   *out = b;
   return 0;
@@ -614,8 +446,7 @@ void tn_bench_close(tn_bench *b)
   if (b == NULL)
     return;
   free_buffers(b);
-  if (b->ref_module)
-    b->cu.cuModuleUnload(b->ref_module);
+  tn_verify_unload(&b->check);
   tn_inputs_unload(&b->gen);
   if (b->stream)
     b->cu.cuStreamDestroy(b->stream);

@@ -15,11 +15,11 @@
 
 #include <stddef.h>
 
-#include "pipeline/config.h"
-#include "family/family.h"
 #include "gpu/expected.h"
-#include "pipeline/space.h"
 #include "base/util.h"
+#include "family/family.h"
+#include "family/param.h"
+#include "gpu/timing.h"
 
 typedef struct {
   char name[128];
@@ -36,6 +36,14 @@ typedef struct {
 } tn_device_info;
 
 typedef enum { TN_JOB_CANDIDATE = 1, TN_JOB_BASELINE = 2 } tn_job_kind;
+
+/* What a job came to. */
+typedef enum {
+  TN_BENCH_OK = 1,    /* verified (a candidate) and timed */
+  TN_BENCH_WRONG = 2, /* the output differs from the reference */
+  TN_BENCH_FAILED = 3 /* a launch error, crash, hang, timeout, or a
+                         baseline whose library is missing */
+} tn_bench_status;
 
 typedef struct {
   tn_job_kind kind;
@@ -73,7 +81,7 @@ typedef struct {
 } tn_bench_steps;
 
 typedef struct {
-  int status;  /* TN_ST_OK, TN_ST_WRONG or TN_ST_FAILED */
+  tn_bench_status status;
   int fatal;   /* the CUDA context is lost; the worker exits after this */
   int unavailable; /* a baseline whose library is missing */
   char reason[TN_REASON_LEN];
@@ -94,8 +102,5 @@ int tn_bench_open(int ordinal, tn_bench **b, tn_device_info *info,
 int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
                  const void *ref_cubin, tn_bench_result *res);
 void tn_bench_close(tn_bench *b);
-
-/* Median, quartiles, min and max of n samples (sorted in place). */
-void tn_timing_from_samples(double *ms, int n, tn_timing *t);
 
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/arch.h"
-#include "pipeline/compile.h"
+#include "gpu/nvrtc.h"
 
 /* The source numbers the types as the enum does. */
 _Static_assert(TN_ELEM_F32 == 0 && TN_ELEM_BF16 == 1 && TN_ELEM_F16 == 2,
@@ -157,7 +157,7 @@ int tn_inputs_load(tn_inputs *in, int cc_major, int cc_minor, char *why,
     }
     memcpy(both, tn_inputs_generator_source, la);
     memcpy(both + la, tn_inputs_values_source, lb + 1);
-    rc = tn_compile_helper(both, "generator.cu", arch, &cubin, &len, &log,
+    rc = tn_nvrtc_helper(both, "generator.cu", arch, &cubin, &len, &log,
                            &err);
     free(both);
   }

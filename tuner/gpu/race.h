@@ -16,7 +16,7 @@
 #ifndef TN_RACE_H
 #define TN_RACE_H
 
-#include "pipeline/config.h"
+#include "gpu/timing.h"
 
 typedef enum {
   TN_RACE_GO_ON = 0,   /* take the next chunk */

@@ -212,7 +212,7 @@ int tn_worker_run(tn_worker *w, const tn_bench_job *job, const void *cubin,
                 ref_cubin, job->ref.cubin_len) != 0) {
     char why[256];
     reap(w, 1, why, sizeof(why));
-    res->status = TN_ST_FAILED;
+    res->status = TN_BENCH_FAILED;
     snprintf(res->reason, sizeof(res->reason),
              "the job could not be sent: %s", why);
     return 0;
@@ -233,7 +233,7 @@ int tn_worker_run(tn_worker *w, const tn_bench_job *job, const void *cubin,
     rc = -1;
   if (rc == -2) {
     reap(w, 1, NULL, 0);
-    res->status = TN_ST_FAILED;
+    res->status = TN_BENCH_FAILED;
     res->fatal = 1;
     snprintf(res->reason, sizeof(res->reason),
              "timeout: no result after %.1f s; the worker was killed",
@@ -243,7 +243,7 @@ int tn_worker_run(tn_worker *w, const tn_bench_job *job, const void *cubin,
   if (rc != 0) {
     char why[256];
     reap(w, 0, why, sizeof(why));
-    res->status = TN_ST_FAILED;
+    res->status = TN_BENCH_FAILED;
     res->fatal = 1;
     snprintf(res->reason, sizeof(res->reason), "crash: %s", why);
     return 0;

@@ -34,7 +34,7 @@ int tn_worker_start(tn_worker *w, int ordinal, tn_err *err);
 
 /* Runs job on the worker, restarting it first if it died.  Waits at most
  * timeout_s; a worker past it is killed.  Always fills res (a dead or
- * timed-out worker gives TN_ST_FAILED with the reason); returns 0, or
+ * timed-out worker gives TN_BENCH_FAILED with the reason); returns 0, or
  * TN_ENODEV / TN_ETOOL if no worker can be started at all. */
 int tn_worker_run(tn_worker *w, const tn_bench_job *job, const void *cubin,
                   const void *ref_cubin, double timeout_s,

@@ -11,7 +11,6 @@
 
 #include "base/arch.h"
 #include "base/util.h"
-#include "gpu/worker.h"
 
 #define MAX_OFFSET (1u << 24) /* far above any GPU's shared memory */
 
@@ -276,27 +275,12 @@ static void usage(FILE *out)
 "              group (1: no conflict)\n"
 "  BANKS       the banks reaching DEGREE, comma-separated (- if none)\n"
 "\n"
-"  -a, --arch sm_XX  architecture (default: GPU 0's, else %s)\n"
+"  -a, --arch sm_XX  architecture (default: %s; no GPU is asked)\n"
 "  -h, --help        this text\n"
 "  -V, --version     the version\n"
 "\n"
 "Exit status: 0; 2 for a bad line (its number is named) or option.\n",
           TN_DEFAULT_ARCH);
-}
-
-/* The architecture of GPU 0 if there is one, through a worker process
- * (this process never opens a CUDA context itself). */
-static const tn_arch *device_arch(void)
-{
-  tn_worker w;
-  tn_err ignore = {{0}};
-  const tn_arch *arch = NULL;
-  memset(&w, 0, sizeof(w));
-  if (tn_worker_start(&w, 0, &ignore) == 0) {
-    arch = tn_arch_from_cc(w.info.cc_major, w.info.cc_minor);
-    tn_worker_stop(&w);
-  }
-  return arch;
 }
 
 int tn_conflicts_main(int argc, char **argv)
@@ -349,8 +333,7 @@ int tn_conflicts_main(int argc, char **argv)
       return TN_EXIT_INPUT;
     }
   }
-  if (arch == NULL)
-    arch = device_arch();
+  /* the command line's, else the default: a calculator asks no GPU */
   if (arch == NULL)
     arch = tn_arch_find(TN_DEFAULT_ARCH);
 

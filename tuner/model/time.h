@@ -96,53 +96,39 @@ typedef struct {
 } tn_time_pred;
 
 /* The model's own relative error on one prediction, either side, beyond
- * the profile's spreads: what the replay of the committed H200 runs
- * showed between siblings (tuner/model/README.md). */
+ * the profile's spreads: what the committed H200 runs showed between
+ * siblings (docs/notes/time-model.md has the figures of this constant
+ * and of those below). */
 #define TN_TIME_MODEL_ERR 0.12
 
 /* The time a thread's loads stay in flight, in ns, for Little's law: an
  * effective figure (the DRAM latency under load, and a block's barrier
- * between its loads and its stores), not in the profile (calibrate does
- * not measure it); fitted on the committed H200 transpose --no-prune run
- * (rank correlation 0.29 without the term, 0.76 at 1500 ns, 0.89 at
- * 3000, 0.88 at 4000: tuner/model/README.md). */
+ * between its loads and its stores) that calibrate does not measure,
+ * fitted on the H200 transpose. */
 #define TN_TIME_DRAM_LATENCY_NS 3000.0
 
 /* The time a k-tile's copies of a cp.async ring stay in flight, in ns:
- * the loads' latency under a GEMM's load, not in the profile (calibrate
- * does not measure it).  Read off the committed H200 gemm-bf16-shapes
- * --no-prune runs at M <= 512, where a block has an SM to itself and
- * waits for its ring: the fastest 128 x 128 x 32 tiles took 374 ns a
- * k-tile with 3 stages ahead (1.12 us) and 494 ns with 2 (0.99 us)
- * (tuner/model/README.md). */
+ * the loads' latency under a GEMM's load, which calibrate does not
+ * measure; read off H200 GEMMs whose blocks have an SM to themselves and
+ * wait for their ring. */
 #define TN_TIME_RING_LATENCY_NS 1100.0
 
 /* How the ring's floor and the compute combine: their p-norm at this p,
  * the longer of the two plus a little of the other as they near each
- * other (infinity: the longer alone).  Fitted on the committed H200 runs
- * by the replay (scripts/replay_measured.py): the predicted winners of
- * gemm-bf16-8192 and gemm-bf16-shapes were 9.2% and 6.4-7.0% behind the
- * best with the longer alone, 1.2-2.2% and 4.4-4.9% at 6 (the same at 8
- * and 12; at 4 too, but with 3 stages 5% behind 4 at 8192^3, where the
- * runs measured them alike: tuner/model/README.md). */
+ * other (infinity: the longer alone); fitted by the replay of the H200
+ * runs (scripts/replay_measured.py). */
 #define TN_TIME_RING_SOFTNESS 6.0
 
 /* The time a block's warps stand at one barrier of a k-tile loop, in ns:
  * the last warp's shared-memory stores and loads to drain and the next
- * k-tile's first loads to issue.  An effective figure, not in the profile
- * (calibrate does not measure it); fitted on the H200 SIMT GEMM --no-prune
- * run of 2026-12-01 (results/logs/run19): bk = 8 ran 15% slower than
- * predicted without the term, bk = 16 1% (tuner/model/README.md). */
+ * k-tile's first loads to issue.  An effective figure that calibrate does
+ * not measure, fitted on the H200 SIMT GEMM. */
 #define TN_TIME_BARRIER_NS 400.0
 
 /* The least share of the other resources' times that shows beside the
  * longest, however many warps an SM has: a block's phases (its loads,
  * then its shared-memory traffic, then its stores) overlap with other
- * blocks' only in part.  Fitted on the H200 --no-prune runs of
- * 2026-12-01 (results/model-check/runs-20261201): transposes whose DRAM
- * and shared-memory times are alike ran 1.3 to 1.5 times the longer one;
- * at 0.1 the TMA transposes' conflicted layouts were predicted 5% behind
- * their swizzled siblings for 25-40% measured (tuner/model/README.md). */
+ * blocks' only in part; fitted on the H200 transposes. */
 #define TN_TIME_OVERLAP_MIN 0.5
 
 /* Resident blocks per SM by cudaOccMaxActiveBlocksPerMultiprocessor for

@@ -14,8 +14,8 @@
 void tn_compile_cache_key(const char *source, const tn_template *t,
                       const tn_arch *arch, char key[33])
 {
-  char opts[TN_COMPILE_MAX_OPTS][64], ver[32];
-  char optline[TN_COMPILE_MAX_OPTS * 64] = "";
+  char opts[TN_NVRTC_MAX_OPTS][64], ver[32];
+  char optline[TN_NVRTC_MAX_OPTS * 64] = "";
   const void *parts[4 + 2 * TN_MAX_HEADERS];
   size_t lens[4 + 2 * TN_MAX_HEADERS];
   int i, n = tn_compile_options(arch, opts), np = 0;
@@ -24,7 +24,7 @@ void tn_compile_cache_key(const char *source, const tn_template *t,
     strcat(optline, opts[i]);
     strcat(optline, " ");
   }
-  tn_compile_nvrtc_version(ver, sizeof(ver));
+  tn_nvrtc_version(ver, sizeof(ver));
   parts[np] = source;
   lens[np++] = strlen(source);
   parts[np] = optline;

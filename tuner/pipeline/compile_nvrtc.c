@@ -1,55 +1,32 @@
-/* compile_nvrtc.c -- NVRTC itself: the options, one source to a CUBIN,
- * the resources ptxas reports. */
+/* compile_nvrtc.c -- a candidate's compile, and the resources ptxas
+ * reports (compile_nvrtc.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline/compile_nvrtc.h"
 
-#include <nvrtc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* 1 if this NVRTC is major.minor or newer. */
-static int nvrtc_at_least(int major, int minor)
-{
-  int a = 0, b = 0;
-  if (nvrtcVersion(&a, &b) != NVRTC_SUCCESS)
-    return 0;
-  return a > major || (a == major && b >= minor);
-}
-
-/* Options for arch; a candidate's feed the cache key. */
-static int options(const tn_arch *arch, int candidate,
-                   char opts[TN_COMPILE_MAX_OPTS][64])
-{
-  int n = 0;
-  snprintf(opts[n++], 64, "-arch=%s", arch->name);
-  snprintf(opts[n++], 64, "-std=c++17");
-  /* ptxas -v puts registers, spills and shared memory into the log */
-  snprintf(opts[n++], 64, "--ptxas-options=-v");
-  snprintf(opts[n++], 64, "-lineinfo");
-  /* NVRTC 12.9 and later keep CUBINs in the driver's compute cache
-   * (~/.nv/ComputeCache) when a driver is there, and a hit comes without
-   * ptxas -v's lines: every GEMM candidate of run 10 on the H200 read 0
-   * registers, and "compiling" took 18 ms.  The tuner's own cache keeps
-   * the log, so for candidates NVRTC's is off: each compile is a compile. */
-  if (candidate && nvrtc_at_least(12, 9))
-    snprintf(opts[n++], 64, "--no-cache");
-  return n;
-}
-
 int tn_compile_options(const tn_arch *arch,
-                       char opts[TN_COMPILE_MAX_OPTS][64])
+                       char opts[TN_NVRTC_MAX_OPTS][64])
 {
-  return options(arch, 1, opts);
+  return tn_nvrtc_options(arch, 1, opts);
 }
 
-void tn_compile_nvrtc_version(char *out, size_t n)
+int tn_compile_source(const char *source, const char *name,
+                      const tn_template *t, const tn_arch *arch,
+                      void **cubin, size_t *cubin_len, char **log,
+                      tn_err *err)
 {
-  int major = 0, minor = 0;
-  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
-    snprintf(out, n, "unknown");
-  else
-    snprintf(out, n, "%d.%d", major, minor);
+  tn_nvrtc_headers h;
+  if (t == NULL)
+    return tn_nvrtc_compile(source, name, NULL, arch, 1, cubin, cubin_len,
+                            log, err);
+  h.n = t->n_headers;
+  h.names = t->header_names;
+  h.texts = t->header_texts;
+  return tn_nvrtc_compile(source, name, &h, arch, 1, cubin, cubin_len, log,
+                          err);
 }
 
 /* The integer just before marker in line (ptxas writes "N bytes smem",
@@ -106,128 +83,14 @@ int tn_compile_parse_resources(const char *log, tn_candidate *c)
   return found ? 0 : -1;
 }
 
-/* Copies a compiled program's CUBIN out.  Returns 0 or TN_ETOOL. */
-static int take_cubin(nvrtcProgram prog, void **cubin, size_t *cubin_len,
-                      tn_err *err)
-{
-  size_t len = 0;
-  nvrtcResult r = nvrtcGetCUBINSize(prog, &len);
-  if (r != NVRTC_SUCCESS)
-    return tn_errf(err, TN_ETOOL, "nvrtcGetCUBINSize: %s",
-                   nvrtcGetErrorString(r));
-  *cubin = malloc(len);
-  if (*cubin == NULL)
-    return tn_errf(err, TN_ETOOL, "out of memory for a %zu-byte CUBIN", len);
-  r = nvrtcGetCUBIN(prog, *cubin);
-  if (r != NVRTC_SUCCESS) {
-    free(*cubin);
-    *cubin = NULL;
-    return tn_errf(err, TN_ETOOL, "nvrtcGetCUBIN: %s", nvrtcGetErrorString(r));
-  }
-  *cubin_len = len;
-  return 0;
-}
-
-static int compile(const char *source, const char *name,
-                   const tn_template *t, const tn_arch *arch, int candidate,
-                   void **cubin, size_t *cubin_len, char **log, tn_err *err)
-{
-  char opts[TN_COMPILE_MAX_OPTS][64];
-  const char *optp[TN_COMPILE_MAX_OPTS];
-  nvrtcProgram prog;
-  nvrtcResult r;
-  size_t len = 0;
-  int i, n = options(arch, candidate, opts), rc = 0;
-
-  *cubin = NULL;
-  *cubin_len = 0;
-  *log = NULL;
-  for (i = 0; i < n; i++)
-    optp[i] = opts[i];
-  r = nvrtcCreateProgram(&prog, source, name, t ? t->n_headers : 0,
-                         t ? (const char *const *)t->header_texts : NULL,
-                         t ? (const char *const *)t->header_names : NULL);
-  if (r != NVRTC_SUCCESS)
-    return tn_errf(err, TN_ETOOL, "nvrtcCreateProgram: %s",
-                   nvrtcGetErrorString(r));
-  r = nvrtcCompileProgram(prog, n, optp);
-  if (nvrtcGetProgramLogSize(prog, &len) == NVRTC_SUCCESS && len > 1) {
-    *log = malloc(len);
-    if (*log && nvrtcGetProgramLog(prog, *log) != NVRTC_SUCCESS) {
-      free(*log);
-      *log = NULL;
-    }
-  }
-  if (r == NVRTC_ERROR_COMPILATION) {
-    rc = 1;
-  } else if (r != NVRTC_SUCCESS) {
-    rc = tn_errf(err, TN_ETOOL, "nvrtcCompileProgram: %s",
-                 nvrtcGetErrorString(r));
-  } else {
-    rc = take_cubin(prog, cubin, cubin_len, err);
-  }
-  nvrtcDestroyProgram(&prog);
-  return rc;
-}
-
-int tn_compile_source(const char *source, const char *name,
-                      const tn_template *t, const tn_arch *arch,
-                      void **cubin, size_t *cubin_len, char **log,
-                      tn_err *err)
-{
-  return compile(source, name, t, arch, 1, cubin, cubin_len, log, err);
-}
-
-int tn_compile_helper(const char *source, const char *name,
-                      const tn_arch *arch, void **cubin, size_t *cubin_len,
-                      char **log, tn_err *err)
-{
-  return compile(source, name, NULL, arch, 0, cubin, cubin_len, log, err);
-}
-
 int tn_compile_ptx(const char *source, const char *name, const tn_template *t,
                    const tn_arch *arch, char **ptx, char **log, tn_err *err)
 {
-  char target[64];
-  const char *opts[3];
-  nvrtcProgram prog;
-  nvrtcResult r;
-  size_t len = 0;
-  int rc = 0;
-
-  *ptx = NULL;
-  *log = NULL;
-  /* the virtual architecture of arch ("sm_90a" -> "compute_90a") */
-  snprintf(target, sizeof(target), "-arch=compute_%s", arch->name + 3);
-  opts[0] = target;
-  opts[1] = "-std=c++17";
-  opts[2] = "-lineinfo";
-  r = nvrtcCreateProgram(&prog, source, name, t ? t->n_headers : 0,
-                         t ? (const char *const *)t->header_texts : NULL,
-                         t ? (const char *const *)t->header_names : NULL);
-  if (r != NVRTC_SUCCESS)
-    return tn_errf(err, TN_ETOOL, "nvrtcCreateProgram: %s",
-                   nvrtcGetErrorString(r));
-  r = nvrtcCompileProgram(prog, 3, opts);
-  if (nvrtcGetProgramLogSize(prog, &len) == NVRTC_SUCCESS && len > 1) {
-    *log = malloc(len);
-    if (*log && nvrtcGetProgramLog(prog, *log) != NVRTC_SUCCESS) {
-      free(*log);
-      *log = NULL;
-    }
-  }
-  if (r == NVRTC_ERROR_COMPILATION) {
-    rc = 1;
-  } else if (r != NVRTC_SUCCESS) {
-    rc = tn_errf(err, TN_ETOOL, "nvrtcCompileProgram: %s",
-                 nvrtcGetErrorString(r));
-  } else if ((r = nvrtcGetPTXSize(prog, &len)) != NVRTC_SUCCESS ||
-             (*ptx = malloc(len)) == NULL ||
-             (r = nvrtcGetPTX(prog, *ptx)) != NVRTC_SUCCESS) {
-    free(*ptx);
-    *ptx = NULL;
-    rc = tn_errf(err, TN_ETOOL, "nvrtcGetPTX: %s", nvrtcGetErrorString(r));
-  }
-  nvrtcDestroyProgram(&prog);
-  return rc;
+  tn_nvrtc_headers h;
+  if (t == NULL)
+    return tn_nvrtc_ptx(source, name, NULL, arch, ptx, log, err);
+  h.n = t->n_headers;
+  h.names = t->header_names;
+  h.texts = t->header_texts;
+  return tn_nvrtc_ptx(source, name, &h, arch, ptx, log, err);
 }

@@ -8,29 +8,17 @@
 
 #include <ctype.h>
 #include <libconfig.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "base/expr.h"
+#include "pipeline/config_read.h"
 #include "pipeline/config_sizes.h"
 #include "pipeline/config_read.h"
 #include "pipeline/config_source.h"
 #include "pipeline/config_user.h"
-
-/* config.c's checked integer and message, lent to config_sizes.c. */
-static int lend_int(void *vc, const config_setting_t *s, const char *what,
-                    long long lo, long long hi, long long *out)
-{
-  return tn_cfg_get_int(vc, s, what, lo, hi, out);
-}
-
-static int lend_bad(void *vc, const config_setting_t *s, const char *msg)
-{
-  return tn_cfg_bad(vc, s, "%s", msg);
-}
 
 /* The family's problem options (trans_a, alpha, ...) from group s into
  * base; keys other than theirs and "sizes" are errors. */
@@ -79,7 +67,6 @@ static int parse_options(tn_cfg *c, const config_setting_t *s,
 static int parse_problem(tn_cfg *c, const config_setting_t *s, tn_job *job)
 {
   const config_setting_t *sizes;
-  tn_cfg_reader rd;
   tn_problem base;
   int rc;
 
@@ -92,12 +79,9 @@ static int parse_problem(tn_cfg *c, const config_setting_t *s, tn_job *job)
   sizes = config_setting_get_member(s, "sizes");
   if (sizes == NULL)
     return tn_cfg_bad(c, s, "problem: missing 'sizes' ([%s] or a list of them)",
-               job->family->dim_names);
+                      job->family->dim_names);
   /* sizes and size classes: config_sizes.c */
-  rd.ctx = c;
-  rd.get_int = lend_int;
-  rd.bad = lend_bad;
-  return tn_config_sizes(&rd, sizes, job->family, &base, job->problems,
+  return tn_config_sizes(c, sizes, job->family, &base, job->problems,
                          &job->n_problems);
 }
 
@@ -157,7 +141,8 @@ static int parse_space(tn_cfg *c, const config_setting_t *s, tn_job *job)
   int i, n;
 
   if (!config_setting_is_group(s))
-    return tn_cfg_bad(c, s, "space: expected a group { parameter = [values]; }");
+    return tn_cfg_bad(c, s,
+                      "space: expected a group { parameter = [values]; }");
   {
     const char *file;
     tn_cfg_where(c, s, &file, &job->space_line);
@@ -175,8 +160,9 @@ static int parse_space(tn_cfg *c, const config_setting_t *s, tn_job *job)
       for (j = 0; j < f->n_params; j++)
         used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
                                  j ? ", " : "", f->params[j].name);
-      return tn_cfg_bad(c, m, "space: '%s' is not a parameter of %s (it has: %s)",
-                 config_setting_name(m), f->name, list);
+      return tn_cfg_bad(c, m,
+                        "space: '%s' is not a parameter of %s (it has: %s)",
+                        config_setting_name(m), f->name, list);
     }
     rc = job->user ? tn_config_user_values(c, m, &job->user->params[k],
                                            &job->values[k])
@@ -223,13 +209,14 @@ static int parse_constraints(tn_cfg *c, const config_setting_t *s, tn_job *job)
     const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
     char why[256];
     int rc = tn_cfg_get_string(c, e, "constraints", job->constraints[i],
-                        sizeof(job->constraints[i]));
+                               sizeof(job->constraints[i]));
     if (rc)
       return rc;
     if (tn_expr_check(job->constraints[i], any_name, (void *)job->family,
                       why, sizeof(why)) != 0)
-      return tn_cfg_bad(c, e, "constraint \"%s\": %s (names: the parameters, %s)",
-                 job->constraints[i], why, TN_CONSTRAINT_NAMES);
+      return tn_cfg_bad(c, e,
+                        "constraint \"%s\": %s (names: the parameters, %s)",
+                        job->constraints[i], why, TN_CONSTRAINT_NAMES);
     {
       const char *file;
       tn_cfg_where(c, e, &file, &job->constraint_lines[i]);
@@ -272,7 +259,7 @@ static int parse_bench(tn_cfg *c, const config_setting_t *s, tn_job *job)
   m = config_setting_get_member(s, "timeout_s");
   if (m) {
     rc = tn_cfg_get_number(c, m, "bench.timeout_s", 0.1, 86400.0,
-                    &job->bench.timeout_s);
+                           &job->bench.timeout_s);
     if (rc)
       return rc;
   }
@@ -285,7 +272,8 @@ static int parse_bench(tn_cfg *c, const config_setting_t *s, tn_job *job)
   }
   m = config_setting_get_member(s, "min_noise");
   if (m) {
-    rc = tn_cfg_get_number(c, m, "bench.min_noise", 0.0, 0.5, &job->bench.min_noise);
+    rc = tn_cfg_get_number(c, m, "bench.min_noise", 0.0, 0.5,
+                           &job->bench.min_noise);
     if (rc)
       return rc;
   }
@@ -298,7 +286,8 @@ static int parse_bench(tn_cfg *c, const config_setting_t *s, tn_job *job)
   }
   m = config_setting_get_member(s, "ci_target");
   if (m) {
-    rc = tn_cfg_get_number(c, m, "bench.ci_target", 0.0, 1.0, &job->bench.ci_target);
+    rc = tn_cfg_get_number(c, m, "bench.ci_target", 0.0, 1.0,
+                           &job->bench.ci_target);
     if (rc)
       return rc;
   }
@@ -318,7 +307,7 @@ static int parse_output(tn_cfg *c, const config_setting_t *s, tn_job *job)
   m = config_setting_get_member(s, "dir");
   if (m) {
     rc = tn_cfg_get_string(c, m, "output.dir", job->output_dir,
-                    sizeof(job->output_dir));
+                           sizeof(job->output_dir));
     if (rc)
       return rc;
   }
@@ -341,8 +330,9 @@ static int parse_template(tn_cfg *c, const config_setting_t *s, tn_job *job)
                    rel) != 0)
     return tn_cfg_bad(c, s, "template: path too long");
   if (stat(job->template_path, &st) != 0 || !S_ISREG(st.st_mode))
-    return tn_cfg_bad(c, s, "template: '%s' (resolved to %s) is not a readable file",
-               rel, job->template_path);
+    return tn_cfg_bad(c, s,
+                      "template: '%s' (resolved to %s) is not a readable file",
+                      rel, job->template_path);
   return 0;
 }
 

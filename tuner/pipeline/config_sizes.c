@@ -1,6 +1,6 @@
 /* config_sizes.c -- problem.sizes: sizes and size classes (the syntax is
  * in config_sizes.h and docs/config.md).  Every error names the setting's
- * file and line through the config reader (config.c). */
+ * file and line (config_read.h). */
 #include "pipeline/config_sizes.h"
 
 #include <stdarg.h>
@@ -17,7 +17,7 @@ typedef struct {
 } dim_values;
 
 typedef struct {
-  const tn_cfg_reader *rd;
+  tn_cfg *rd;
   const tn_family *f;
   const tn_problem *base;
   tn_problem *out;
@@ -37,17 +37,7 @@ static int badf(sizes_ctx *x, const config_setting_t *s, const char *fmt,
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  return x->rd->bad(x->rd->ctx, s, msg);
-}
-
-static void size_text(const tn_size *s, char *out, size_t n)
-{
-  size_t used = 0;
-  int d;
-  out[0] = '\0';
-  for (d = 0; d < s->n_dims && used < n; d++)
-    used += (size_t)snprintf(out + used, n - used, "%s%lld", d ? "x" : "",
-                             s->dims[d]);
+  return tn_cfg_bad(x->rd, s, "%s", msg);
 }
 
 /* Adds one size; s names the setting it came from, for messages. */
@@ -55,11 +45,11 @@ static int add(sizes_ctx *x, const config_setting_t *s, const tn_size *size)
 {
   char text[128];
   int i;
-  size_text(size, text, sizeof(text));
+  tn_size_format(size, text, sizeof(text));
   for (i = 0; i < x->n; i++)
     if (tn_size_same(&x->keys, &x->out[i].size, size)) {
       char other[128];
-      size_text(&x->out[i].size, other, sizeof(other));
+      tn_size_format(&x->out[i].size, other, sizeof(other));
       if (strcmp(text, other) == 0)
         return badf(x, s, "problem.sizes: %s is there twice (a size is "
                           "tuned once: leave it out of one of the lists)",
@@ -89,7 +79,7 @@ static int one_size(sizes_ctx *x, const config_setting_t *s)
   size.n_dims = n;
   for (i = 0; i < n; i++) {
     const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-    int rc = x->rd->get_int(x->rd->ctx, e, "problem.sizes", 1, TN_MAX_DIM,
+    int rc = tn_cfg_get_int(x->rd, e, "problem.sizes", 1, TN_MAX_DIM,
                             &size.dims[i]);
     if (rc)
       return rc;
@@ -138,8 +128,7 @@ static int range(sizes_ctx *x, const config_setting_t *g, const char *what,
       continue;
     snprintf(w, sizeof(w), "%s.%s", what, keys[i]);
     /* a geometric range multiplies by 2 or more */
-    rc = x->rd->get_int(x->rd->ctx, m[i], w, i == 2 ? 2 : 1, TN_MAX_DIM,
-                        &v[i]);
+    rc = tn_cfg_get_int(x->rd, m[i], w, i == 2 ? 2 : 1, TN_MAX_DIM, &v[i]);
     if (rc)
       return rc;
   }
@@ -176,7 +165,7 @@ static int dim_of(sizes_ctx *x, const config_setting_t *m, int d,
   dv->ref = -1;
   if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
     long long v;
-    rc = x->rd->get_int(x->rd->ctx, m, what, 1, TN_MAX_DIM, &v);
+    rc = tn_cfg_get_int(x->rd, m, what, 1, TN_MAX_DIM, &v);
     return rc ? rc : push(x, m, what, dv, v);
   }
   if (t == CONFIG_TYPE_ARRAY || t == CONFIG_TYPE_LIST) {
@@ -186,7 +175,7 @@ static int dim_of(sizes_ctx *x, const config_setting_t *m, int d,
     for (i = 0; i < n; i++) {
       const config_setting_t *e = config_setting_get_elem(m, (unsigned)i);
       long long v;
-      rc = x->rd->get_int(x->rd->ctx, e, what, 1, TN_MAX_DIM, &v);
+      rc = tn_cfg_get_int(x->rd, e, what, 1, TN_MAX_DIM, &v);
       if (rc == 0)
         rc = push(x, e, what, dv, v);
       if (rc)
@@ -285,7 +274,7 @@ static int one_class(sizes_ctx *x, const config_setting_t *g)
   }
 }
 
-int tn_config_sizes(const tn_cfg_reader *rd, const config_setting_t *sizes,
+int tn_config_sizes(tn_cfg *rd, const config_setting_t *sizes,
                     const tn_family *f, const tn_problem *base,
                     tn_problem *out, int *n_out)
 {

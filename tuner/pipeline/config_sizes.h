@@ -14,9 +14,9 @@
  * for the family (its size keys, family/size.h) are an error, as is more
  * than TN_MAX_SIZES sizes.
  *
- * The config reader lends its checked integer and its FILE:LINE message
- * (tn_cfg_reader), so numbers are checked as written, the same way as
- * everywhere in a config. */
+ * It reads through config_read.h, so numbers are checked as written and
+ * every message names FILE:LINE, the same way as everywhere in a
+ * config. */
 #ifndef TN_CONFIG_SIZES_H
 #define TN_CONFIG_SIZES_H
 
@@ -24,23 +24,15 @@
 
 #include "family/family.h"
 #include "family/param.h"
-
-typedef struct {
-  void *ctx;
-  /* the integer s holds as written, in [lo, hi]; 0 or TN_EINPUT */
-  int (*get_int)(void *ctx, const config_setting_t *s, const char *what,
-                 long long lo, long long hi, long long *out);
-  /* "FILE:LINE: msg" for s; returns TN_EINPUT */
-  int (*bad)(void *ctx, const config_setting_t *s, const char *msg);
-} tn_cfg_reader;
+#include "pipeline/config_read.h"
 
 /* The largest dimension a config accepts. */
 #define TN_MAX_DIM 2147483647LL
 
 /* problem.sizes (the setting sizes) of family f into out[0 .. *n_out-1],
- * each a copy of base with its size.  Returns 0 or TN_EINPUT (through
- * rd->bad). */
-int tn_config_sizes(const tn_cfg_reader *rd, const config_setting_t *sizes,
+ * each a copy of base with its size.  Returns 0 or TN_EINPUT (in rd's
+ * err). */
+int tn_config_sizes(tn_cfg *rd, const config_setting_t *sizes,
                     const tn_family *f, const tn_problem *base,
                     tn_problem *out, int *n_out);
 

@@ -15,6 +15,7 @@
 #include <libconfig.h>
 
 #include "family/user.h"
+#include "family/user_eval.h"
 #include "pipeline/job.h"
 #include "pipeline/config_read.h"
 
@@ -32,24 +33,6 @@ int tn_config_user_head(tn_cfg *c, const config_setting_t *root,
  * from setting s into out.  Returns 0 or TN_EINPUT. */
 int tn_config_user_values(tn_cfg *c, const config_setting_t *s,
                           tn_param_desc *d, tn_param_values *out);
-
-/* An expression at setting s (a string, or an integer literal) into e,
- * compiled against scope: unknown names are FILE:LINE errors that list
- * the names in scope.  what names it in messages.  0 or TN_EINPUT. */
-int tn_config_user_expr(tn_cfg *c, const config_setting_t *s,
-                        const char *what, const tn_uscope *scope,
-                        tn_uexpr *e);
-/* The same for group s's optional member key; absent: e stays empty. */
-int tn_config_user_opt_expr(tn_cfg *c, const config_setting_t *s,
-                            const char *key, const char *what,
-                            const tn_uscope *scope, tn_uexpr *e);
-
-/* The parts of the tail (config_user_run.c, config_user_plan.c): how
- * the kernel runs (launch, baseline, arguments, constants, check, rate),
- * and the plan with the layout parameters.  0 or TN_EINPUT. */
-int tn_config_user_run(tn_cfg *c, const config_setting_t *root, tn_job *job);
-int tn_config_user_plan(tn_cfg *c, const config_setting_t *root,
-                        tn_job *job);
 
 /* The rest, once the problems and the space are read.  Returns 0 or
  * TN_EINPUT. */

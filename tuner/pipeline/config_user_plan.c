@@ -2,7 +2,10 @@
  * user's kernel: its arrays and the warp accesses to them (docs/kernels.md,
  * "The plan"). */
 #define _POSIX_C_SOURCE 200809L
-#include "pipeline/config_user.h"
+#include "pipeline/config_user_plan.h"
+
+#include "family/user_eval.h"
+#include "pipeline/config_user_expr.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -67,7 +70,7 @@ static int parse_array(tn_cfg *c, const config_setting_t *s,
                             "element, or its type: \"fp32\")",
                       ar->name);
   if (config_setting_type(m) == CONFIG_TYPE_STRING) {
-    int t = tn_user_type_parse(config_setting_get_string(m));
+    int t = tn_elem_parse(config_setting_get_string(m));
     if (t < 0)
       return tn_cfg_bad(c, m, "%s: '%s' is not a type", what,
                         config_setting_get_string(m));

@@ -2,7 +2,10 @@
  * launch, the arguments, the __constant__ symbols, the reference, the
  * baseline and the rate. */
 #define _POSIX_C_SOURCE 200809L
-#include "pipeline/config_user.h"
+#include "pipeline/config_user_run.h"
+
+#include "family/user_eval.h"
+#include "pipeline/config_user_expr.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -163,7 +166,7 @@ static int parse_type(tn_cfg *c, const config_setting_t *s, const char *what,
   int t, rc = tn_cfg_get_string(c, s, what, name, sizeof(name));
   if (rc)
     return rc;
-  t = tn_user_type_parse(name);
+  t = tn_elem_parse(name);
   if (t < 0)
     return tn_cfg_bad(c, s, "%s: '%s' is not a type (fp64, fp32, fp16, "
                             "bf16, int8, int16, int32, int64, uint8, uint16, "
@@ -195,7 +198,7 @@ static int parse_output(tn_cfg *c, const config_setting_t *s, tn_uarg *g)
   if (!tn_elem_is_float(g->type) && config_setting_length(s) > 0)
     return tn_cfg_bad(c, s, "%s: %s is an integer type, compared exactly "
                             "(no tolerance)",
-                      what, tn_user_type_name(g->type));
+                      what, tn_elem_long_name(g->type));
   m = config_setting_get_member(s, "atol");
   if (m && (rc = tn_cfg_get_number(c, m, what, 0.0, 1e300, &g->atol)) != 0)
     return rc;
@@ -258,7 +261,7 @@ static int parse_argument(tn_cfg *c, const config_setting_t *s,
     if (config_setting_type(m) == CONFIG_TYPE_FLOAT) {
       if (!tn_elem_is_float(g->type))
         return tn_cfg_bad(c, m, "%s.value: a fraction for %s", what,
-                          tn_user_type_name(g->type));
+                          tn_elem_long_name(g->type));
       g->literal = 1;
       return tn_cfg_get_number(c, m, what, -1e300, 1e300,
                                &g->literal_value);

@@ -5,20 +5,9 @@
 
 #include "family/family.h"
 #include "family/param.h"
+#include "gpu/timing.h"
 
 #define TN_PATH_LEN 4096
-
-typedef struct {
-  int repetitions;   /* timed launches per measurement */
-  int warmup;        /* untimed launches before them */
-  double timeout_s;  /* a job running longer is killed and marked failed */
-  unsigned long long seed; /* of the random inputs; 0: from the clock */
-  double min_noise;  /* smallest relative difference told apart */
-  int min_repetitions; /* launches before racing or the interval may stop
-                          a candidate (gpu/race.h) */
-  double ci_target;  /* a median's 95% interval this narrow (relative)
-                        stops its launches; 0: always all repetitions */
-} tn_bench_settings;
 
 typedef struct {
   char path[TN_PATH_LEN];       /* the config file */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "family/user.h"
+#include "family/user_kernel.h"
 #include "pipeline/compile_nvrtc.h"
 #include "pipeline/render.h"
 #include "pipeline/space.h"
@@ -194,7 +194,7 @@ static int check_args(const tn_user_kernel *u, const char *kernel,
                      e->bytes[i], type_words(e->type[i], e->bytes[i]),
                      g->kind == TN_UARG_BUFFER ? "is a buffer of"
                                                : "is a scalar of",
-                     tn_user_type_name(g->type), want, kernel, params);
+                     tn_elem_long_name(g->type), want, kernel, params);
   }
   return 0;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "family/user.h"
+#include "family/user_eval.h"
 #include "pipeline/compile_nvrtc.h"
 #include "pipeline/render.h"
 

@@ -16,16 +16,9 @@
  *
  * Whole groups only, as across groups in space.h: within a group the
  * model's order of conflict-free layouts is not reliable, and neither is
- * a layout order measured in other groups (tuner/model/README.md: a rule
- * that carried it over lost the SIMT GEMM's best layouts).
- *
- * The margin was chosen on the H200 --no-prune runs of 2026-12-01 to 03,
- * replayed (scripts/replay_measured.py) deciding with one day's timings
- * and judged with each day's (results/model-check): at 2% (chosen on the
- * first two days) the third lost gemm-wg-bf16-8192's persistent = 0 group,
- * 1.1% ahead of the best kept, whose bound needed 2.06%; at 2.5% no group
- * of the 13 configs loses its best in any of the nine pairings, at 3%
- * transpose-tma times twice as many (47% of its space). */
+ * a layout order measured in other groups.  The margin is the least at
+ * which the replayed H200 runs lose no group's best (docs/notes/pruning.md
+ * has both, with the figures). */
 #ifndef TN_MEASURED_H
 #define TN_MEASURED_H
 

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gpu/nvrtc.h"
 #include "model/profile.h"
 #include "pipeline/kernel_probe.h"
 
@@ -234,7 +235,7 @@ json_t *tn_run_identity(const tn_run *run)
   space_hash(job, space);
   snprintf(bench, sizeof(bench), "%d repetitions, %d warm-up, timeout %g s",
            job->bench.repetitions, job->bench.warmup, job->bench.timeout_s);
-  tn_compile_nvrtc_version(nvrtc, sizeof(nvrtc));
+  tn_nvrtc_version(nvrtc, sizeof(nvrtc));
   parts[0] = job->family->name;
   parts[1] = job->name;
   parts[2] = problems;

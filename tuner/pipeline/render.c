@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline/render.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,44 +83,6 @@ void tn_template_free(tn_template *t)
   memset(t, 0, sizeof(*t));
 }
 
-static void upper(char *dst, const char *src, size_t n)
-{
-  size_t i;
-  for (i = 0; src[i] && i + 1 < n; i++)
-    dst[i] = (char)toupper((unsigned char)src[i]);
-  dst[i] = '\0';
-}
-
-void tn_render_macros(const tn_family *f, const tn_params *p,
-                      const tn_problem *prob, tn_defines *out)
-{
-  int k;
-
-  memset(out, 0, sizeof(*out));
-  for (k = 0; k < f->n_params; k++) {
-    char name[48], m[56];
-    /* a described kernel's parameters keep the names the user gave them */
-    if (f->plain_macros)
-      tn_strlcpy(name, f->params[k].name, sizeof(name));
-    else
-      upper(name, f->params[k].name, sizeof(name));
-    if (f->params[k].kind == TN_PARAM_INT) {
-      snprintf(m, sizeof(m), f->plain_macros ? "%s" : "TN_%s", name);
-      tn_defines_add(out, m, "%lld", p->v[k].i);
-    } else {
-      const char *form = f->plain_macros ? "%s_%c" : "TN_%s_%c";
-      snprintf(m, sizeof(m), form, name, 'B');
-      tn_defines_add(out, m, "%d", p->v[k].sw.b);
-      snprintf(m, sizeof(m), form, name, 'M');
-      tn_defines_add(out, m, "%d", p->v[k].sw.m);
-      snprintf(m, sizeof(m), form, name, 'S');
-      tn_defines_add(out, m, "%d", p->v[k].sw.s);
-    }
-  }
-  if (f->defines != NULL)
-    f->defines(f, p, prob, out);
-}
-
 int tn_render(const tn_family *f, const tn_params *p, const tn_problem *prob,
               const tn_template *t, char **source, tn_err *err)
 {
@@ -130,7 +91,7 @@ int tn_render(const tn_family *f, const tn_params *p, const tn_problem *prob,
   size_t cap, used = 0;
   int i;
 
-  tn_render_macros(f, p, prob, &d);
+  tn_family_macros(f, p, prob, &d);
   if (d.overflow)
     return tn_errf(err, TN_ETOOL,
                    "family %s: its macros do not fit (more than %d, or one "

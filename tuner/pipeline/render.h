@@ -27,14 +27,8 @@ typedef struct {
 int tn_template_load(const char *path, tn_template *t, tn_err *err);
 void tn_template_free(tn_template *t);
 
-/* Every macro the rendered source of p defines, in order: TN_<NAME> of
- * each int parameter, TN_<NAME>_B/_M/_S of each swizzle, then the
- * family's own (family->defines).  The one list: tn_render writes it, and
- * the headers of tuner/emit/ give it to a user's build. */
-void tn_render_macros(const tn_family *f, const tn_params *p,
-                      const tn_problem *prob, tn_defines *out);
-
-/* Renders p into a malloc'd source.  Returns 0 or TN_ETOOL. */
+/* Renders p into a malloc'd source: the macros of tn_family_macros, then
+ * the template.  Returns 0 or TN_ETOOL. */
 int tn_render(const tn_family *f, const tn_params *p, const tn_problem *prob,
               const tn_template *t, char **source, tn_err *err);
 

@@ -1,4 +1,4 @@
-/* results.c -- the results of a run as JSON, and its journal. */
+/* results.c -- the results of a run as JSON (results.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline/results.h"
 #include "pipeline/results_model.h"
@@ -6,7 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "gpu/nvrtc.h"
 
 /* Timed launches of c over the problems. */
 static int launches(const tn_run *run, const tn_candidate *c)
@@ -17,11 +18,8 @@ static int launches(const tn_run *run, const tn_candidate *c)
   return n;
 }
 
-typedef struct {
-  double startup, warmup, compile, verify, timed, other;
-} cost_split;
-
-/* The wall time split by what it was spent on, from the measured steps:
+/* The wall time split by what it was spent on (results.h), from the
+ * measured steps:
  * start-up = the workers' starts (process, context) + per-problem set-up
  * (buffers, the generator compiled); verification = fresh inputs, the
  * checked launch and its check; timed launches = warm-up + timed;
@@ -30,10 +28,10 @@ typedef struct {
  * that the parts add up to the wall time, less the time it waited for
  * the compile workers to warm up (warm-up: a part of its own); other =
  * the rest (config, model, module loads, results, pipes). */
-static cost_split split(const tn_run *run)
+tn_results_cost tn_results_cost_split(const tn_run *run)
 {
   const tn_bench_steps *t = &run->steps;
-  cost_split c;
+  tn_results_cost c;
   c.startup = run->worker_start_s + t->setup_s;
   c.verify = t->inputs_s + t->check_s + t->verify_s;
   c.timed = t->warmup_s + t->timed_s;
@@ -46,84 +44,6 @@ static cost_split split(const tn_run *run)
   c.other = run->wall_s - c.startup - c.warmup - c.compile - c.verify -
             c.timed;
   return c;
-}
-
-void tn_results_cost_line(const tn_run *run, FILE *out)
-{
-  cost_split c = split(run);
-  fprintf(out,
-          "tuner: wall %.2f s = start-up %.2f + compile warm-up %.2f + "
-          "compiling %.2f + verification %.2f + timed launches %.2f + "
-          "other %.2f; %d launches, %d candidates raced out%s\n",
-          run->wall_s, c.startup, c.warmup, c.compile, c.verify, c.timed,
-          c.other, run->launches, run->raced_out,
-          run->opts->full_protocol ? " (full protocol)" : "");
-}
-
-static void size_text(const tn_problem *p, char *out, size_t n)
-{
-  size_t used = 0;
-  int d;
-  out[0] = '\0';
-  for (d = 0; d < p->size.n_dims && used < n; d++)
-    used += (size_t)snprintf(out + used, n - used, "%s%lld", d ? "x" : "",
-                             p->size.dims[d]);
-}
-
-void tn_results_sizes_line(const tn_run *run, FILE *out)
-{
-  const tn_job *job = run->job;
-  int k;
-  if (job->n_problems < 2)
-    return;
-  fprintf(out, "tuner: %d sizes [%s]:", job->n_problems,
-          job->family->dim_names);
-  for (k = 0; k < job->n_problems; k++) {
-    char size[96];
-    size_text(&job->problems[k], size, sizeof(size));
-    fprintf(out, " %s", size);
-  }
-  fprintf(out, "\n");
-}
-
-void tn_results_size_lines(const tn_run *run, FILE *out)
-{
-  const tn_job *job = run->job;
-  const tn_family *f = job->family;
-  const tn_candidate *single =
-      run->sel.best >= 0 ? &run->space.c[run->sel.best] : NULL;
-  int k;
-  if (job->n_problems < 2 || single == NULL)
-    return;
-  fprintf(out, "tuner: by size, each size's winner against the single best "
-               "(candidate %d; +x%%: it is x%% slower there) and the %s "
-               "baseline:\n",
-          single->id, run->n_baselines > 0 ? run->baselines[0].name : "no");
-  for (k = 0; k < job->n_problems; k++) {
-    const tn_selection *s = &run->sel_size[k];
-    const tn_size_cost *sc = &run->size_cost[k];
-    const tn_baseline_result *b =
-        run->n_baselines > 0 && run->baselines[0].status == TN_ST_OK
-            ? &run->baselines[0]
-            : NULL;
-    char size[96], base[64] = "";
-    double w, one;
-    size_text(&job->problems[k], size, sizeof(size));
-    if (s->best < 0)
-      continue;
-    w = run->space.c[s->best].timing[k].median_ms;
-    one = single->timing[k].median_ms;
-    if (b)
-      snprintf(base, sizeof(base), ", %s %.4f ms (%.1f%%)", b->name,
-               b->timing[k].median_ms, 100.0 * b->timing[k].median_ms / w);
-    fprintf(out,
-            "tuner:   %-16s id %-5d %.4f ms %8.2f %s; single best %.4f ms "
-            "(%+.1f%%)%s; %d launches, %d raced out, %.2f s timed\n",
-            size, run->space.c[s->best].id, w,
-            tn_family_rate(f, &job->problems[k], 1, w), f->unit, one,
-            100.0 * (one / w - 1.0), base, sc->launches, sc->raced_out,
-            sc->verify_s + sc->timed_s);
-  }
 }
 
 /* run.cost.per_size: where each size's share went (timed launches,
@@ -165,7 +85,7 @@ static json_t *trace_json(const tn_compile_trace *t)
 static json_t *cost_json(const tn_run *run)
 {
   const tn_bench_steps *t = &run->steps;
-  cost_split c = split(run);
+  tn_results_cost c = tn_results_cost_split(run);
   double startup = c.startup, verify = c.verify, timed = c.timed;
   double other = c.other;
   json_t *o = json_pack(
@@ -193,15 +113,6 @@ static json_t *timing_json(const tn_timing *t)
   return json_pack("{s:f, s:f, s:f, s:f, s:f, s:i}", "median_ms", t->median_ms,
                    "min_ms", t->min_ms, "max_ms", t->max_ms, "q1_ms", t->q1_ms,
                    "q3_ms", t->q3_ms, "repetitions", t->repetitions);
-}
-
-static int timing_from_json(json_t *o, tn_timing *t)
-{
-  memset(t, 0, sizeof(*t));
-  return json_unpack(o, "{s:F, s:F, s:F, s:F, s:F, s:i}", "median_ms",
-                     &t->median_ms, "min_ms", &t->min_ms, "max_ms", &t->max_ms,
-                     "q1_ms", &t->q1_ms, "q3_ms", &t->q3_ms, "repetitions",
-                     &t->repetitions);
 }
 
 static json_t *params_json(const tn_family *f, const tn_params *p)
@@ -465,7 +376,7 @@ json_t *tn_results_json(const tn_run *run)
                           json_real(100.0 * ref / c->total_ms));
     json_object_set_new(best, "scope", json_string(TN_SELECT_SINGLE));
   }
-  tn_compile_nvrtc_version(nvrtc, sizeof(nvrtc));
+  tn_nvrtc_version(nvrtc, sizeof(nvrtc));
   doc = json_pack(
       "{s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:I, "
       "s:f, s:f, s:i, s:i, s:i, s:i, s:{s:i, s:i, s:i, s:i, s:f, s:f}}, "
@@ -523,166 +434,4 @@ int tn_results_write_doc(json_t *doc, const char *path, tn_err *err)
 int tn_results_write(const tn_run *run, tn_err *err)
 {
   return tn_results_write_doc(tn_results_json(run), run->results_path, err);
-}
-
-int tn_journal_append(FILE *journal, const char *kind, json_t *obj,
-                      tn_err *err)
-{
-  char *line;
-  int rc = 0;
-  json_object_set_new(obj, "kind", json_string(kind));
-  line = json_dumps(obj, JSON_COMPACT | JSON_REAL_PRECISION(17));
-  json_decref(obj);
-  if (line == NULL)
-    return tn_errf(err, TN_ETOOL, "serialising a journal line failed");
-  if (fprintf(journal, "%s\n", line) < 0 || fflush(journal) != 0 ||
-      fsync(fileno(journal)) != 0)
-    rc = tn_errf(err, TN_ETOOL, "writing the journal failed");
-  free(line);
-  return rc;
-}
-
-static int restore_candidate(tn_run *run, json_t *o)
-{
-  const tn_family *f = run->job->family;
-  const char *text = NULL, *status = NULL, *reason = "";
-  json_t *timings = NULL;
-  int i, st, raced = 0;
-
-  if (json_unpack(o, "{s:s, s:s, s?s, s?o, s?b}", "params_text", &text,
-                  "status", &status, "reason", &reason, "timings", &timings,
-                  "raced_out", &raced) != 0)
-    return -1;
-  st = tn_status_parse(status);
-  if (st != TN_ST_OK && st != TN_ST_WRONG && st != TN_ST_FAILED)
-    return 0; /* only finished measurements are worth keeping */
-  for (i = 0; i < run->space.n; i++) {
-    tn_candidate *c = &run->space.c[i];
-    char mine[512];
-    int k;
-    tn_params_format(f->params, f->n_params, &c->params, mine, sizeof(mine));
-    if (strcmp(mine, text) != 0)
-      continue;
-    if (c->status != TN_ST_COMPILED && c->status != TN_ST_PENDING)
-      return 0; /* pruned or failed to compile in this run: keep that */
-    if (st == TN_ST_OK) {
-      if (!json_is_array(timings) ||
-          (int)json_array_size(timings) != run->job->n_problems)
-        return -1;
-      c->total_ms = 0;
-      for (k = 0; k < run->job->n_problems; k++) {
-        if (timing_from_json(json_array_get(timings, (size_t)k),
-                             &c->timing[k]) != 0)
-          return -1;
-        c->total_ms += c->timing[k].median_ms;
-      }
-      c->raced_out = raced;
-    }
-    c->status = (tn_status)st;
-    tn_strlcpy(c->reason, reason, sizeof(c->reason));
-    return 1;
-  }
-  return 0;
-}
-
-static int restore_baseline(tn_run *run, json_t *o)
-{
-  const char *name = NULL, *status = NULL;
-  json_t *timings = NULL;
-  int i, k;
-  if (json_unpack(o, "{s:s, s:s, s?o}", "name", &name, "status", &status,
-                  "timings", &timings) != 0)
-    return -1;
-  if (tn_status_parse(status) != TN_ST_OK)
-    return 0;
-  for (i = 0; i < run->n_baselines; i++) {
-    tn_baseline_result *b = &run->baselines[i];
-    if (strcmp(b->name, name) != 0)
-      continue;
-    if (!json_is_array(timings) ||
-        (int)json_array_size(timings) != run->job->n_problems)
-      return -1;
-    b->total_ms = 0;
-    for (k = 0; k < run->job->n_problems; k++) {
-      if (timing_from_json(json_array_get(timings, (size_t)k),
-                           &b->timing[k]) != 0)
-        return -1;
-      b->total_ms += b->timing[k].median_ms;
-    }
-    b->status = TN_ST_OK;
-    return 1;
-  }
-  return 0;
-}
-
-int tn_journal_resume(const char *path, tn_run *run, tn_err *err)
-{
-  FILE *f = fopen(path, "r");
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t len;
-  int lineno = 0, restored = 0;
-
-  if (f == NULL)
-    return tn_errf(err, TN_EINPUT, "%s: cannot open the journal to resume",
-                   path);
-  while ((len = getline(&line, &cap, f)) >= 0) {
-    json_error_t jerr;
-    json_t *o;
-    const char *kind = NULL;
-    int rc;
-    lineno++;
-    if (len == 0 || line[len - 1] != '\n') {
-      /* the last line of a run killed while writing it: not finished */
-      break;
-    }
-    o = json_loads(line, 0, &jerr);
-    if (o == NULL || json_unpack(o, "{s:s}", "kind", &kind) != 0) {
-      json_decref(o);
-      fclose(f);
-      free(line);
-      return tn_errf(err, TN_EINPUT, "%s:%d: not a journal line: %s", path,
-                     lineno, o ? "no \"kind\"" : jerr.text);
-    }
-    if (strcmp(kind, "run") == 0) {
-      const char *family = NULL, *name = NULL;
-      json_int_t seed = 0;
-      if (json_unpack(o, "{s:s, s:s, s:I}", "family", &family, "name", &name,
-                      "seed", &seed) != 0 ||
-          strcmp(family, run->job->family->name) != 0) {
-        /* the message before o (which owns family) is gone */
-        rc = tn_errf(err, TN_EINPUT,
-                     "%s:%d: this journal is of another job (family %s, "
-                     "not %s)",
-                     path, lineno, family ? family : "?",
-                     run->job->family->name);
-        json_decref(o);
-        fclose(f);
-        free(line);
-        return rc;
-      }
-      run->seed = (unsigned long long)seed;
-      rc = 0;
-    } else if (strcmp(kind, "candidate") == 0) {
-      rc = restore_candidate(run, o);
-    } else if (strcmp(kind, "baseline") == 0) {
-      rc = restore_baseline(run, o);
-    } else {
-      rc = 0;
-    }
-    if (rc < 0) {
-      /* the message before o (which owns kind) is gone */
-      rc = tn_errf(err, TN_EINPUT, "%s:%d: a %s entry is malformed", path,
-                   lineno, kind);
-      json_decref(o);
-      fclose(f);
-      free(line);
-      return rc;
-    }
-    json_decref(o);
-    restored += rc;
-  }
-  fclose(f);
-  free(line);
-  return restored;
 }

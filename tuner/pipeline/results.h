@@ -1,6 +1,6 @@
-/* results.h -- the results of a run as JSON (jansson), written atomically,
- * and a journal of JSON lines appended and flushed as each result is
- * known, from which --resume continues.  The schema is in docs/results.md. */
+/* results.h -- the results of a run as JSON (jansson), written atomically
+ * (the journal, appended after every candidate, is journal.h).  The
+ * schema is in docs/results.md. */
 #ifndef TN_RESULTS_H
 #define TN_RESULTS_H
 
@@ -34,27 +34,14 @@ int tn_results_write_doc(json_t *doc, const char *path, tn_err *err);
 /* Writes the document to run->results_path atomically. 0 or TN_ETOOL. */
 int tn_results_write(const tn_run *run, tn_err *err);
 
-/* Appends one line {"kind": kind, ...obj} to the journal and flushes it to
- * disk.  Steals obj.  Returns 0 or TN_ETOOL. */
-int tn_journal_append(FILE *journal, const char *kind, json_t *obj,
-                      tn_err *err);
-
-/* Reads the journal of an earlier run of the same job and restores every
- * candidate and baseline it finished (same parameters, same problems).
- * A truncated last line (the run was killed while writing) is ignored.
- * Returns the number restored, or TN_EINPUT naming the file and line. */
-int tn_journal_resume(const char *path, tn_run *run, tn_err *err);
-
-/* Writes "tuner: wall X s = start-up A + compiling B + verification C +
- * timed launches D + other E; N launches, R raced out" to out: run.cost of
- * the results (docs/results.md). */
-void tn_results_cost_line(const tn_run *run, FILE *out);
-
-/* With several sizes, a line per size: its winner, the single best's time
- * there, the baseline's, and what the size cost (launches, raced out,
- * seconds timed). */
-void tn_results_size_lines(const tn_run *run, FILE *out);
-/* With several sizes, "tuner: N sizes [dims]: AxB ..." (every run). */
-void tn_results_sizes_line(const tn_run *run, FILE *out);
+/* Where a run's wall time went, in seconds (run.cost of the results,
+ * docs/results.md): start-up, the compile workers' warm-up waited for,
+ * compiling (in a measured run only what the run waited for), verification,
+ * timed launches (warm-up included) and the rest; they add up to
+ * run->wall_s. */
+typedef struct {
+  double startup, warmup, compile, verify, timed, other;
+} tn_results_cost;
+tn_results_cost tn_results_cost_split(const tn_run *run);
 
 #endif

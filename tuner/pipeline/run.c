@@ -234,31 +234,6 @@ int tn_run_wait(tn_run *run, int i, tn_err *err)
   return rc;
 }
 
-int tn_run_decide_group(tn_run *run, const int *order, int start, int *end,
-                        tn_measured_verdict **verdicts, tn_err *err)
-{
-  const tn_job *job = run->job;
-  int j, rc;
-  free(*verdicts);
-  *verdicts = NULL;
-  *end = tn_measured_group_end(job->family, &run->space, order,
-                               run->space.n, start);
-  if (run->opts->no_prune || job->family->plan == NULL)
-    return 0;
-  /* the rules read every member's prediction with its registers */
-  for (j = start; j < *end; j++) {
-    rc = tn_run_wait(run, order[j], err);
-    if (rc)
-      return rc;
-  }
-  *verdicts = calloc((size_t)(*end - start), sizeof(**verdicts));
-  if (*verdicts == NULL)
-    return 0; /* an optimisation: without memory, time them all */
-  tn_measured_decide(job->family, &run->space, order, run->space.n, start,
-                     *end, job->n_problems, job->bench.min_noise, *verdicts);
-  return 0;
-}
-
 void tn_run_finish_compile(tn_run *run, int cancel)
 {
   if (run->compiling == NULL)

@@ -10,7 +10,6 @@
 #include "pipeline/compile.h"
 #include "pipeline/config.h"
 #include "pipeline/kernel_refs.h"
-#include "pipeline/measured.h"
 #include "pipeline/render.h"
 #include "pipeline/select.h"
 #include "pipeline/space.h"
@@ -146,15 +145,6 @@ int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err);
  * them.  Returns 0,
  * TN_EINPUT or TN_ETOOL as tn_compile_wait. */
 int tn_run_wait(tn_run *run, int i, tn_err *err);
-
-/* At the first member of a group of the benchmark's order (order[start],
- * tn_select_order): waits for the compiles of all its members and decides
- * on them by the measured bound (measured.h) unless --no-prune.  *end
- * gets the group's end, *verdicts its end - start verdicts (malloc'd, the
- * previous ones freed; NULL: time them all).  Returns 0 or
- * tn_run_wait's error. */
-int tn_run_decide_group(tn_run *run, const int *order, int start, int *end,
-                        tn_measured_verdict **verdicts, tn_err *err);
 
 /* Ends compiling in the background and fills run->compile: without
  * cancel every candidate is compiled; with it, what is not compiled yet

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/expr.h"
-#include "family/user.h"
+#include "family/user_kernel.h"
 
 /* The job's constraints, compiled once for the whole space: a name is a
  * slot (family/user_expr.h's layout): the parameters (a swizzle reads 0
@@ -444,7 +444,7 @@ int tn_space_prune(const tn_job *job, tn_space *space)
    * lo <= hi), a whole group at a time: within a group the model's
    * order of conflict-free layouts is not reliable (measured on the H200:
    * xor ahead of a pad that it predicted faster), so cutting part of a
-   * group could leave it its worse layouts (tuner/model/README.md) */
+   * group could leave it its worse layouts (docs/notes/pruning.md) */
   for (start = 0; start < n;) {
     int end = start + 1, out = 1;
     const tn_candidate *b = &space->c[gbest[0]];

@@ -14,6 +14,7 @@
 #include "model/profile.h"
 #include "model/time.h"
 #include "family/param.h"
+#include "gpu/timing.h"
 
 #define TN_MAX_CANDIDATES 100000
 
@@ -39,11 +40,6 @@ typedef enum {
                        measurements, or the layouts' measured order
                        (measured.h): while the run benchmarks */
 } tn_pruned_by;
-
-typedef struct {
-  double median_ms, min_ms, max_ms, q1_ms, q3_ms;
-  int repetitions;
-} tn_timing;
 
 typedef struct {
   int id;                  /* position in the enumeration, from 0 */
@@ -109,12 +105,9 @@ void tn_space_predict(const tn_job *job, const tn_profile *p,
 #define TN_PRUNE_GLOBAL_MARGIN 1.0
 /* Siblings differ in their layout alone: the profile's spreads move them
  * alike, so the model's own error (TN_TIME_MODEL_ERR) is taken once, on
- * their ratio, not on each (lo against hi: 1.27 apart).  Set on the
- * record, not on the pairs' spread: on the H200 --no-prune runs of
- * 2026-12-01 to 03, replayed (scripts/replay_measured.py), 18 of the 312
- * layouts it cut ran ahead of their group's least predicted by up to 7%,
- * but none ahead of the best layout kept beyond noise, and no group lost
- * its best (tuner/model/README.md). */
+ * their ratio, not on each (lo against hi: 1.27 apart).  It rests on the
+ * replayed record of the H200 runs, not on the pairs' spread
+ * (docs/notes/pruning.md). */
 #define TN_PRUNE_SIBLING_RATIO (1.0 / (1.0 - TN_TIME_MODEL_ERR))
 int tn_space_prune(const tn_job *job, tn_space *space);
 /* Marks compiled candidates whose registers times threads exceed the

@@ -1,0 +1,26 @@
+/* user_eval.h -- a described kernel's expressions evaluated on a point:
+ * the slots of its names, its launch, its arrays' bytes.  What the
+ * family's host side (user.c), its plan (user_plan.c) and its worker side
+ * (user_run.c) share. */
+#ifndef TN_USER_EVAL_H
+#define TN_USER_EVAL_H
+
+#include "family/user_kernel.h"
+
+/* The slot values of point p on prob: the parameters and dimensions.
+ * Swizzle parameters read as their index in the space's list. */
+void tn_user_slots(const tn_user_kernel *u, const tn_params *p,
+                   const tn_problem *prob, long long *slots);
+
+/* A launch's shape from l on slots.  0, or -1 with why. */
+int tn_user_eval_launch(const tn_ulaunch *l, const long long *slots,
+                        unsigned grid[3], unsigned block[3], int *smem,
+                        char *why, size_t n);
+
+/* The byte offset of array a (the arrays sit one after another, each
+ * 128-byte aligned) into *base, and the bytes of all arrays into *total
+ * (either may be NULL).  0, or -1 with why. */
+int tn_user_arrays(const tn_user_kernel *u, int a, const long long *slots,
+                   long long *base, long long *total, char *why, size_t n);
+
+#endif

@@ -1,0 +1,179 @@
+/* journal.c -- a run's journal: JSON lines appended and flushed as each
+ * result is known, and read back by --resume (journal.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "pipeline/journal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int timing_from_json(json_t *o, tn_timing *t)
+{
+  memset(t, 0, sizeof(*t));
+  return json_unpack(o, "{s:F, s:F, s:F, s:F, s:F, s:i}", "median_ms",
+                     &t->median_ms, "min_ms", &t->min_ms, "max_ms", &t->max_ms,
+                     "q1_ms", &t->q1_ms, "q3_ms", &t->q3_ms, "repetitions",
+                     &t->repetitions);
+}
+
+int tn_journal_append(FILE *journal, const char *kind, json_t *obj,
+                      tn_err *err)
+{
+  char *line;
+  int rc = 0;
+  json_object_set_new(obj, "kind", json_string(kind));
+  line = json_dumps(obj, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  json_decref(obj);
+  if (line == NULL)
+    return tn_errf(err, TN_ETOOL, "serialising a journal line failed");
+  if (fprintf(journal, "%s\n", line) < 0 || fflush(journal) != 0 ||
+      fsync(fileno(journal)) != 0)
+    rc = tn_errf(err, TN_ETOOL, "writing the journal failed");
+  free(line);
+  return rc;
+}
+
+static int restore_candidate(tn_run *run, json_t *o)
+{
+  const tn_family *f = run->job->family;
+  const char *text = NULL, *status = NULL, *reason = "";
+  json_t *timings = NULL;
+  int i, st, raced = 0;
+
+  if (json_unpack(o, "{s:s, s:s, s?s, s?o, s?b}", "params_text", &text,
+                  "status", &status, "reason", &reason, "timings", &timings,
+                  "raced_out", &raced) != 0)
+    return -1;
+  st = tn_status_parse(status);
+  if (st != TN_ST_OK && st != TN_ST_WRONG && st != TN_ST_FAILED)
+    return 0; /* only finished measurements are worth keeping */
+  for (i = 0; i < run->space.n; i++) {
+    tn_candidate *c = &run->space.c[i];
+    char mine[512];
+    int k;
+    tn_params_format(f->params, f->n_params, &c->params, mine, sizeof(mine));
+    if (strcmp(mine, text) != 0)
+      continue;
+    if (c->status != TN_ST_COMPILED && c->status != TN_ST_PENDING)
+      return 0; /* pruned or failed to compile in this run: keep that */
+    if (st == TN_ST_OK) {
+      if (!json_is_array(timings) ||
+          (int)json_array_size(timings) != run->job->n_problems)
+        return -1;
+      c->total_ms = 0;
+      for (k = 0; k < run->job->n_problems; k++) {
+        if (timing_from_json(json_array_get(timings, (size_t)k),
+                             &c->timing[k]) != 0)
+          return -1;
+        c->total_ms += c->timing[k].median_ms;
+      }
+      c->raced_out = raced;
+    }
+    c->status = (tn_status)st;
+    tn_strlcpy(c->reason, reason, sizeof(c->reason));
+    return 1;
+  }
+  return 0;
+}
+
+static int restore_baseline(tn_run *run, json_t *o)
+{
+  const char *name = NULL, *status = NULL;
+  json_t *timings = NULL;
+  int i, k;
+  if (json_unpack(o, "{s:s, s:s, s?o}", "name", &name, "status", &status,
+                  "timings", &timings) != 0)
+    return -1;
+  if (tn_status_parse(status) != TN_ST_OK)
+    return 0;
+  for (i = 0; i < run->n_baselines; i++) {
+    tn_baseline_result *b = &run->baselines[i];
+    if (strcmp(b->name, name) != 0)
+      continue;
+    if (!json_is_array(timings) ||
+        (int)json_array_size(timings) != run->job->n_problems)
+      return -1;
+    b->total_ms = 0;
+    for (k = 0; k < run->job->n_problems; k++) {
+      if (timing_from_json(json_array_get(timings, (size_t)k),
+                           &b->timing[k]) != 0)
+        return -1;
+      b->total_ms += b->timing[k].median_ms;
+    }
+    b->status = TN_ST_OK;
+    return 1;
+  }
+  return 0;
+}
+
+int tn_journal_resume(const char *path, tn_run *run, tn_err *err)
+{
+  FILE *f = fopen(path, "r");
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  int lineno = 0, restored = 0;
+
+  if (f == NULL)
+    return tn_errf(err, TN_EINPUT, "%s: cannot open the journal to resume",
+                   path);
+  while ((len = getline(&line, &cap, f)) >= 0) {
+    json_error_t jerr;
+    json_t *o;
+    const char *kind = NULL;
+    int rc;
+    lineno++;
+    if (len == 0 || line[len - 1] != '\n') {
+      /* the last line of a run killed while writing it: not finished */
+      break;
+    }
+    o = json_loads(line, 0, &jerr);
+    if (o == NULL || json_unpack(o, "{s:s}", "kind", &kind) != 0) {
+      json_decref(o);
+      fclose(f);
+      free(line);
+      return tn_errf(err, TN_EINPUT, "%s:%d: not a journal line: %s", path,
+                     lineno, o ? "no \"kind\"" : jerr.text);
+    }
+    if (strcmp(kind, "run") == 0) {
+      const char *family = NULL, *name = NULL;
+      json_int_t seed = 0;
+      if (json_unpack(o, "{s:s, s:s, s:I}", "family", &family, "name", &name,
+                      "seed", &seed) != 0 ||
+          strcmp(family, run->job->family->name) != 0) {
+        /* the message before o (which owns family) is gone */
+        rc = tn_errf(err, TN_EINPUT,
+                     "%s:%d: this journal is of another job (family %s, "
+                     "not %s)",
+                     path, lineno, family ? family : "?",
+                     run->job->family->name);
+        json_decref(o);
+        fclose(f);
+        free(line);
+        return rc;
+      }
+      run->seed = (unsigned long long)seed;
+      rc = 0;
+    } else if (strcmp(kind, "candidate") == 0) {
+      rc = restore_candidate(run, o);
+    } else if (strcmp(kind, "baseline") == 0) {
+      rc = restore_baseline(run, o);
+    } else {
+      rc = 0;
+    }
+    if (rc < 0) {
+      /* the message before o (which owns kind) is gone */
+      rc = tn_errf(err, TN_EINPUT, "%s:%d: a %s entry is malformed", path,
+                   lineno, kind);
+      json_decref(o);
+      fclose(f);
+      free(line);
+      return rc;
+    }
+    json_decref(o);
+    restored += rc;
+  }
+  fclose(f);
+  free(line);
+  return restored;
+}
