@@ -212,6 +212,40 @@ for mode in "-n --arch sm_90" "--predict --arch sm_90" ""; do
 done
 expect "--profile of a missing file" "$tmp/none-profile.json" "$tmp/w" no \
   -- --config "$cfg" --profile "$tmp/none-profile.json" -q -o "$tmp/w/p"
+# numbers checked as the JSON's integers, before they become an int (issue
+# 31: sm_count 2^32 wrapped to 0, a width of 2^32 + 4 to 4)
+profile() { # FILE PYTHON-EDIT: a whole profile, edited
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+m = lambda v: {"median": v, "q1": v * 0.99, "q3": v * 1.01}
+d = {"schema": "tuner-device-profile/1",
+     "device": {"arch": "sm_90", "name": "GPU", "sm_count": 132,
+                "memory_clock_rate_khz": 3201000,
+                "memory_bus_width_bits": 6016},
+     "measurements": {"sm_clock": m(1980), "launch_overhead": m(2.0),
+                      "global_copy": m(4000), "fp32_fma": m(60),
+                      "int_imad": m(30000), "int_shift_lop3": m(60000)},
+     "shared_memory": {"widths": [
+         {"width": w, "sm_cycles_per_wavefront": 1.0} for w in (4, 8, 16)]}}
+exec(sys.argv[2])
+json.dump(d, open(sys.argv[1], "w"))
+PY
+}
+for edit in 'd["device"]["sm_count"] = 2**32' 'd["device"]["sm_count"] = 2**31' \
+            'd["device"]["sm_count"] = 0' 'd["device"]["sm_count"] = 1.5' \
+            'd["device"]["memory_clock_rate_khz"] = 2**32' \
+            'd["device"]["memory_bus_width_bits"] = -6016' \
+            'd["shared_memory"]["widths"][0]["width"] = 2**32 + 4'; do
+  key=$(printf '%s' "$edit" | sed -n 's/^d\["\([a-z_]*\)"\]\["\([a-z_]*\)"\].*/\1.\2/p')
+  profile "$tmp/p-num.json" "$edit"
+  expect "--profile with $edit" "p-num.json: $key" "$tmp/w" no -- \
+    --config "$cfg" --predict --arch sm_90 --profile "$tmp/p-num.json" \
+    --cache-dir "$cache" -q -o "$tmp/w/p"
+done
+profile "$tmp/p-good.json" ''
+"$tuner" --config "$cfg" -n --arch sm_90 --profile "$tmp/p-good.json" \
+  --cache-dir "$cache" -q -o "$tmp/p-good" >/dev/null 2>"$tmp/err" ||
+  { echo "FAIL: the good profile: $(cat "$tmp/err")"; fail=1; }
 
 # kind 7: a template that defines no kernel
 for t in nokernel cxx; do
