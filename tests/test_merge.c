@@ -415,6 +415,89 @@ static void part_bad_input(void)
   json_object_set_new(json_object_get(d, "run"), "started",
                       json_string("yesterday"));
   expect_bad("bad-date", d, NULL, "run.started: \"yesterday\" is not");
+  /* times exactly as the tuner writes them, real dates and times of day
+   * (issue 31: sscanf took a sign, spaces, one digit, day 31 of any month
+   * and second 60) */
+  {
+    static const char *const bad_times[][2] = {
+        {"2026-02-30T00:00:00Z", "no day 30 in 2026-02"},
+        {"2026-11-31T02:05:00Z", "no day 31 in 2026-11"},
+        {"2025-02-29T02:05:00Z", "no day 29 in 2025-02"},
+        {"2026-11-29T24:00:00Z", "no time of day 24:00:00"},
+        {"2026-11-29T02:05:60Z", "no time of day 02:05:60"},
+        {"2026-13-01T02:05:00Z", "no month 13"},
+        {"1969-12-31T23:59:59Z", "before 1970"},
+        {" 2026-11-29T02:05:00Z", "YYYY-MM-DDTHH:MM:SSZ"},
+        {"+026-11-29T02:05:00Z", "YYYY-MM-DDTHH:MM:SSZ"},
+        {"2026-11-29T2:05:00Z", "YYYY-MM-DDTHH:MM:SSZ"},
+        {"2026-11-29T02:05:00+00:00", "YYYY-MM-DDTHH:MM:SSZ"},
+        {"2026-11-29T02:05:00.5Z", "YYYY-MM-DDTHH:MM:SSZ"},
+        {"2026-11-29 02:05:00Z", "YYYY-MM-DDTHH:MM:SSZ"}};
+    size_t i;
+    for (i = 0; i < sizeof(bad_times) / sizeof(bad_times[0]); i++) {
+      char what[32], msg[256];
+      snprintf(what, sizeof(what), "bad-time-%zu", i);
+      snprintf(msg, sizeof(msg),
+               "run.started: \"%s\" is not a UTC time like "
+               "2026-11-30T03:48:20Z: ",
+               bad_times[i][0]);
+      d = good_doc();
+      json_object_set_new(json_object_get(d, "run"), "started",
+                          json_string(bad_times[i][0]));
+      expect_bad(what, d, NULL, msg);
+      CHECK(contains("merge.err", bad_times[i][1]));
+    }
+    /* a leap day is a day */
+    {
+      char path[4400], out[4200];
+      const char *a[] = {"-q", "-o", out, path, NULL};
+      snprintf(path, sizeof(path), "%s/leap/r.json", tmp);
+      snprintf(out, sizeof(out), "%s/leap-out", tmp);
+      d = good_doc();
+      json_object_set_new(json_object_get(d, "run"), "started",
+                          json_string("2024-02-29T02:05:00Z"));
+      write_doc(d, path);
+      CHECK_EQ_INT(merge(a), 0);
+    }
+  }
+  /* numbers in the type they are used in: no wrap past 2^31 */
+  d = good_doc();
+  json_object_set_new(json_object_get(d, "device"), "ordinal",
+                      json_integer(4294967296LL));
+  expect_bad("ordinal-2p32", d, NULL,
+             "device.ordinal: 4294967296 is outside [0, 2147483647]");
+  /* a name that becomes file names and macros is checked where it is
+   * read, naming the file (before, "a/b" was found only when the headers
+   * were named, without the file; a control character reached them) */
+  {
+    static const char *const bad_names[][2] = {
+        {"a/b", "character 2 is not"},
+        {"a\nb", "character 2 is not"},
+        {"x\x1b[2J", "character 2 is not"},
+        {"..", "must start with a letter"},
+        {"", "empty"},
+        {"a1234567890123456789012345678901234567890123456789012345678901234",
+         "too long"}};
+    size_t i;
+    for (i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+      char what[32], out[4200], good[4400];
+      const char *a[] = {"-o", out, "--name", "transpose", good, NULL};
+      snprintf(what, sizeof(what), "bad-name-%zu", i);
+      d = good_doc();
+      json_object_set_new(d, "name", json_string(bad_names[i][0]));
+      expect_bad(what, d, NULL, "name: not a job name");
+      CHECK(contains("merge.err", bad_names[i][1]));
+      /* the same name given as --name: refused before anything is read */
+      snprintf(out, sizeof(out), "%s/bad-out", tmp);
+      snprintf(good, sizeof(good),
+               "%s/night1/transpose-sm_75-20261128T020000Z.json", tmp);
+      a[3] = bad_names[i][0];
+      CHECK_EQ_INT(merge(a), 2);
+      CHECK(contains("merge.err", "tuner merge: --name: not a job name"));
+      CHECK(contains("merge.err", bad_names[i][1]));
+      CHECK(!exists("bad-out"));
+    }
+  }
   d = good_doc();
   json_object_set_new(json_object_get(d, "device"), "arch",
                       json_string("sm_99"));

@@ -157,6 +157,20 @@ typedef struct {
 
 /* ---- read.c ---- */
 
+/* The longest job name: it names files and macros (mg_ctx.name). */
+#define TN_FLEET_NAME_MAX 63
+/* A job name (a results file's "name", --name): a letter, then letters,
+ * digits, '-', '_' and '.', at most TN_FLEET_NAME_MAX of them: what a
+ * config's name becomes, and safe as a file name and in macros.  0, or
+ * -1 with why. */
+int tn_fleet_check_name(const char *name, char *why, size_t n);
+
+/* A UTC time exactly as the tuner writes it, "2026-11-30T03:48:20Z" (a
+ * real date from 1970 on, 00:00:00 to 23:59:59), into seconds since 1970
+ * and, unless day is NULL, "2026-11-30".  0, or -1 with why. */
+int tn_fleet_parse_time(const char *s, long long *t, char day[11],
+                        char *why, size_t n);
+
 /* Reads and checks one results file (keep_raw: its bytes too, for the
  * history).  Another family than first's is an error, or (skip_other) 1:
  * a shared history may hold other jobs.  Returns 0, 1 or TN_EINPUT naming

@@ -489,6 +489,17 @@ int tn_merge_main(int argc, char **argv)
     return TN_EXIT_INPUT;
   }
 
+  if (cx->opts.name != NULL) {
+    char why[128];
+    if (tn_fleet_check_name(cx->opts.name, why, sizeof(why)) != 0) {
+      fprintf(stderr, "tuner merge: --name: not a job name (it names the "
+                      "headers, their files and macros): %s\n",
+              why);
+      free(cx->opts.features);
+      free(cx);
+      return TN_EXIT_INPUT;
+    }
+  }
   /* the folders written are checked before anything is read or written */
   rc = tn_precheck_dir("tuner merge: --output", cx->opts.output, &err);
   if (rc == 0 && cx->opts.history)
