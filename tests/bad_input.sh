@@ -145,6 +145,61 @@ expect "--resume of a garbled journal" "r.jsonl:1: not the start" \
   "$tmp/wrong" no -- --config "$cfg" --cache-dir "$cache" -q \
   --resume "$tmp/wrong/r.json"
 
+# issue 31: every line of the journal checked as merge checks a results
+# file, before anything is started: the file and line named, exit 2
+journal() { # PYTHON-EDIT of lines (a list of objects); sets at (1-based)
+  python3 - "$jsonl" "$tmp/wrong/r.jsonl" "$1" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()]
+ok = [i for i, l in enumerate(lines)
+      if l["kind"] == "candidate" and l["status"] == "ok"]
+c = lines[ok[0]]
+at = ok[0] + 1
+exec(sys.argv[3])
+open(sys.argv[2], "w").write("".join(json.dumps(l) + "\n" for l in lines))
+print(at, c["id"])
+PY
+}
+bad_journal() { # EDIT TEXT ("@..." for "candidate ID: ...")
+  local at id text=$2
+  read -r at id < <(journal "$1") ||
+    { echo "FAIL: journal edit $1"; fail=1; return; }
+  case $text in @*) text="candidate $id: ${text#@}" ;; esac
+  expect "--resume of a journal: $1" "r.jsonl:$at: $text" "$tmp/wrong" no \
+    -- --config "$cfg" --cache-dir "$cache" -q --resume "$tmp/wrong/r.json"
+}
+bad_journal 'c["timings"][0]["median_ms"] = -1' \
+  "@timings[0].median_ms: -1 is outside [0, 1e+09]"
+bad_journal 'c["timings"][0]["max_ms"] = 1e300' "@timings[0].max_ms: 1e+300"
+bad_journal 'c["timings"][0]["q1_ms"] = c["timings"][0]["q3_ms"] * 2' \
+  "@timings[0]: q1_ms"
+bad_journal 'c["timings"][0].update(median_ms=0, min_ms=0, q1_ms=0)' \
+  "@timings[0].median_ms: 0, not a time"
+bad_journal 'c["timings"][0]["repetitions"] = 2**32 + 5' \
+  "@timings[0].repetitions: expected an integer"
+bad_journal 'c["timings"] = []' "@timings: 0 entries for 1 problems"
+bad_journal 'c["id"] = 99' \
+  "candidate: id: not a candidate of this job (ids 0 to 15)"
+bad_journal 'o = [l for l in lines if l["kind"] == "candidate" and l["id"] != c["id"]][0]; c["params"] = o["params"]; c["params_text"] = o["params_text"]' \
+  "@params: not those of candidate"
+bad_journal 'c["params_text"] += " "' "@params_text: not"
+bad_journal 'c["status"] = "pending"' "@status: expected"
+bad_journal 'lines.append(dict(c, timings=[{k: v * 1.5 if k != "repetitions" else v for k, v in c["timings"][0].items()}])); at = len(lines)' \
+  "@measured already on line"
+bad_journal 'lines.insert(1, {"kind": "result", "id": 1}); at = 2' \
+  'kind "result": not a line a run writes'
+bad_journal 'lines.insert(1, {"kind": "baseline", "name": "cublas", "status": "ok"}); at = 2' \
+  "baseline: name: not a baseline of family transpose"
+bad_journal 'lines.insert(1, dict(lines[0], seed=lines[0]["seed"] + 1)); at = 2' \
+  "seed:"
+# a line written twice alike (and a cut last line) is taken
+journal 'lines.append(dict(c))' >/dev/null
+printf '{"kind": "candidate", "id": 3' >>"$tmp/wrong/r.jsonl"
+"$tuner" --config "$cfg" --cache-dir "$cache" -q -o "$tmp/o-dup" \
+  --resume "$tmp/wrong/r.json" >/dev/null 2>"$tmp/err" ||
+  { echo "FAIL: a journal with a line twice: $(cat "$tmp/err")"; fail=1; }
+cp "$jsonl" "$tmp/wrong/r.jsonl"
+
 # kind 4: outputs that cannot be written
 mkdir "$tmp/w"
 touch "$tmp/w/file"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "model/profile.h"
+#include "pipeline/journal_check.h"
 
 #define IDENTITY_FORMAT 1
 
@@ -361,6 +362,20 @@ static int resume_paths(const tn_run *run, char *journal, size_t size,
   return 0;
 }
 
+/* Every line of the journal, against the job's space (its ids and
+ * parameters are those of any architecture's). */
+static int check_journal(const tn_job *job, const char *journal,
+                         tn_err *err)
+{
+  tn_space sp;
+  int rc = tn_space_build(job, NULL, &sp, err);
+  if (rc != 0)
+    return rc;
+  rc = tn_journal_check(journal, job, &sp, err);
+  tn_space_free(&sp);
+  return rc;
+}
+
 int tn_precheck(tn_run *run, const tn_template *tpl, tn_err *err)
 {
   static const char *const job_keys[] = {
@@ -394,6 +409,8 @@ int tn_precheck(tn_run *run, const tn_template *tpl, tn_err *err)
     rc = resume_paths(run, journal, sizeof(journal), err);
     if (rc == 0)
       rc = check_resume(run, journal, job_keys, err);
+    if (rc == 0)
+      rc = check_journal(run->job, journal, err);
     if (rc != 0)
       return rc;
   }
