@@ -222,6 +222,15 @@ for mode in "--arch sm_90" "--predict --arch sm_90" "-n --arch sm_90"; do
     "$tmp/w" no -- --config "$cfg" $mode --cache-dir "$cache" -q \
     -o "$tmp/w/out"
 done
+# the header's own place is a folder: found before the run (issue 31), not
+# after every candidate was measured
+mkdir -p "$tmp/w/hdr/sm_90/transpose.h"
+for mode in "--arch sm_90" "--predict --arch sm_90" ""; do
+  # shellcheck disable=SC2086
+  expect "the header's place is a folder ($mode)" \
+    "$tmp/w/hdr/sm_90/transpose.h is not a file" "$tmp/w" start -- \
+    --config "$cfg" $mode --cache-dir "$cache" -q -o "$tmp/w/hdr"
+done
 # without --arch only the worker knows the architecture: it starts, but is
 # given no job
 expect "arch subfolder is a file (the device's)" \

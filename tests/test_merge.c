@@ -9,10 +9,14 @@
  * dispatch header in kernels for several architectures; skipped, 77,
  * without nvcc), history (nights kept and merged again), regression
  * (slower than the previous night beyond noise), bad_input (exit 2,
- * FILE: what, nothing written).  The templates' macros:
+ * FILE: what, nothing written), outputs (a place that cannot be written
+ * found before anything is).  The templates' macros:
  * test_merge_macros.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "merge_fleet.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "family/family.h"
 
@@ -546,6 +550,66 @@ static void part_bad_input(void)
   }
 }
 
+/* A place the merge cannot write is found before it writes anything
+ * (issue 31): a header set is not left half written. */
+static void part_outputs(void)
+{
+  char out[4200], hist[4200], n1[4200], n2[4200], path[4400];
+  const char *a[] = {"-q", "-o", out, "--history", hist, n1, n2, NULL};
+  FILE *f;
+
+  snprintf(out, sizeof(out), "%s/out", tmp);
+  snprintf(hist, sizeof(hist), "%s/history", tmp);
+  snprintf(n1, sizeof(n1), "%s/night1", tmp);
+  snprintf(n2, sizeof(n2), "%s/night2", tmp);
+  /* an architecture's folder is a file: sm_75's header came first */
+  snprintf(path, sizeof(path), "%s/out/sm_80", tmp);
+  {
+    tn_err err = {{0}};
+    CHECK(tn_mkdirs(out, &err) == 0);
+  }
+  f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (f)
+    fclose(f);
+  CHECK_EQ_INT(merge(a), 2);
+  CHECK(contains("merge.err", "out/sm_80: a file, not a folder"));
+  CHECK(!exists("out/sm_75"));
+  CHECK(!exists("out/transpose_dispatch.h"));
+  CHECK(!exists("history"));
+  remove(path);
+  /* the dispatch header's place is a folder */
+  snprintf(path, sizeof(path), "%s/out/transpose_dispatch.h", tmp);
+  CHECK(mkdir(path, 0755) == 0);
+  CHECK_EQ_INT(merge(a), 2);
+  CHECK(contains("merge.err", "out/transpose_dispatch.h: not a file"));
+  CHECK(!exists("out/sm_75"));
+  CHECK(!exists("history"));
+  rmdir(path);
+  /* a folder of the history is a file */
+  snprintf(path, sizeof(path), "%s/history/2026-11-29/sm_90", tmp);
+  {
+    tn_err err = {{0}};
+    char dir[4400];
+    tn_dirname(dir, sizeof(dir), path);
+    CHECK(tn_mkdirs(dir, &err) == 0);
+  }
+  f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (f)
+    fclose(f);
+  CHECK_EQ_INT(merge(a), 2);
+  CHECK(contains("merge.err", "--history "));
+  CHECK(contains("merge.err", "history/2026-11-29/sm_90 is a file"));
+  CHECK(!exists("history/2026-11-28"));
+  CHECK(!exists("out/sm_75"));
+  remove(path);
+  /* all places free: the whole set */
+  CHECK_EQ_INT(merge(a), 0);
+  CHECK(exists("out/sm_75/transpose.h"));
+  CHECK(exists("out/transpose_dispatch.h"));
+}
+
 int main(int argc, char **argv)
 {
   const char *part;
@@ -569,6 +633,8 @@ int main(int argc, char **argv)
     part_regression();
   else if (strcmp(part, "bad_input") == 0)
     part_bad_input();
+  else if (strcmp(part, "outputs") == 0)
+    part_outputs();
   else {
     fprintf(stderr, "unknown part %s\n", part);
     tn_test_failures++;

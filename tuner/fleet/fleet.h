@@ -236,6 +236,10 @@ void tn_fleet_features_free(mg_ctx *cx);
 /* A path from a format; TN_ETOOL if it does not fit. */
 int tn_fleet_pathf(char *out, size_t n, tn_err *err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The history folder of r, DIR/<day>/<arch>/<device>, into dir.  0 or
+ * TN_ETOOL (too long). */
+int tn_fleet_history_dir(const mg_ctx *cx, const mg_run *r, char *dir,
+                         size_t n, tn_err *err);
 /* Keeps r under DIR/<day>/<arch>/<device>/.  0 or an error. */
 int tn_fleet_history_copy(const mg_ctx *cx, const mg_run *r, tn_err *err);
 /* Compares every input run with the same GPU's previous night; reports

@@ -21,21 +21,28 @@ int tn_fleet_pathf(char *out, size_t n, tn_err *err, const char *fmt, ...)
   return 0;
 }
 
+int tn_fleet_history_dir(const mg_ctx *cx, const mg_run *r, char *dir,
+                         size_t n, tn_err *err)
+{
+  char dev[256];
+  tn_strlcpy(dev, r->predicted ? "predicted" : r->device, sizeof(dev));
+  tn_sanitize_name(dev);
+  return tn_fleet_pathf(dir, n, err, "%s/%s/%s/%s", cx->opts.history, r->day,
+                        r->arch->name, dev);
+}
+
 /* DIR/<day>/<arch>/<device>/<file name>, or the same with the content
  * hash when a different file already has that name. */
 int tn_fleet_history_copy(const mg_ctx *cx, const mg_run *r, tn_err *err)
 {
-  char dev[256], dir[4096], path[4400], *old = NULL;
+  char dir[4096], path[4400], *old = NULL;
   const char *base = strrchr(r->path, '/');
   size_t olen = 0;
   tn_err ignore = {{0}};
   int rc;
 
   base = base ? base + 1 : r->path;
-  tn_strlcpy(dev, r->predicted ? "predicted" : r->device, sizeof(dev));
-  tn_sanitize_name(dev);
-  rc = tn_fleet_pathf(dir, sizeof(dir), err, "%s/%s/%s/%s",
-                      cx->opts.history, r->day, r->arch->name, dev);
+  rc = tn_fleet_history_dir(cx, r, dir, sizeof(dir), err);
   if (rc == 0)
     rc = tn_mkdirs(dir, err);
   if (rc == 0)
