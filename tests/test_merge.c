@@ -10,7 +10,9 @@
  * without nvcc), history (nights kept and merged again), regression
  * (slower than the previous night beyond noise), bad_input (exit 2,
  * FILE: what, nothing written), outputs (a place that cannot be written
- * found before anything is).  The templates' macros:
+ * found before anything is), untrusted (what files from many hosts
+ * cannot do: win from the future, write outside the history, put
+ * control characters into file names).  The templates' macros:
  * test_merge_macros.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "merge_fleet.h"
@@ -610,6 +612,144 @@ static void part_outputs(void)
   CHECK(exists("out/transpose_dispatch.h"));
 }
 
+/* rm -rf tmp/sub */
+static void system_rm(const char *sub)
+{
+  char cmd[4400];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s/%s'", tmp, sub);
+  CHECK(system(cmd) == 0);
+}
+
+/* Files from many hosts cannot steer the merge (issue 31, part 2). */
+static void part_untrusted(void)
+{
+  char out[4200], hist[4200], n1[4200], n2[4200], n3[4200], evil[4200];
+  char path[4400];
+  const char *args[10];
+  run_spec ahead = {"sm_90", "NVIDIA H100 80GB HBM3", "h", 0,
+                    "2030-01-01T00:00:00Z", "13.0", 0, 0.01, 0.2, 2,
+                    {{0, 0.30, 0.004}, {1, 0.48, 0.004}}};
+  run_spec dots = {"sm_80", "..", "d", 0, "2026-11-29T02:30:00Z", "13.0", 1,
+                   0.01, 0.8, 2, {{0, 1.00, 0.004}, {1, 0.90, 0.004}}};
+  run_spec path_dev = dots, hidden = dots;
+
+  snprintf(out, sizeof(out), "%s/out", tmp);
+  snprintf(hist, sizeof(hist), "%s/history", tmp);
+  snprintf(n1, sizeof(n1), "%s/night1", tmp);
+  snprintf(n2, sizeof(n2), "%s/night2", tmp);
+  snprintf(n3, sizeof(n3), "%s/night3", tmp);
+  snprintf(evil, sizeof(evil), "%s/evil", tmp);
+
+  /* a run dated in the future cannot win the latest night: refused, by
+   * the clock and by --now, nothing written */
+  write_run(&ahead, "evil", "ahead.json");
+  args[0] = "-q";
+  args[1] = "-o";
+  args[2] = out;
+  args[3] = n2;
+  args[4] = evil;
+  args[5] = NULL;
+  CHECK_EQ_INT(merge(args), 2);
+  CHECK(contains("merge.err", "ahead.json: run.started: "
+                              "2030-01-01T00:00:00Z is "));
+  CHECK(contains("merge.err", "a run from the future cannot be the latest "
+                              "night"));
+  CHECK(!exists("out"));
+  snprintf(path, sizeof(path), "%s/ahead.json", evil);
+  remove(path);
+  /* --now: night 3 (2026-11-30T01:00) is 9 hours after 16:00 the day
+   * before */
+  args[3] = "--now";
+  args[4] = "2026-11-29T16:00:00Z";
+  args[5] = n2;
+  args[6] = n3;
+  args[7] = NULL;
+  CHECK_EQ_INT(merge(args), 2);
+  CHECK(contains("merge.err", "run.started: 2026-11-30T01:00:00Z is 9 h 00 "
+                              "min after now (2026-11-29T16:00:00Z; 15 "
+                              "minutes of clock skew are allowed)"));
+  CHECK(!exists("out"));
+  args[4] = "2026-11-29T03:30:00Z"; /* b's 03:40 within the skew */
+  args[6] = NULL;
+  CHECK_EQ_INT(merge(args), 0);
+  args[4] = "2026-11-29T03:24:59Z";
+  CHECK_EQ_INT(merge(args), 2);
+  CHECK(contains("merge.err", "b/transpose-sm_80-20261129T034000Z.json: "
+                              "run.started: 2026-11-29T03:40:00Z is 0 h 15 "
+                              "min after now"));
+  args[4] = "2026-11-29T24:00:00Z";
+  CHECK_EQ_INT(merge(args), 2);
+  CHECK(contains("merge.err", "--now: \"2026-11-29T24:00:00Z\" is not a "
+                              "UTC time"));
+  system_rm("out");
+
+  /* what a later merge kept (night 3) is left out of one judged earlier,
+   * not refused: sm_89, predicted only on night 3, gets no entry */
+  args[0] = "-o";
+  args[1] = out;
+  args[2] = "--history";
+  args[3] = hist;
+  args[4] = n1;
+  args[5] = n2;
+  args[6] = n3;
+  args[7] = NULL;
+  CHECK_EQ_INT(merge(args), 0);
+  CHECK(exists("out/sm_89/transpose.h"));
+  system_rm("out");
+  args[4] = "--now";
+  args[5] = "2026-11-29T16:00:00Z";
+  args[6] = n2;
+  CHECK_EQ_INT(merge(args), 0);
+  CHECK(contains("merge.err", "transpose-sm_89-20261130T010000Z.json: "
+                              "run.started: 2026-11-30T01:00:00Z is 9 h"));
+  CHECK(contains("merge.err", "left out"));
+  CHECK(!exists("out/sm_89/transpose.h"));
+  system_rm("out");
+  system_rm("history");
+
+  /* device names that are paths stay one folder under the architecture,
+   * and a file name's control characters never reach the history */
+  path_dev.device = "../../../../escape";
+  path_dev.started = "2026-11-29T02:31:00Z";
+  hidden.device = ".hidden";
+  hidden.started = "2026-11-29T02:32:00Z";
+  write_run(&dots, "evil", "dots.json");
+  write_run(&path_dev, "evil", "path.json");
+  write_run(&hidden, "evil", "bad\001name\n.json");
+  args[0] = "-q";
+  args[1] = "-o";
+  args[2] = out;
+  args[3] = "--history";
+  args[4] = hist;
+  args[5] = evil;
+  args[6] = NULL;
+  CHECK_EQ_INT(merge(args), 0);
+  CHECK(exists("history/2026-11-29/sm_80/_./dots.json"));
+  CHECK(exists("history/2026-11-29/sm_80/_._.._.._.._escape/path.json"));
+  CHECK(exists("history/2026-11-29/sm_80/_hidden/bad_name_.json"));
+  CHECK(!exists("history/2026-11-29/dots.json"));
+  CHECK(!exists("escape"));
+  CHECK(!exists("history/escape"));
+  CHECK(!exists("history/2026-11-29/sm_80/.hidden"));
+  CHECK_EQ_INT(count_files("history"), 3);
+  {
+    /* no name in the history holds a control character */
+    char cmd[8800], *found;
+    snprintf(cmd, sizeof(cmd),
+             "find '%s/history' -name '*[[:cntrl:]]*' > '%s/cntrl'", tmp,
+             tmp);
+    CHECK(system(cmd) == 0);
+    found = tmp_file("cntrl");
+    CHECK(found != NULL && found[0] == '\0');
+    free(found);
+  }
+  /* and the history alone gives all three back */
+  args[3] = hist;
+  args[4] = NULL;
+  CHECK_EQ_INT(merge(args + 1), 0);
+  CHECK(contains("merge.out", "3 results (3 given, 0 from the history)"));
+}
+
 int main(int argc, char **argv)
 {
   const char *part;
@@ -635,6 +775,8 @@ int main(int argc, char **argv)
     part_bad_input();
   else if (strcmp(part, "outputs") == 0)
     part_outputs();
+  else if (strcmp(part, "untrusted") == 0)
+    part_untrusted();
   else {
     fprintf(stderr, "unknown part %s\n", part);
     tn_test_failures++;

@@ -22,6 +22,9 @@
 
 /* Runs that started this close to the latest are one night. */
 #define TN_MERGE_NIGHT_S (12 * 3600)
+/* How far a host's clock may run ahead of the merge's: a run may say it
+ * started up to this long after the merge's now (the clock, or --now). */
+#define TN_MERGE_SKEW_S (15 * 60)
 
 typedef struct {
   int idx;          /* position in "candidates", for messages */
@@ -119,6 +122,8 @@ typedef struct {
   int quiet;
   int n_features;        /* --features FILE_OR_DIR, repeated */
   const char **features;
+  long long now;         /* seconds since 1970: --now, else the clock */
+  char now_text[32];     /* the same as a UTC time, for messages */
 } mg_opts;
 
 /* The features job (--features): another job's results for architecture-
@@ -182,6 +187,12 @@ int tn_fleet_load_run(const char *path, int keep_raw, const mg_run *first,
 int tn_fleet_read_doc(const char *path, const char *text, size_t len,
                       const mg_run *first, int skip_other, mg_run *r,
                       tn_err *err);
+/* A run that says it started after now + TN_MERGE_SKEW_S (now_text: now
+ * as a UTC time) is from a host whose clock runs ahead, or made up: it
+ * must not be "the latest night".  0, or TN_EINPUT naming the file,
+ * run.started and now. */
+int tn_fleet_check_future(const mg_run *r, long long now,
+                          const char *now_text, tn_err *err);
 /* Frees what a read left in r (also after an error), and r itself. */
 void tn_fleet_run_free(mg_run *r);
 /* A parameter object of r's family into p, checked against the family's
@@ -240,6 +251,11 @@ int tn_fleet_pathf(char *out, size_t n, tn_err *err, const char *fmt, ...)
  * TN_ETOOL (too long). */
 int tn_fleet_history_dir(const mg_ctx *cx, const mg_run *r, char *dir,
                          size_t n, tn_err *err);
+/* The name r is kept under there: its file name with characters other
+ * than letters, digits, '-', '_', '.' as '_' (no control character
+ * reaches a file name), no leading '.', a stem of 200 at most, ".json".
+ * 0, or -1 if n is too small (256 is enough). */
+int tn_fleet_history_name(const mg_run *r, char *out, size_t n);
 /* Keeps r under DIR/<day>/<arch>/<device>/.  0 or an error. */
 int tn_fleet_history_copy(const mg_ctx *cx, const mg_run *r, tn_err *err);
 /* Compares every input run with the same GPU's previous night; reports

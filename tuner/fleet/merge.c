@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "emit/emit.h"
 #include "pipeline/precheck.h"
@@ -54,6 +55,10 @@ static void usage(FILE *out)
 "                            the main job's chain everywhere else; its\n"
 "                            DIR/<arch>/<its name>.h is written too (not\n"
 "                            kept in the history)\n"
+"      --now TIME            judge the runs' dates against TIME\n"
+"                            (2026-11-30T06:00:00Z) instead of the clock:\n"
+"                            an input that started more than 15 minutes\n"
+"                            after it is refused, a kept one left out\n"
 "  -q, --quiet               no table of entries on stdout\n"
 "  -h, --help                this text\n"
 "  -V, --version             the tuner's version\n"
@@ -124,6 +129,8 @@ static int load_all(mg_ctx *cx, int argc, char **argv, tn_err *err)
     }
     rc = tn_fleet_load_run(in.p[i], cx->opts.history != NULL, first, 0, r, err);
     r->from_input = 1;
+    if (rc == 0)
+      rc = tn_fleet_check_future(r, cx->opts.now, cx->opts.now_text, err);
     if (rc == 0 && first != NULL)
       rc = compatible(cx, first, r, 0, err);
     if (rc != 0) {
@@ -161,6 +168,16 @@ static int load_all(mg_ctx *cx, int argc, char **argv, tn_err *err)
       }
       skip = rc == 1 || compatible(cx, first, r, 1, err);
       rc = 0;
+      if (!skip) {
+        /* kept from a merge whose now was later (--now): not yet */
+        tn_err later = {{0}};
+        if (tn_fleet_check_future(r, cx->opts.now, cx->opts.now_text,
+                                  &later) != 0) {
+          if (!cx->opts.quiet)
+            fprintf(stderr, "tuner merge: note: %s; left out\n", later.msg);
+          skip = 1;
+        }
+      }
       for (j = 0; j < cx->n_inputs && !skip; j++)
         if (strcmp(cx->runs.r[j]->name, r->name) == 0)
           break;
@@ -384,11 +401,11 @@ static int check_outputs(const mg_ctx *cx, tn_err *err)
 
   for (i = 0; cx->opts.history && i < cx->n_inputs && rc == 0; i++) {
     const mg_run *r = cx->runs.r[i];
-    const char *base = strrchr(r->path, '/');
+    char base[256];
+    tn_fleet_history_name(r, base, sizeof(base));
     rc = tn_fleet_history_dir(cx, r, dir, sizeof(dir), err);
     if (rc == 0)
-      rc = tn_fleet_pathf(path, sizeof(path), err, "%s/%s", dir,
-                          base ? base + 1 : r->path);
+      rc = tn_fleet_pathf(path, sizeof(path), err, "%s/%s", dir, base);
     if (rc == 0)
       rc = check_out_file("--history", path, err);
   }
@@ -473,13 +490,14 @@ int tn_merge_main(int argc, char **argv)
       {"history", required_argument, NULL, 'H'},
       {"fail-on-regression", no_argument, NULL, 'F'},
       {"features", required_argument, NULL, 'X'},
+      {"now", required_argument, NULL, 'T'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
   mg_ctx *cx = calloc(1, sizeof(*cx));
   tn_err err = {{0}};
-  int c, i, rc = 0, status = TN_EXIT_OK;
+  int c, i, rc = 0, status = TN_EXIT_OK, now_given = 0;
 
   if (cx == NULL) {
     fprintf(stderr, "tuner merge: out of memory\n");
@@ -510,6 +528,21 @@ int tn_merge_main(int argc, char **argv)
     case 'X':
       cx->opts.features[cx->opts.n_features++] = optarg;
       break;
+    case 'T': {
+      char why[128];
+      if (tn_fleet_parse_time(optarg, &cx->opts.now, NULL, why,
+                              sizeof(why)) != 0) {
+        fprintf(stderr, "tuner merge: --now: \"%.40s\" is not a UTC time "
+                        "like 2026-11-30T03:48:20Z: %s\n",
+                optarg, why);
+        free(cx->opts.features);
+        free(cx);
+        return TN_EXIT_INPUT;
+      }
+      tn_strlcpy(cx->opts.now_text, optarg, sizeof(cx->opts.now_text));
+      now_given = 1;
+      break;
+    }
     case 'q':
       cx->opts.quiet = 1;
       break;
@@ -529,6 +562,10 @@ int tn_merge_main(int argc, char **argv)
       free(cx);
       return TN_EXIT_INPUT;
     }
+  }
+  if (!now_given) {
+    cx->opts.now = (long long)time(NULL);
+    tn_utc_iso(cx->opts.now_text, sizeof(cx->opts.now_text));
   }
   if (optind >= argc) {
     fprintf(stderr, "tuner merge: no results files; try 'tuner merge "

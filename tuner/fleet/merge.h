@@ -3,12 +3,16 @@
  * every night and a report of regressions.
  *
  *   tuner merge [--output DIR] [--name NAME] [--history DIR]
- *               [--fail-on-regression] [--features RESULTS]... RESULTS...
+ *               [--fail-on-regression] [--features RESULTS]...
+ *               [--now TIME] RESULTS...
  *
  * RESULTS are results JSON files ("tuner-results/1", measured or
  * predicted) or folders searched for them.  The rules, in short (the
  * reasons are in docs/fleet.md):
  *
+ * - A run that says it started more than TN_MERGE_SKEW_S after now (the
+ *   clock, or --now) is refused as an input and left out of the history:
+ *   a host's clock that runs ahead cannot make its run the latest night.
  * - A measurement always beats a prediction, whatever the dates.
  * - One "night" is the runs that started within TN_MERGE_NIGHT_S before
  *   the latest one considered; older nights count only when nothing newer

@@ -573,6 +573,21 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
   return 0;
 }
 
+int tn_fleet_check_future(const mg_run *r, long long now,
+                          const char *now_text, tn_err *err)
+{
+  long long ahead = r->t - now;
+  if (ahead <= TN_MERGE_SKEW_S)
+    return 0;
+  return tn_errf(err, TN_EINPUT,
+                 "%s: run.started: %s is %lld h %02lld min after now (%s; "
+                 "%d minutes of clock skew are allowed): a run from the "
+                 "future cannot be the latest night (is the host's clock "
+                 "ahead?)",
+                 r->path, r->started, ahead / 3600, ahead % 3600 / 60,
+                 now_text, TN_MERGE_SKEW_S / 60);
+}
+
 void tn_fleet_run_free(mg_run *r)
 {
   if (r == NULL)
