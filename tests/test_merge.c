@@ -12,7 +12,8 @@
  * FILE: what, nothing written), outputs (a place that cannot be written
  * found before anything is), untrusted (what files from many hosts
  * cannot do: win from the future, write outside the history, put
- * control characters into file names).  The templates' macros:
+ * control characters into file names), stay (a near tie keeps the
+ * previous night's winner).  The templates' macros:
  * test_merge_macros.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "merge_fleet.h"
@@ -750,6 +751,140 @@ static void part_untrusted(void)
   CHECK(contains("merge.out", "3 results (3 given, 0 from the history)"));
 }
 
+/* One H100 night of C0, C1 (and C2) at these times (ms; 0: failed). */
+static void stay_night(const char *night, const char *day, const char *host,
+                       double c0, double c1, double c2)
+{
+  run_spec r = {"sm_90", "NVIDIA H100 80GB HBM3", "h", 0, "", "13.0", 0,
+                0.01, 0.2, 3,
+                {{0, 0, 0.004}, {1, 0, 0.004}, {2, 0, 0.004}}};
+  char started[32], file[64];
+  double best = 1e9;
+  int i;
+  snprintf(started, sizeof(started), "%sT02:00:00Z", day);
+  snprintf(file, sizeof(file), "%s.json", host);
+  r.host = host;
+  r.started = started;
+  r.c[0].ms = c0;
+  r.c[1].ms = c1;
+  r.c[2].ms = c2;
+  for (i = 0; i < 3; i++)
+    if (r.c[i].ms > 0 && r.c[i].ms < best) {
+      best = r.c[i].ms;
+      r.best = r.c[i].cfg;
+    }
+  write_run(&r, night, file);
+}
+
+/* merge -o out --history history NIGHT */
+static int stay_merge(const char *night)
+{
+  char out[4200], hist[4200], dir[4200];
+  const char *a[] = {"-o", out, "--history", hist, dir, NULL};
+  snprintf(out, sizeof(out), "%s/out", tmp);
+  snprintf(hist, sizeof(hist), "%s/history", tmp);
+  snprintf(dir, sizeof(dir), "%s/%s", tmp, night);
+  return merge(a);
+}
+
+/* sm_90's header says configuration i */
+static int header_is(int i)
+{
+  char text[256], want[300];
+  cfg_text(i, text, sizeof(text));
+  snprintf(want, sizeof(want), " * Parameters: %s\n", text);
+  return contains("out/sm_90/transpose.h", want);
+}
+
+/* Headers that stay put (issue 31, part 6): a nightly merge changes a
+ * winner only when the new one beats the old beyond noise, both measured
+ * that night; the record in the history says so, with the margin. */
+static void part_stay(void)
+{
+  char c0[256], c1[256], c2[256], line[1200];
+  cfg_text(0, c0, sizeof(c0));
+  cfg_text(1, c1, sizeof(c1));
+  cfg_text(2, c2, sizeof(c2));
+  /* night 1: C0, by 1% */
+  stay_night("s1", "2026-11-20", "h", 1.000, 1.010, 0);
+  CHECK_EQ_INT(stay_merge("s1"), 0);
+  CHECK(header_is(0));
+  /* night 2: C1 ahead by 0.5%, within the 1% noise: C0 stays */
+  stay_night("s2", "2026-11-21", "h", 1.000, 0.995, 0);
+  CHECK_EQ_INT(stay_merge("s2"), 0);
+  CHECK(header_is(0));
+  CHECK(contains("out/sm_90/transpose.h", "the previous night's winner, "
+                                          "kept: the latest night's best"));
+  CHECK(contains("out/sm_90/transpose.h", "by only 0.5%, within the noise "
+                                          "(1.0%)"));
+  snprintf(line, sizeof(line),
+           "{\"night\":\"2026-11-21T02:00:00Z\",\"arch\":\"sm_90\","
+           "\"device\":null,\"size\":-1,\"params_text\":\"%s\","
+           "\"previous\":\"%s\",\"switched\":false,\"compared\":true,",
+           c0, c0);
+  CHECK(contains("history/transpose.winners.jsonl", line));
+  /* the device's own entry stays too */
+  CHECK(contains("history/transpose.winners.jsonl",
+                 "\"device\":\"NVIDIA H100 80GB HBM3\",\"size\":-1,"));
+  /* the same night merged again: the same header, no line twice */
+  {
+    char *before = tmp_file("history/transpose.winners.jsonl"), *after;
+    CHECK_EQ_INT(stay_merge("s2"), 0);
+    after = tmp_file("history/transpose.winners.jsonl");
+    CHECK(before && after && strcmp(before, after) == 0);
+    CHECK(header_is(0));
+    free(before);
+    free(after);
+  }
+  /* night 3: C1 ahead by 11%: it takes over, the record says by how much */
+  stay_night("s3", "2026-11-22", "h", 1.000, 0.900, 0);
+  CHECK_EQ_INT(stay_merge("s3"), 0);
+  CHECK(header_is(1));
+  CHECK(contains("out/sm_90/transpose.h", "it beats the previous winner"));
+  snprintf(line, sizeof(line),
+           "\"params_text\":\"%s\",\"previous\":\"%s\","
+           "\"switched\":true,\"compared\":true,"
+           "\"merged\":",
+           c1, c0);
+  CHECK(contains("history/transpose.winners.jsonl", line));
+  CHECK(contains("history/transpose.winners.jsonl", "\"margin\":0.111111"));
+  /* night 4: C0 back ahead by 0.5%: C1 stays */
+  stay_night("s4", "2026-11-23", "h", 0.995, 1.000, 0);
+  CHECK_EQ_INT(stay_merge("s4"), 0);
+  CHECK(header_is(1));
+  /* night 5: C1 failed: the previous winner was not measured, C2 wins */
+  stay_night("s5", "2026-11-24", "h", 1.000, 0, 0.990);
+  CHECK_EQ_INT(stay_merge("s5"), 0);
+  CHECK(header_is(2));
+  CHECK(contains("out/sm_90/transpose.h", "was not measured by every run"));
+  /* night 6, two hosts: C0 best on one by 1%, C2 on the other by 0.5%:
+   * C0's geometric mean is ahead by 0.25%, within noise: C2 stays */
+  stay_night("s6", "2026-11-25", "x", 0.990, 0, 1.000);
+  stay_night("s6", "2026-11-25", "y", 1.005, 0, 1.000);
+  CHECK_EQ_INT(stay_merge("s6"), 0);
+  CHECK(header_is(2));
+  CHECK(contains("out/sm_90/transpose.h", "by only 0.3%"));
+  /* a record line that is not one: FILE:LINE, exit 2, nothing written */
+  {
+    char path[4400];
+    FILE *f;
+    snprintf(path, sizeof(path), "%s/history/transpose.winners.jsonl", tmp);
+    f = fopen(path, "a");
+    CHECK(f != NULL);
+    if (f) {
+      fputs("{\"night\": \"2026-11-26T25:00:00Z\", \"arch\": \"sm_90\", "
+            "\"device\": null, \"size\": -1, \"params_text\": \"x\"}\n",
+            f);
+      fclose(f);
+    }
+    system_rm("out");
+    CHECK_EQ_INT(stay_merge("s6"), 2);
+    CHECK(contains("merge.err", "transpose.winners.jsonl:"));
+    CHECK(contains("merge.err", ": night: not a UTC time"));
+    CHECK(!exists("out"));
+  }
+}
+
 int main(int argc, char **argv)
 {
   const char *part;
@@ -777,6 +912,8 @@ int main(int argc, char **argv)
     part_outputs();
   else if (strcmp(part, "untrusted") == 0)
     part_untrusted();
+  else if (strcmp(part, "stay") == 0)
+    part_stay();
   else {
     fprintf(stderr, "unknown part %s\n", part);
     tn_test_failures++;

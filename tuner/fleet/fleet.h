@@ -5,6 +5,8 @@
  *
  *   find.c     results files and folders found; the list of runs
  *   read.c     one results file read and checked (FILE: JSON path: what)
+ *   winners.c  each row's winner recorded in the history, for the next
+ *              night's rule that a near tie keeps the old one
  *   choose.c   the rules: an entry per architecture and device, a default
  *   features.c --features: another job's entries for sm_90a and the like
  *   history.c  the nights kept, and regressions against the last one
@@ -88,11 +90,23 @@ typedef struct {
   mg_run **r;
 } mg_runs;
 
+/* How a row's winner stood against the previous night's (winners.c):
+ * the previous winner's text ("" when none was recorded), whether the
+ * new one replaced it, and the margin the new one beats it by (old time
+ * over new, less 1; 0 when not measured both) against the noise. */
+typedef struct {
+  char prev[512];
+  int switched;
+  int compared;     /* both measured by every run of the night */
+  double margin, noise;
+} mg_stay;
+
 /* One size's row of an entry. */
 typedef struct {
   tn_params params;
   char text[512];
   char why[200];
+  mg_stay stay;
 } mg_size_entry;
 
 /* One entry of the dispatch table. */
@@ -106,6 +120,8 @@ typedef struct {
   char date[32];
   char why[512];
   char origin[4200];     /* the results file it came from (the latest) */
+  long long night;       /* the latest run's start (date as seconds) */
+  mg_stay stay;          /* against the previous night's single best */
   int n_sizes;           /* its rows by size, chosen size by size by the
                             same rules (0 for the default) */
   mg_size_entry size[TN_MAX_SIZES];
@@ -137,9 +153,20 @@ typedef struct {
   mg_entry *entry[MG_MAX_ARCHS];  /* plain architecture of the same cc */
 } mg_features;
 
+/* A winner a merge recorded in the history (winners.c). */
+typedef struct {
+  const tn_arch *arch;
+  char device[256];  /* "" for an architecture's entry */
+  int size;          /* -1: the single best; else that size's row */
+  long long night;   /* its night: the latest run's start */
+  char text[512];    /* its params_text */
+} mg_winner;
+
 typedef struct {
   mg_opts opts;
   mg_runs runs;
+  int n_prev;           /* the winners recorded in the history */
+  mg_winner *prev;
   const tn_family *family;
   char name[64];        /* the job's name */
   char macro[64];       /* "TRANSPOSE" */
@@ -279,6 +306,28 @@ int tn_fleet_slower(const mg_run *now, const mg_run *before,
 int tn_fleet_slower_at(const mg_run *now, const mg_run *before,
                        const mg_cand *c, int k, const mg_cand **p,
                        double *noise);
+
+/* ---- winners.c: headers that stay put ---- */
+
+/* The history's record of winners of the merge's job:
+ * DIR/<name>.winners.jsonl, into out.  0 or TN_ETOOL (too long). */
+int tn_fleet_winners_path(const mg_ctx *cx, char *out, size_t n,
+                          tn_err *err);
+/* Reads that record into cx->prev (none: no history, or no file yet).
+ * 0, TN_EINPUT naming FILE:LINE, or TN_ETOOL. */
+int tn_fleet_winners_read(mg_ctx *cx, tn_err *err);
+/* The text of the winner recorded for the row (arch, device or "", size
+ * k or -1) of the latest night at least TN_MERGE_NIGHT_S before night, or
+ * NULL. */
+const char *tn_fleet_winner_before(const mg_ctx *cx, const tn_arch *arch,
+                                   const char *device, int k,
+                                   long long night);
+/* Appends to the record every row's winner of this merge, with the
+ * previous one, whether it switched and the margin (a line already there
+ * for the same row, night and winner is not written again); written
+ * atomically.  0 or an error. */
+int tn_fleet_winners_write(const mg_ctx *cx, tn_err *err);
+void tn_fleet_winners_free(mg_ctx *cx);
 
 /* ---- json.c: typed access, messages naming FILE: JSON path ---- */
 

@@ -42,7 +42,9 @@ static void usage(FILE *out)
 "      --history DIR         keep every input under\n"
 "                            DIR/<date>/<arch>/<device>/ and merge with\n"
 "                            what is kept there; regressions are found\n"
-"                            against the previous night\n"
+"                            against the previous night, and a winner\n"
+"                            replaces the previous night's only beyond\n"
+"                            noise (DIR/<name>.winners.jsonl records it)\n"
 "      --fail-on-regression  exit 4 when a configuration got slower than\n"
 "                            on the same GPU the previous night beyond\n"
 "                            noise (the headers are written all the same)\n"
@@ -430,6 +432,10 @@ static int check_outputs(const mg_ctx *cx, tn_err *err)
                         cx->opts.output, cx->name);
   if (rc == 0)
     rc = check_out_file("--output", path, err);
+  if (rc == 0 && cx->opts.history)
+    rc = tn_fleet_winners_path(cx, path, sizeof(path), err);
+  if (rc == 0 && cx->opts.history)
+    rc = check_out_file("--history", path, err);
   return rc;
 }
 
@@ -445,6 +451,9 @@ static int write_all(mg_ctx *cx, tn_err *err)
       if (rc != 0)
         return rc;
     }
+    rc = tn_fleet_winners_write(cx, err);
+    if (rc != 0)
+      return rc;
   }
   for (i = 0; i < tn_fleet_n_archs(); i++) {
     const mg_entry *e = cx->arch_entry[i];
@@ -614,6 +623,8 @@ int tn_merge_main(int argc, char **argv)
                         &err);
   }
   if (rc == 0)
+    rc = tn_fleet_winners_read(cx, &err);
+  if (rc == 0)
     rc = tn_fleet_choose_all(cx, &err);
   if (rc == 0) {
     mg_run *any = cx->runs.r[0];
@@ -661,6 +672,7 @@ int tn_merge_main(int argc, char **argv)
   for (i = 0; i < cx->n_dev; i++)
     free(cx->dev_entry[i]);
   tn_fleet_features_free(cx);
+  tn_fleet_winners_free(cx);
   free(cx->opts.features);
   free(cx);
   return status;

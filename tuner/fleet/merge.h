@@ -26,6 +26,10 @@
  *   baseline.  Ties: chosen as best by more runs, then the parameter text.
  * - A device's entry (run-time lookup by name) follows the same rule over
  *   that device's runs.
+ * - Headers stay put (with --history): a row's winner replaces the one
+ *   recorded for the previous night (DIR/<name>.winners.jsonl) only when
+ *   it beats it beyond the selection's noise, both measured on this
+ *   night; every row's winner, switch and margin is recorded there.
  * - Without measurements, the most recent prediction.
  * - By size: every entry's table by size (a job of several sizes) is
  *   chosen size by size by the rules above, on each run's winner and
