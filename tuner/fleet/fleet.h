@@ -10,6 +10,7 @@
  *   choose.c   the rules: an entry per architecture and device, a default
  *   features.c --features: another job's entries for sm_90a and the like
  *   history.c  the nights kept, and regressions against the last one
+ *   outputs.c  every place the merge writes, checked before the first
  *   merge.c    the command: options, loading, writing, the table */
 #ifndef TN_FLEET_H
 #define TN_FLEET_H
@@ -306,6 +307,13 @@ int tn_fleet_slower(const mg_run *now, const mg_run *before,
 int tn_fleet_slower_at(const mg_run *now, const mg_run *before,
                        const mg_cand *c, int k, const mg_cand **p,
                        double *noise);
+
+/* ---- outputs.c ---- */
+
+/* Every place merge writes (after tn_fleet_choose_all): its folder a
+ * writable one or to be made under one, no folder where a file goes.
+ * 0, or TN_EINPUT naming the option and the place. */
+int tn_fleet_check_outputs(const mg_ctx *cx, tn_err *err);
 
 /* ---- winners.c: headers that stay put ---- */
 
