@@ -81,8 +81,10 @@ int tn_fleet_parse_time(const char *s, long long *t, char day[11],
     return -1;
   }
   *t = days_from_civil(y, mo, d) * 86400LL + h * 3600LL + mi * 60LL + se;
-  if (day != NULL)
-    snprintf(day, 11, "%04d-%02d-%02d", y, mo, d);
+  if (day != NULL) {
+    memcpy(day, s, 10); /* "YYYY-MM-DD", checked above */
+    day[10] = '\0';
+  }
   return 0;
 }
 
