@@ -56,22 +56,22 @@ static int metric(const char *path, json_t *meas, const char *key,
  * counts in int (cuda_occupancy.h's numSms is one). */
 #define MAX_SMS 65536
 
-/* dev.key, when there, an integer in [1, hi] (checked as the JSON's
+/* dev.key, when there, an integer in [lo, hi] (checked as the JSON's
  * integer, before it becomes an int: 2^32 must not wrap to 0).  *out 0
  * when absent and optional.  0 or TN_EINPUT naming the file and key. */
 static int device_int(const char *path, json_t *dev, const char *key,
-                      int required, long long hi, long long *out,
-                      tn_err *err)
+                      int required, long long lo, long long hi,
+                      long long *out, tn_err *err)
 {
   json_t *v = json_object_get(dev, key);
   *out = 0;
   if (v == NULL && !required)
     return 0;
-  if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+  if (!json_is_integer(v) || json_integer_value(v) < lo ||
       json_integer_value(v) > hi)
     return tn_errf(err, TN_EINPUT,
-                   "%s: device.%s: expected an integer in [1, %lld]", path,
-                   key, hi);
+                   "%s: device.%s: expected an integer in [%lld, %lld]",
+                   path, key, lo, hi);
   *out = (long long)json_integer_value(v);
   return 0;
 }
@@ -87,10 +87,13 @@ static int device_fields(const char *path, json_t *dev, tn_profile *p,
     return tn_errf(err, TN_EINPUT,
                    "%s: device.arch: expected a known architecture "
                    "(sm_XX)", path);
-  if (device_int(path, dev, "sm_count", 1, MAX_SMS, &sms, err) ||
-      device_int(path, dev, "memory_clock_rate_khz", 0, INT_MAX, &mclk,
+  /* the memory's clock and bus: 0 where they were not known, and then
+   * no DRAM peak (as before these checks) */
+  if (device_int(path, dev, "sm_count", 1, 1, MAX_SMS, &sms, err) ||
+      device_int(path, dev, "memory_clock_rate_khz", 0, 0, INT_MAX, &mclk,
                  err) ||
-      device_int(path, dev, "memory_bus_width_bits", 0, INT_MAX, &bus, err))
+      device_int(path, dev, "memory_bus_width_bits", 0, 0, INT_MAX, &bus,
+                 err))
     return TN_EINPUT;
   tn_strlcpy(p->arch, json_string_value(arch), sizeof(p->arch));
   tn_strlcpy(p->device, json_is_string(name) ? json_string_value(name) : "?",
