@@ -145,6 +145,61 @@ expect "--resume of a garbled journal" "r.jsonl:1: not the start" \
   "$tmp/wrong" no -- --config "$cfg" --cache-dir "$cache" -q \
   --resume "$tmp/wrong/r.json"
 
+# issue 31: every line of the journal checked as merge checks a results
+# file, before anything is started: the file and line named, exit 2
+journal() { # PYTHON-EDIT of lines (a list of objects); sets at (1-based)
+  python3 - "$jsonl" "$tmp/wrong/r.jsonl" "$1" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()]
+ok = [i for i, l in enumerate(lines)
+      if l["kind"] == "candidate" and l["status"] == "ok"]
+c = lines[ok[0]]
+at = ok[0] + 1
+exec(sys.argv[3])
+open(sys.argv[2], "w").write("".join(json.dumps(l) + "\n" for l in lines))
+print(at, c["id"])
+PY
+}
+bad_journal() { # EDIT TEXT ("@..." for "candidate ID: ...")
+  local at id text=$2
+  read -r at id < <(journal "$1") ||
+    { echo "FAIL: journal edit $1"; fail=1; return; }
+  case $text in @*) text="candidate $id: ${text#@}" ;; esac
+  expect "--resume of a journal: $1" "r.jsonl:$at: $text" "$tmp/wrong" no \
+    -- --config "$cfg" --cache-dir "$cache" -q --resume "$tmp/wrong/r.json"
+}
+bad_journal 'c["timings"][0]["median_ms"] = -1' \
+  "@timings[0].median_ms: -1 is outside [0, 1e+09]"
+bad_journal 'c["timings"][0]["max_ms"] = 1e300' "@timings[0].max_ms: 1e+300"
+bad_journal 'c["timings"][0]["q1_ms"] = c["timings"][0]["q3_ms"] * 2' \
+  "@timings[0]: q1_ms"
+bad_journal 'c["timings"][0].update(median_ms=0, min_ms=0, q1_ms=0)' \
+  "@timings[0].median_ms: 0, not a time"
+bad_journal 'c["timings"][0]["repetitions"] = 2**32 + 5' \
+  "@timings[0].repetitions: expected an integer"
+bad_journal 'c["timings"] = []' "@timings: 0 entries for 1 problems"
+bad_journal 'c["id"] = 99' \
+  "candidate: id: not a candidate of this job (ids 0 to 15)"
+bad_journal 'o = [l for l in lines if l["kind"] == "candidate" and l["id"] != c["id"]][0]; c["params"] = o["params"]; c["params_text"] = o["params_text"]' \
+  "@params: not those of candidate"
+bad_journal 'c["params_text"] += " "' "@params_text: not"
+bad_journal 'c["status"] = "pending"' "@status: expected"
+bad_journal 'lines.append(dict(c, timings=[{k: v * 1.5 if k != "repetitions" else v for k, v in c["timings"][0].items()}])); at = len(lines)' \
+  "@measured already on line"
+bad_journal 'lines.insert(1, {"kind": "result", "id": 1}); at = 2' \
+  'kind "result": not a line a run writes'
+bad_journal 'lines.insert(1, {"kind": "baseline", "name": "cublas", "status": "ok"}); at = 2' \
+  "baseline: name: not a baseline of family transpose"
+bad_journal 'lines.insert(1, dict(lines[0], seed=lines[0]["seed"] + 1)); at = 2' \
+  "seed:"
+# a line written twice alike (and a cut last line) is taken
+journal 'lines.append(dict(c))' >/dev/null
+printf '{"kind": "candidate", "id": 3' >>"$tmp/wrong/r.jsonl"
+"$tuner" --config "$cfg" --cache-dir "$cache" -q -o "$tmp/o-dup" \
+  --resume "$tmp/wrong/r.json" >/dev/null 2>"$tmp/err" ||
+  { echo "FAIL: a journal with a line twice: $(cat "$tmp/err")"; fail=1; }
+cp "$jsonl" "$tmp/wrong/r.jsonl"
+
 # kind 4: outputs that cannot be written
 mkdir "$tmp/w"
 touch "$tmp/w/file"
@@ -166,6 +221,15 @@ for mode in "--arch sm_90" "--predict --arch sm_90" "-n --arch sm_90"; do
   expect "arch subfolder is a file ($mode)" "$tmp/w/out/sm_90 is a file" \
     "$tmp/w" no -- --config "$cfg" $mode --cache-dir "$cache" -q \
     -o "$tmp/w/out"
+done
+# the header's own place is a folder: found before the run (issue 31), not
+# after every candidate was measured
+mkdir -p "$tmp/w/hdr/sm_90/transpose.h"
+for mode in "--arch sm_90" "--predict --arch sm_90" ""; do
+  # shellcheck disable=SC2086
+  expect "the header's place is a folder ($mode)" \
+    "$tmp/w/hdr/sm_90/transpose.h is not a file" "$tmp/w" start -- \
+    --config "$cfg" $mode --cache-dir "$cache" -q -o "$tmp/w/hdr"
 done
 # without --arch only the worker knows the architecture: it starts, but is
 # given no job
@@ -212,6 +276,40 @@ for mode in "-n --arch sm_90" "--predict --arch sm_90" ""; do
 done
 expect "--profile of a missing file" "$tmp/none-profile.json" "$tmp/w" no \
   -- --config "$cfg" --profile "$tmp/none-profile.json" -q -o "$tmp/w/p"
+# numbers checked as the JSON's integers, before they become an int (issue
+# 31: sm_count 2^32 wrapped to 0, a width of 2^32 + 4 to 4)
+profile() { # FILE PYTHON-EDIT: a whole profile, edited
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+m = lambda v: {"median": v, "q1": v * 0.99, "q3": v * 1.01}
+d = {"schema": "tuner-device-profile/1",
+     "device": {"arch": "sm_90", "name": "GPU", "sm_count": 132,
+                "memory_clock_rate_khz": 3201000,
+                "memory_bus_width_bits": 6016},
+     "measurements": {"sm_clock": m(1980), "launch_overhead": m(2.0),
+                      "global_copy": m(4000), "fp32_fma": m(60),
+                      "int_imad": m(30000), "int_shift_lop3": m(60000)},
+     "shared_memory": {"widths": [
+         {"width": w, "sm_cycles_per_wavefront": 1.0} for w in (4, 8, 16)]}}
+exec(sys.argv[2])
+json.dump(d, open(sys.argv[1], "w"))
+PY
+}
+for edit in 'd["device"]["sm_count"] = 2**32' 'd["device"]["sm_count"] = 2**31' \
+            'd["device"]["sm_count"] = 0' 'd["device"]["sm_count"] = 1.5' \
+            'd["device"]["memory_clock_rate_khz"] = 2**32' \
+            'd["device"]["memory_bus_width_bits"] = -6016' \
+            'd["shared_memory"]["widths"][0]["width"] = 2**32 + 4'; do
+  key=$(printf '%s' "$edit" | sed -n 's/^d\["\([a-z_]*\)"\]\["\([a-z_]*\)"\].*/\1.\2/p')
+  profile "$tmp/p-num.json" "$edit"
+  expect "--profile with $edit" "p-num.json: $key" "$tmp/w" no -- \
+    --config "$cfg" --predict --arch sm_90 --profile "$tmp/p-num.json" \
+    --cache-dir "$cache" -q -o "$tmp/w/p"
+done
+profile "$tmp/p-good.json" ''
+"$tuner" --config "$cfg" -n --arch sm_90 --profile "$tmp/p-good.json" \
+  --cache-dir "$cache" -q -o "$tmp/p-good" >/dev/null 2>"$tmp/err" ||
+  { echo "FAIL: the good profile: $(cat "$tmp/err")"; fail=1; }
 
 # kind 7: a template that defines no kernel
 for t in nokernel cxx; do

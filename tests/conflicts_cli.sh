@@ -100,5 +100,33 @@ check_bad "cp.async.ca 4$(lanes 4) | 4294967296 $rest" 1 \
   "not a global byte offset below"
 check_bad "cp.async.ca 4$(lanes 4) |$(lanes 4) ${zeros}" 1 \
   "longer than 63 characters"
+# addresses within the shared memory a block may use on the architecture
+# (tn_arch.smem_per_block: 64 KiB on sm_75, 227 KiB on sm_90), each lane's
+# whole access
+check_bad_arch() { # ARCH INPUT TEXT
+  local msg rc
+  msg=$(printf '%s\n' "$2" | "$tuner" conflicts --arch "$1" 2>&1 >/dev/null)
+  rc=$?
+  if [ $rc -ne 2 ] || [[ "$msg" != "<stdin>:1: "*"$3"* ]]; then
+    echo "FAIL bad input ($1, '$3'): exit $rc: $msg"; fail=1
+  fi
+}
+check_ok_arch() { # ARCH INPUT
+  if ! printf '%s\n' "$2" | "$tuner" conflicts --arch "$1" >/dev/null; then
+    echo "FAIL: refused on $1: $2"; fail=1
+  fi
+}
+check_bad_arch sm_75 "ld 4$(lanes 4 65536)" \
+  "lane 0: bytes 65536 to 65539 are past the 65536 bytes of shared memory a block may use on sm_75"
+check_ok_arch sm_90 "ld 4$(lanes 4 65536)"
+check_ok_arch sm_90 "ld 4$(lanes 4 232320)"
+check_bad_arch sm_90 "ld 4$(lanes 4 232324)" "lane 31: bytes 232448 to 232451"
+check_bad_arch sm_90 "ld 16$(lanes 16 231952)" "lane 31: bytes 232448 to 232463"
+check_ok_arch sm_90 "ld 16$(lanes 16 231936)"
+check_bad_arch sm_80 "ldmatrix.x4 16$(lanes 16 166416)" "lane 31: bytes 166912"
+check_ok_arch sm_80 "ldmatrix.x4 16$(lanes 16 166400)"
+check_bad_arch sm_90 "cp.async.cg 16 232448z $(lanes 16 | cut -d' ' -f3-)" \
+  "lane 0: bytes 232448"
+check_ok_arch sm_90 "cp.async.cg 16$(lanes 16) |$(lanes 16 1000000)"
 [ $fail -eq 0 ] && echo "ok: conflicts calculator"
 exit $fail

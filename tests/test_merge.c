@@ -9,10 +9,17 @@
  * dispatch header in kernels for several architectures; skipped, 77,
  * without nvcc), history (nights kept and merged again), regression
  * (slower than the previous night beyond noise), bad_input (exit 2,
- * FILE: what, nothing written).  The templates' macros:
+ * FILE: what, nothing written), outputs (a place that cannot be written
+ * found before anything is), untrusted (what files from many hosts
+ * cannot do: win from the future, write outside the history, put
+ * control characters into file names), stay (a near tie keeps the
+ * previous night's winner).  The templates' macros:
  * test_merge_macros.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "merge_fleet.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "family/family.h"
 
@@ -415,6 +422,89 @@ static void part_bad_input(void)
   json_object_set_new(json_object_get(d, "run"), "started",
                       json_string("yesterday"));
   expect_bad("bad-date", d, NULL, "run.started: \"yesterday\" is not");
+  /* times exactly as the tuner writes them, real dates and times of day
+   * (issue 31: sscanf took a sign, spaces, one digit, day 31 of any month
+   * and second 60) */
+  {
+    static const char *const bad_times[][2] = {
+        {"2026-02-30T00:00:00Z", "no day 30 in 2026-02"},
+        {"2026-11-31T02:05:00Z", "no day 31 in 2026-11"},
+        {"2025-02-29T02:05:00Z", "no day 29 in 2025-02"},
+        {"2026-11-29T24:00:00Z", "no time of day 24:00:00"},
+        {"2026-11-29T02:05:60Z", "no time of day 02:05:60"},
+        {"2026-13-01T02:05:00Z", "no month 13"},
+        {"1969-12-31T23:59:59Z", "before 1970"},
+        {" 2026-11-29T02:05:00Z", "YYYY-MM-DDTHH:MM:SSZ"},
+        {"+026-11-29T02:05:00Z", "YYYY-MM-DDTHH:MM:SSZ"},
+        {"2026-11-29T2:05:00Z", "YYYY-MM-DDTHH:MM:SSZ"},
+        {"2026-11-29T02:05:00+00:00", "YYYY-MM-DDTHH:MM:SSZ"},
+        {"2026-11-29T02:05:00.5Z", "YYYY-MM-DDTHH:MM:SSZ"},
+        {"2026-11-29 02:05:00Z", "YYYY-MM-DDTHH:MM:SSZ"}};
+    size_t i;
+    for (i = 0; i < sizeof(bad_times) / sizeof(bad_times[0]); i++) {
+      char what[32], msg[256];
+      snprintf(what, sizeof(what), "bad-time-%zu", i);
+      snprintf(msg, sizeof(msg),
+               "run.started: \"%s\" is not a UTC time like "
+               "2026-11-30T03:48:20Z: ",
+               bad_times[i][0]);
+      d = good_doc();
+      json_object_set_new(json_object_get(d, "run"), "started",
+                          json_string(bad_times[i][0]));
+      expect_bad(what, d, NULL, msg);
+      CHECK(contains("merge.err", bad_times[i][1]));
+    }
+    /* a leap day is a day */
+    {
+      char path[4400], out[4200];
+      const char *a[] = {"-q", "-o", out, path, NULL};
+      snprintf(path, sizeof(path), "%s/leap/r.json", tmp);
+      snprintf(out, sizeof(out), "%s/leap-out", tmp);
+      d = good_doc();
+      json_object_set_new(json_object_get(d, "run"), "started",
+                          json_string("2024-02-29T02:05:00Z"));
+      write_doc(d, path);
+      CHECK_EQ_INT(merge(a), 0);
+    }
+  }
+  /* numbers in the type they are used in: no wrap past 2^31 */
+  d = good_doc();
+  json_object_set_new(json_object_get(d, "device"), "ordinal",
+                      json_integer(4294967296LL));
+  expect_bad("ordinal-2p32", d, NULL,
+             "device.ordinal: 4294967296 is outside [0, 2147483647]");
+  /* a name that becomes file names and macros is checked where it is
+   * read, naming the file (before, "a/b" was found only when the headers
+   * were named, without the file; a control character reached them) */
+  {
+    static const char *const bad_names[][2] = {
+        {"a/b", "character 2 is not"},
+        {"a\nb", "character 2 is not"},
+        {"x\x1b[2J", "character 2 is not"},
+        {"..", "must start with a letter"},
+        {"", "empty"},
+        {"a1234567890123456789012345678901234567890123456789012345678901234",
+         "too long"}};
+    size_t i;
+    for (i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+      char what[32], out[4200], good[4400];
+      const char *a[] = {"-o", out, "--name", "transpose", good, NULL};
+      snprintf(what, sizeof(what), "bad-name-%zu", i);
+      d = good_doc();
+      json_object_set_new(d, "name", json_string(bad_names[i][0]));
+      expect_bad(what, d, NULL, "name: not a job name");
+      CHECK(contains("merge.err", bad_names[i][1]));
+      /* the same name given as --name: refused before anything is read */
+      snprintf(out, sizeof(out), "%s/bad-out", tmp);
+      snprintf(good, sizeof(good),
+               "%s/night1/transpose-sm_75-20261128T020000Z.json", tmp);
+      a[3] = bad_names[i][0];
+      CHECK_EQ_INT(merge(a), 2);
+      CHECK(contains("merge.err", "tuner merge: --name: not a job name"));
+      CHECK(contains("merge.err", bad_names[i][1]));
+      CHECK(!exists("bad-out"));
+    }
+  }
   d = good_doc();
   json_object_set_new(json_object_get(d, "device"), "arch",
                       json_string("sm_99"));
@@ -463,6 +553,338 @@ static void part_bad_input(void)
   }
 }
 
+/* A place the merge cannot write is found before it writes anything
+ * (issue 31): a header set is not left half written. */
+static void part_outputs(void)
+{
+  char out[4200], hist[4200], n1[4200], n2[4200], path[4400];
+  const char *a[] = {"-q", "-o", out, "--history", hist, n1, n2, NULL};
+  FILE *f;
+
+  snprintf(out, sizeof(out), "%s/out", tmp);
+  snprintf(hist, sizeof(hist), "%s/history", tmp);
+  snprintf(n1, sizeof(n1), "%s/night1", tmp);
+  snprintf(n2, sizeof(n2), "%s/night2", tmp);
+  /* an architecture's folder is a file: sm_75's header came first */
+  snprintf(path, sizeof(path), "%s/out/sm_80", tmp);
+  {
+    tn_err err = {{0}};
+    CHECK(tn_mkdirs(out, &err) == 0);
+  }
+  f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (f)
+    fclose(f);
+  CHECK_EQ_INT(merge(a), 2);
+  CHECK(contains("merge.err", "out/sm_80: a file, not a folder"));
+  CHECK(!exists("out/sm_75"));
+  CHECK(!exists("out/transpose_dispatch.h"));
+  CHECK(!exists("history"));
+  remove(path);
+  /* the dispatch header's place is a folder */
+  snprintf(path, sizeof(path), "%s/out/transpose_dispatch.h", tmp);
+  CHECK(mkdir(path, 0755) == 0);
+  CHECK_EQ_INT(merge(a), 2);
+  CHECK(contains("merge.err", "out/transpose_dispatch.h: not a file"));
+  CHECK(!exists("out/sm_75"));
+  CHECK(!exists("history"));
+  rmdir(path);
+  /* a folder of the history is a file */
+  snprintf(path, sizeof(path), "%s/history/2026-11-29/sm_90", tmp);
+  {
+    tn_err err = {{0}};
+    char dir[4400];
+    tn_dirname(dir, sizeof(dir), path);
+    CHECK(tn_mkdirs(dir, &err) == 0);
+  }
+  f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (f)
+    fclose(f);
+  CHECK_EQ_INT(merge(a), 2);
+  CHECK(contains("merge.err", "--history "));
+  CHECK(contains("merge.err", "history/2026-11-29/sm_90 is a file"));
+  CHECK(!exists("history/2026-11-28"));
+  CHECK(!exists("out/sm_75"));
+  remove(path);
+  /* all places free: the whole set */
+  CHECK_EQ_INT(merge(a), 0);
+  CHECK(exists("out/sm_75/transpose.h"));
+  CHECK(exists("out/transpose_dispatch.h"));
+}
+
+/* rm -rf tmp/sub */
+static void system_rm(const char *sub)
+{
+  char cmd[4400];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s/%s'", tmp, sub);
+  CHECK(system(cmd) == 0);
+}
+
+/* Files from many hosts cannot steer the merge (issue 31, part 2). */
+static void part_untrusted(void)
+{
+  char out[4200], hist[4200], n1[4200], n2[4200], n3[4200], evil[4200];
+  char path[4400];
+  const char *args[10];
+  run_spec ahead = {"sm_90", "NVIDIA H100 80GB HBM3", "h", 0,
+                    "2030-01-01T00:00:00Z", "13.0", 0, 0.01, 0.2, 2,
+                    {{0, 0.30, 0.004}, {1, 0.48, 0.004}}};
+  run_spec dots = {"sm_80", "..", "d", 0, "2026-11-29T02:30:00Z", "13.0", 1,
+                   0.01, 0.8, 2, {{0, 1.00, 0.004}, {1, 0.90, 0.004}}};
+  run_spec path_dev = dots, hidden = dots;
+
+  snprintf(out, sizeof(out), "%s/out", tmp);
+  snprintf(hist, sizeof(hist), "%s/history", tmp);
+  snprintf(n1, sizeof(n1), "%s/night1", tmp);
+  snprintf(n2, sizeof(n2), "%s/night2", tmp);
+  snprintf(n3, sizeof(n3), "%s/night3", tmp);
+  snprintf(evil, sizeof(evil), "%s/evil", tmp);
+
+  /* a run dated in the future cannot win the latest night: refused, by
+   * the clock and by --now, nothing written */
+  write_run(&ahead, "evil", "ahead.json");
+  args[0] = "-q";
+  args[1] = "-o";
+  args[2] = out;
+  args[3] = n2;
+  args[4] = evil;
+  args[5] = NULL;
+  CHECK_EQ_INT(merge(args), 2);
+  CHECK(contains("merge.err", "ahead.json: run.started: "
+                              "2030-01-01T00:00:00Z is "));
+  CHECK(contains("merge.err", "a run from the future cannot be the latest "
+                              "night"));
+  CHECK(!exists("out"));
+  snprintf(path, sizeof(path), "%s/ahead.json", evil);
+  remove(path);
+  /* --now: night 3 (2026-11-30T01:00) is 9 hours after 16:00 the day
+   * before */
+  args[3] = "--now";
+  args[4] = "2026-11-29T16:00:00Z";
+  args[5] = n2;
+  args[6] = n3;
+  args[7] = NULL;
+  CHECK_EQ_INT(merge(args), 2);
+  CHECK(contains("merge.err", "run.started: 2026-11-30T01:00:00Z is 9 h 00 "
+                              "min after now (2026-11-29T16:00:00Z; 15 "
+                              "minutes of clock skew are allowed)"));
+  CHECK(!exists("out"));
+  args[4] = "2026-11-29T03:30:00Z"; /* b's 03:40 within the skew */
+  args[6] = NULL;
+  CHECK_EQ_INT(merge(args), 0);
+  args[4] = "2026-11-29T03:24:59Z";
+  CHECK_EQ_INT(merge(args), 2);
+  CHECK(contains("merge.err", "b/transpose-sm_80-20261129T034000Z.json: "
+                              "run.started: 2026-11-29T03:40:00Z is 0 h 15 "
+                              "min after now"));
+  args[4] = "2026-11-29T24:00:00Z";
+  CHECK_EQ_INT(merge(args), 2);
+  CHECK(contains("merge.err", "--now: \"2026-11-29T24:00:00Z\" is not a "
+                              "UTC time"));
+  system_rm("out");
+
+  /* what a later merge kept (night 3) is left out of one judged earlier,
+   * not refused: sm_89, predicted only on night 3, gets no entry */
+  args[0] = "-o";
+  args[1] = out;
+  args[2] = "--history";
+  args[3] = hist;
+  args[4] = n1;
+  args[5] = n2;
+  args[6] = n3;
+  args[7] = NULL;
+  CHECK_EQ_INT(merge(args), 0);
+  CHECK(exists("out/sm_89/transpose.h"));
+  system_rm("out");
+  args[4] = "--now";
+  args[5] = "2026-11-29T16:00:00Z";
+  args[6] = n2;
+  CHECK_EQ_INT(merge(args), 0);
+  CHECK(contains("merge.err", "transpose-sm_89-20261130T010000Z.json: "
+                              "run.started: 2026-11-30T01:00:00Z is 9 h"));
+  CHECK(contains("merge.err", "left out"));
+  CHECK(!exists("out/sm_89/transpose.h"));
+  system_rm("out");
+  system_rm("history");
+
+  /* device names that are paths stay one folder under the architecture,
+   * and a file name's control characters never reach the history */
+  path_dev.device = "../../../../escape";
+  path_dev.started = "2026-11-29T02:31:00Z";
+  hidden.device = ".hidden";
+  hidden.started = "2026-11-29T02:32:00Z";
+  write_run(&dots, "evil", "dots.json");
+  write_run(&path_dev, "evil", "path.json");
+  write_run(&hidden, "evil", "bad\001name\n.json");
+  args[0] = "-q";
+  args[1] = "-o";
+  args[2] = out;
+  args[3] = "--history";
+  args[4] = hist;
+  args[5] = evil;
+  args[6] = NULL;
+  CHECK_EQ_INT(merge(args), 0);
+  CHECK(exists("history/2026-11-29/sm_80/_./dots.json"));
+  CHECK(exists("history/2026-11-29/sm_80/_._.._.._.._escape/path.json"));
+  CHECK(exists("history/2026-11-29/sm_80/_hidden/bad_name_.json"));
+  CHECK(!exists("history/2026-11-29/dots.json"));
+  CHECK(!exists("escape"));
+  CHECK(!exists("history/escape"));
+  CHECK(!exists("history/2026-11-29/sm_80/.hidden"));
+  CHECK_EQ_INT(count_files("history"), 3);
+  {
+    /* no name in the history holds a control character */
+    char cmd[8800], *found;
+    snprintf(cmd, sizeof(cmd),
+             "find '%s/history' -name '*[[:cntrl:]]*' > '%s/cntrl'", tmp,
+             tmp);
+    CHECK(system(cmd) == 0);
+    found = tmp_file("cntrl");
+    CHECK(found != NULL && found[0] == '\0');
+    free(found);
+  }
+  /* and the history alone gives all three back */
+  args[3] = hist;
+  args[4] = NULL;
+  CHECK_EQ_INT(merge(args + 1), 0);
+  CHECK(contains("merge.out", "3 results (3 given, 0 from the history)"));
+}
+
+/* One H100 night of C0, C1 (and C2) at these times (ms; 0: failed). */
+static void stay_night(const char *night, const char *day, const char *host,
+                       double c0, double c1, double c2)
+{
+  run_spec r = {"sm_90", "NVIDIA H100 80GB HBM3", "h", 0, "", "13.0", 0,
+                0.01, 0.2, 3,
+                {{0, 0, 0.004}, {1, 0, 0.004}, {2, 0, 0.004}}};
+  char started[32], file[64];
+  double best = 1e9;
+  int i;
+  snprintf(started, sizeof(started), "%sT02:00:00Z", day);
+  snprintf(file, sizeof(file), "%s.json", host);
+  r.host = host;
+  r.started = started;
+  r.c[0].ms = c0;
+  r.c[1].ms = c1;
+  r.c[2].ms = c2;
+  for (i = 0; i < 3; i++)
+    if (r.c[i].ms > 0 && r.c[i].ms < best) {
+      best = r.c[i].ms;
+      r.best = r.c[i].cfg;
+    }
+  write_run(&r, night, file);
+}
+
+/* merge -o out --history history NIGHT */
+static int stay_merge(const char *night)
+{
+  char out[4200], hist[4200], dir[4200];
+  const char *a[] = {"-o", out, "--history", hist, dir, NULL};
+  snprintf(out, sizeof(out), "%s/out", tmp);
+  snprintf(hist, sizeof(hist), "%s/history", tmp);
+  snprintf(dir, sizeof(dir), "%s/%s", tmp, night);
+  return merge(a);
+}
+
+/* sm_90's header says configuration i */
+static int header_is(int i)
+{
+  char text[256], want[300];
+  cfg_text(i, text, sizeof(text));
+  snprintf(want, sizeof(want), " * Parameters: %s\n", text);
+  return contains("out/sm_90/transpose.h", want);
+}
+
+/* Headers that stay put (issue 31, part 6): a nightly merge changes a
+ * winner only when the new one beats the old beyond noise, both measured
+ * that night; the record in the history says so, with the margin. */
+static void part_stay(void)
+{
+  char c0[256], c1[256], c2[256], line[1200];
+  cfg_text(0, c0, sizeof(c0));
+  cfg_text(1, c1, sizeof(c1));
+  cfg_text(2, c2, sizeof(c2));
+  /* night 1: C0, by 1% */
+  stay_night("s1", "2026-11-20", "h", 1.000, 1.010, 0);
+  CHECK_EQ_INT(stay_merge("s1"), 0);
+  CHECK(header_is(0));
+  /* night 2: C1 ahead by 0.5%, within the 1% noise: C0 stays */
+  stay_night("s2", "2026-11-21", "h", 1.000, 0.995, 0);
+  CHECK_EQ_INT(stay_merge("s2"), 0);
+  CHECK(header_is(0));
+  CHECK(contains("out/sm_90/transpose.h", "the previous night's winner, "
+                                          "kept: the latest night's best"));
+  CHECK(contains("out/sm_90/transpose.h", "by only 0.5%, within the noise "
+                                          "(1.0%)"));
+  snprintf(line, sizeof(line),
+           "{\"night\":\"2026-11-21T02:00:00Z\",\"arch\":\"sm_90\","
+           "\"device\":null,\"size\":-1,\"params_text\":\"%s\","
+           "\"previous\":\"%s\",\"switched\":false,\"compared\":true,",
+           c0, c0);
+  CHECK(contains("history/transpose.winners.jsonl", line));
+  /* the device's own entry stays too */
+  CHECK(contains("history/transpose.winners.jsonl",
+                 "\"device\":\"NVIDIA H100 80GB HBM3\",\"size\":-1,"));
+  /* the same night merged again: the same header, no line twice */
+  {
+    char *before = tmp_file("history/transpose.winners.jsonl"), *after;
+    CHECK_EQ_INT(stay_merge("s2"), 0);
+    after = tmp_file("history/transpose.winners.jsonl");
+    CHECK(before && after && strcmp(before, after) == 0);
+    CHECK(header_is(0));
+    free(before);
+    free(after);
+  }
+  /* night 3: C1 ahead by 11%: it takes over, the record says by how much */
+  stay_night("s3", "2026-11-22", "h", 1.000, 0.900, 0);
+  CHECK_EQ_INT(stay_merge("s3"), 0);
+  CHECK(header_is(1));
+  CHECK(contains("out/sm_90/transpose.h", "it beats the previous winner"));
+  snprintf(line, sizeof(line),
+           "\"params_text\":\"%s\",\"previous\":\"%s\","
+           "\"switched\":true,\"compared\":true,"
+           "\"merged\":",
+           c1, c0);
+  CHECK(contains("history/transpose.winners.jsonl", line));
+  CHECK(contains("history/transpose.winners.jsonl", "\"margin\":0.111111"));
+  /* night 4: C0 back ahead by 0.5%: C1 stays */
+  stay_night("s4", "2026-11-23", "h", 0.995, 1.000, 0);
+  CHECK_EQ_INT(stay_merge("s4"), 0);
+  CHECK(header_is(1));
+  /* night 5: C1 failed: the previous winner was not measured, C2 wins */
+  stay_night("s5", "2026-11-24", "h", 1.000, 0, 0.990);
+  CHECK_EQ_INT(stay_merge("s5"), 0);
+  CHECK(header_is(2));
+  CHECK(contains("out/sm_90/transpose.h", "was not measured by every run"));
+  /* night 6, two hosts: C0 best on one by 1%, C2 on the other by 0.5%:
+   * C0's geometric mean is ahead by 0.25%, within noise: C2 stays */
+  stay_night("s6", "2026-11-25", "x", 0.990, 0, 1.000);
+  stay_night("s6", "2026-11-25", "y", 1.005, 0, 1.000);
+  CHECK_EQ_INT(stay_merge("s6"), 0);
+  CHECK(header_is(2));
+  CHECK(contains("out/sm_90/transpose.h", "by only 0.3%"));
+  /* a record line that is not one: FILE:LINE, exit 2, nothing written */
+  {
+    char path[4400];
+    FILE *f;
+    snprintf(path, sizeof(path), "%s/history/transpose.winners.jsonl", tmp);
+    f = fopen(path, "a");
+    CHECK(f != NULL);
+    if (f) {
+      fputs("{\"night\": \"2026-11-26T25:00:00Z\", \"arch\": \"sm_90\", "
+            "\"device\": null, \"size\": -1, \"params_text\": \"x\"}\n",
+            f);
+      fclose(f);
+    }
+    system_rm("out");
+    CHECK_EQ_INT(stay_merge("s6"), 2);
+    CHECK(contains("merge.err", "transpose.winners.jsonl:"));
+    CHECK(contains("merge.err", ": night: not a UTC time"));
+    CHECK(!exists("out"));
+  }
+}
+
 int main(int argc, char **argv)
 {
   const char *part;
@@ -486,6 +908,12 @@ int main(int argc, char **argv)
     part_regression();
   else if (strcmp(part, "bad_input") == 0)
     part_bad_input();
+  else if (strcmp(part, "outputs") == 0)
+    part_outputs();
+  else if (strcmp(part, "untrusted") == 0)
+    part_untrusted();
+  else if (strcmp(part, "stay") == 0)
+    part_stay();
   else {
     fprintf(stderr, "unknown part %s\n", part);
     tn_test_failures++;

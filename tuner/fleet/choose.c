@@ -6,8 +6,12 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pipeline/select.h"
 
 /* The architectures entries are kept for, oldest first (tn_arch_at). */
 int tn_fleet_n_archs(void)
@@ -208,9 +212,118 @@ static int choose_at(const mg_set *s, int k, double wsum, int n_dev,
   return 0;
 }
 
+/* The selection's noise (tn_select_noise, pipeline/select.c) with c as
+ * the reference, in run r at size k (-1: over all sizes): the larger of
+ * the floor and c's relative interquartile range.  The floor is the run's
+ * own selection margin there, at least its min_noise (which a results
+ * file does not hold). */
+static double rule_noise(const mg_run *r, const mg_cand *c, int k)
+{
+  tn_candidate *t = calloc(1, sizeof(*t));
+  double nz;
+  int j;
+  if (t == NULL)
+    return MAX_NOISE; /* out of memory: nothing switches on it */
+  for (j = 0; j < r->n_problems; j++) {
+    t->timing[j].median_ms = c->ms_at[j];
+    t->timing[j].q3_ms = c->spread_at[j] * c->ms_at[j];
+    t->timing[j].repetitions = 1;
+  }
+  nz = tn_select_noise(t, k, k < 0 ? r->noise : r->noise_at[k]);
+  free(t);
+  return nz;
+}
+
+/* Appends to why (room wn). */
+static void why_add(char *why, size_t wn, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void why_add(char *why, size_t wn, const char *fmt, ...)
+{
+  size_t used = strlen(why);
+  va_list ap;
+  if (used + 1 >= wn)
+    return;
+  va_start(ap, fmt);
+  vsnprintf(why + used, wn - used, fmt, ap);
+  va_end(ap);
+}
+
+/* Headers that stay put: the winner just chosen for the row (arch,
+ * device, size k) replaces the one recorded for the previous night only
+ * when it beats it beyond noise, both measured on this night: the
+ * weighted geometric mean over the night's runs (choose_at's weights) of
+ * the old one's time over the new one's, less 1, is the margin; the
+ * noise is the selection's rule with the new one as the reference, the
+ * largest over the runs.  A near tie keeps the old winner (params, text
+ * and why); the old one not measured by every run lets the new one in.
+ * st records it for the history.  0 or TN_EINPUT. */
+static int stay(const mg_ctx *cx, const mg_set *s, int k, double wsum,
+                const mg_entry *e, tn_params *params, char *text, size_t tn,
+                char *why, size_t wn, mg_stay *st, tn_err *err)
+{
+  const mg_run *last = latest_of(s);
+  const mg_cand *o = NULL;
+  const char *old;
+  double logr = 0, noise = 0;
+  char where[64], now[512];
+  int j;
+
+  memset(st, 0, sizeof(*st));
+  if (last->predicted)
+    return 0; /* nothing measured to compare */
+  old = tn_fleet_winner_before(cx, e->arch, e->device_name, k, last->t);
+  if (old == NULL)
+    return 0;
+  tn_strlcpy(st->prev, old, sizeof(st->prev));
+  if (strcmp(old, text) == 0)
+    return 0;
+  for (j = 0; j < s->n; j++) {
+    const mg_cand *n = tn_fleet_find_cand(s->r[j], text);
+    double nz;
+    o = tn_fleet_find_cand(s->r[j], old);
+    if (n == NULL || o == NULL)
+      break;
+    logr += s->w[j] * log(ms_at(o, k) / ms_at(n, k));
+    nz = rule_noise(s->r[j], n, k);
+    noise = nz > noise ? nz : noise;
+  }
+  st->switched = 1;
+  if (j < s->n) {
+    why_add(why, wn, "; the previous winner (%s) was not measured by every "
+                     "run of the night",
+            old);
+    return 0;
+  }
+  st->compared = 1;
+  st->margin = exp(logr / wsum) - 1;
+  st->noise = noise;
+  if (st->margin > noise) {
+    why_add(why, wn, "; it beats the previous winner (%s) by %.1f%%, beyond "
+                     "the noise (%.1f%%)",
+            old, 100.0 * st->margin, 100.0 * noise);
+    return 0;
+  }
+  /* a near tie: the old one stays */
+  st->switched = 0;
+  o = tn_fleet_find_cand(last, old);
+  snprintf(where, sizeof(where), "candidates[%d].params", o->idx);
+  if (tn_fleet_parse_params(last, o->params, where, params, err) != 0)
+    return TN_EINPUT;
+  tn_strlcpy(now, text, sizeof(now));
+  tn_strlcpy(text, old, tn);
+  why[0] = '\0';
+  why_add(why, wn, "the previous night's winner, kept: the latest night's "
+                   "best (%s) beats it by only %.1f%%, within the noise "
+                   "(%.1f%%)",
+          now, 100.0 * st->margin, 100.0 * noise);
+  return 0;
+}
+
 /* Fills e with the choice among the runs of s (see merge.h): over all
- * sizes, and size by size (the runs tuned the same problems). */
-static int choose(const mg_set *s, mg_entry *e, tn_err *err)
+ * sizes, and size by size (the runs tuned the same problems); with cx,
+ * each row stays the previous night's winner on a near tie (stay). */
+static int choose(const mg_ctx *cx, const mg_set *s, mg_entry *e,
+                  tn_err *err)
 {
   const mg_run *last = latest_of(s);
   double *w = s->w, wsum = 0;
@@ -237,13 +350,21 @@ static int choose(const mg_set *s, mg_entry *e, tn_err *err)
     wsum += w[i];
     n_dev += first;
   }
+  e->night = last->t;
   rc = choose_at(s, -1, wsum, n_dev, &e->params, e->text, sizeof(e->text),
                  e->why, sizeof(e->why), err);
+  if (rc == 0 && cx != NULL)
+    rc = stay(cx, s, -1, wsum, e, &e->params, e->text, sizeof(e->text),
+              e->why, sizeof(e->why), &e->stay, err);
   e->n_sizes = last->n_problems;
-  for (k = 0; k < e->n_sizes && rc == 0; k++)
-    rc = choose_at(s, k, wsum, n_dev, &e->size[k].params, e->size[k].text,
-                   sizeof(e->size[k].text), e->size[k].why,
-                   sizeof(e->size[k].why), err);
+  for (k = 0; k < e->n_sizes && rc == 0; k++) {
+    mg_size_entry *z = &e->size[k];
+    rc = choose_at(s, k, wsum, n_dev, &z->params, z->text, sizeof(z->text),
+                   z->why, sizeof(z->why), err);
+    if (rc == 0 && cx != NULL)
+      rc = stay(cx, s, k, wsum, e, &z->params, z->text, sizeof(z->text),
+                z->why, sizeof(z->why), &z->stay, err);
+  }
   return rc;
 }
 
@@ -355,7 +476,7 @@ int tn_fleet_choose_arch(const mg_runs *rs, const tn_arch *a, mg_entry **out,
   } else {
     e->arch = a;
     e->predicted = predicted;
-    rc = choose(s, e, err);
+    rc = choose(NULL, s, e, err);
     *out = e;
   }
   free(s->r);
@@ -394,7 +515,7 @@ int tn_fleet_choose_all(mg_ctx *cx, tn_err *err)
     }
     e->arch = a;
     e->predicted = predicted;
-    rc = choose(s, e, err);
+    rc = choose(cx, s, e, err);
     cx->arch_entry[i] = e;
     cx->n_arch++;
   }
@@ -421,7 +542,7 @@ int tn_fleet_choose_all(mg_ctx *cx, tn_err *err)
     e->arch = r->arch;
     tn_strlcpy(e->device_name, r->device, sizeof(e->device_name));
     latest_night(&cx->runs, r->arch, r->device, 0, s);
-    rc = choose(s, e, err);
+    rc = choose(cx, s, e, err);
     cx->dev_entry[cx->n_dev++] = e;
   }
   free(s->r);

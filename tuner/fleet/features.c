@@ -106,6 +106,8 @@ static int load_runs(mg_ctx *cx, tn_err *err)
     }
     rc = tn_fleet_load_run(in.p[i], 0, first, 0, r, err);
     if (rc == 0)
+      rc = tn_fleet_check_future(r, cx->opts.now, cx->opts.now_text, err);
+    if (rc == 0)
       rc = check_run(cx, first, r, err);
     for (j = 0; rc == 0 && j < fx->runs.n; j++)
       dup |= strcmp(fx->runs.r[j]->hash, r->hash) == 0;

@@ -7,9 +7,12 @@
  *   json.c     typed access: a key of a kind, a time, a parameter object
  *   check.c    a results file's table agrees with itself
  *   read.c     one results file read and checked (FILE: JSON path: what)
+ *   winners.c  each row's winner recorded in the history, for the next
+ *              night's rule that a near tie keeps the old one
  *   choose.c   the rules: an entry per architecture and device, a default
  *   features.c --features: another job's entries for sm_90a and the like
  *   history.c  the nights kept, and regressions against the last one
+ *   outputs.c  every place the merge writes, checked before the first
  *   merge.c    the command: options, loading, writing, the table */
 #ifndef TN_FLEET_H
 #define TN_FLEET_H
@@ -24,6 +27,9 @@
 
 /* Runs that started this close to the latest are one night. */
 #define TN_MERGE_NIGHT_S (12 * 3600)
+/* How far a host's clock may run ahead of the merge's: a run may say it
+ * started up to this long after the merge's now (the clock, or --now). */
+#define TN_MERGE_SKEW_S (15 * 60)
 
 typedef struct {
   int idx;          /* position in "candidates", for messages */
@@ -87,11 +93,23 @@ typedef struct {
   mg_run **r;
 } mg_runs;
 
+/* How a row's winner stood against the previous night's (winners.c):
+ * the previous winner's text ("" when none was recorded), whether the
+ * new one replaced it, and the margin the new one beats it by (old time
+ * over new, less 1; 0 when not measured both) against the noise. */
+typedef struct {
+  char prev[512];
+  int switched;
+  int compared;     /* both measured by every run of the night */
+  double margin, noise;
+} mg_stay;
+
 /* One size's row of an entry. */
 typedef struct {
   tn_params params;
   char text[512];
   char why[200];
+  mg_stay stay;
 } mg_size_entry;
 
 /* One entry of the dispatch table. */
@@ -105,6 +123,8 @@ typedef struct {
   char date[32];
   char why[512];
   char origin[4200];     /* the results file it came from (the latest) */
+  long long night;       /* the latest run's start (date as seconds) */
+  mg_stay stay;          /* against the previous night's single best */
   int n_sizes;           /* its rows by size, chosen size by size by the
                             same rules (0 for the default) */
   mg_size_entry size[TN_MAX_SIZES];
@@ -121,6 +141,8 @@ typedef struct {
   int quiet;
   int n_features;        /* --features FILE_OR_DIR, repeated */
   const char **features;
+  long long now;         /* seconds since 1970: --now, else the clock */
+  char now_text[32];     /* the same as a UTC time, for messages */
 } mg_opts;
 
 /* The features job (--features): another job's results for architecture-
@@ -134,9 +156,20 @@ typedef struct {
   mg_entry *entry[MG_MAX_ARCHS];  /* plain architecture of the same cc */
 } mg_features;
 
+/* A winner a merge recorded in the history (winners.c). */
+typedef struct {
+  const tn_arch *arch;
+  char device[256];  /* "" for an architecture's entry */
+  int size;          /* -1: the single best; else that size's row */
+  long long night;   /* its night: the latest run's start */
+  char text[512];    /* its params_text */
+} mg_winner;
+
 typedef struct {
   mg_opts opts;
   mg_runs runs;
+  int n_prev;           /* the winners recorded in the history */
+  mg_winner *prev;
   const tn_family *family;
   char name[64];        /* the job's name */
   char macro[64];       /* "TRANSPOSE" */
@@ -159,6 +192,20 @@ typedef struct {
 
 /* ---- read.c ---- */
 
+/* The longest job name: it names files and macros (mg_ctx.name). */
+#define TN_FLEET_NAME_MAX 63
+/* A job name (a results file's "name", --name): a letter, then letters,
+ * digits, '-', '_' and '.', at most TN_FLEET_NAME_MAX of them: what a
+ * config's name becomes, and safe as a file name and in macros.  0, or
+ * -1 with why. */
+int tn_fleet_check_name(const char *name, char *why, size_t n);
+
+/* A UTC time exactly as the tuner writes it, "2026-11-30T03:48:20Z" (a
+ * real date from 1970 on, 00:00:00 to 23:59:59), into seconds since 1970
+ * and, unless day is NULL, "2026-11-30".  0, or -1 with why. */
+int tn_fleet_parse_time(const char *s, long long *t, char day[11],
+                        char *why, size_t n);
+
 /* Reads and checks one results file (keep_raw: its bytes too, for the
  * history).  Another family than first's is an error, or (skip_other) 1:
  * a shared history may hold other jobs.  Returns 0, 1 or TN_EINPUT naming
@@ -170,6 +217,12 @@ int tn_fleet_load_run(const char *path, int keep_raw, const mg_run *first,
 int tn_fleet_read_doc(const char *path, const char *text, size_t len,
                       const mg_run *first, int skip_other, mg_run *r,
                       tn_err *err);
+/* A run that says it started after now + TN_MERGE_SKEW_S (now_text: now
+ * as a UTC time) is from a host whose clock runs ahead, or made up: it
+ * must not be "the latest night".  0, or TN_EINPUT naming the file,
+ * run.started and now. */
+int tn_fleet_check_future(const mg_run *r, long long now,
+                          const char *now_text, tn_err *err);
 /* Frees what a read left in r (also after an error), and r itself. */
 void tn_fleet_run_free(mg_run *r);
 /* The ok candidate of r with this parameter text, or NULL. */
@@ -220,6 +273,15 @@ void tn_fleet_features_free(mg_ctx *cx);
 /* A path from a format; TN_ETOOL if it does not fit. */
 int tn_fleet_pathf(char *out, size_t n, tn_err *err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The history folder of r, DIR/<day>/<arch>/<device>, into dir.  0 or
+ * TN_ETOOL (too long). */
+int tn_fleet_history_dir(const mg_ctx *cx, const mg_run *r, char *dir,
+                         size_t n, tn_err *err);
+/* The name r is kept under there: its file name with characters other
+ * than letters, digits, '-', '_', '.' as '_' (no control character
+ * reaches a file name), no leading '.', a stem of 200 at most, ".json".
+ * 0, or -1 if n is too small (256 is enough). */
+int tn_fleet_history_name(const mg_run *r, char *out, size_t n);
 /* Keeps r under DIR/<day>/<arch>/<device>/.  0 or an error. */
 int tn_fleet_history_copy(const mg_ctx *cx, const mg_run *r, tn_err *err);
 /* Compares every input run with the same GPU's previous night; reports
@@ -243,6 +305,35 @@ int tn_fleet_slower(const mg_run *now, const mg_run *before,
 int tn_fleet_slower_at(const mg_run *now, const mg_run *before,
                        const mg_cand *c, int k, const mg_cand **p,
                        double *noise);
+
+/* ---- outputs.c ---- */
+
+/* Every place merge writes (after tn_fleet_choose_all): its folder a
+ * writable one or to be made under one, no folder where a file goes.
+ * 0, or TN_EINPUT naming the option and the place. */
+int tn_fleet_check_outputs(const mg_ctx *cx, tn_err *err);
+
+/* ---- winners.c: headers that stay put ---- */
+
+/* The history's record of winners of the merge's job:
+ * DIR/<name>.winners.jsonl, into out.  0 or TN_ETOOL (too long). */
+int tn_fleet_winners_path(const mg_ctx *cx, char *out, size_t n,
+                          tn_err *err);
+/* Reads that record into cx->prev (none: no history, or no file yet).
+ * 0, TN_EINPUT naming FILE:LINE, or TN_ETOOL. */
+int tn_fleet_winners_read(mg_ctx *cx, tn_err *err);
+/* The text of the winner recorded for the row (arch, device or "", size
+ * k or -1) of the latest night at least TN_MERGE_NIGHT_S before night, or
+ * NULL. */
+const char *tn_fleet_winner_before(const mg_ctx *cx, const tn_arch *arch,
+                                   const char *device, int k,
+                                   long long night);
+/* Appends to the record every row's winner of this merge, with the
+ * previous one, whether it switched and the margin (a line already there
+ * for the same row, night and winner is not written again); written
+ * atomically.  0 or an error. */
+int tn_fleet_winners_write(const mg_ctx *cx, tn_err *err);
+void tn_fleet_winners_free(mg_ctx *cx);
 
 /* ---- json.c: typed access, messages naming FILE: JSON path ---- */
 

@@ -21,21 +21,55 @@ int tn_fleet_pathf(char *out, size_t n, tn_err *err, const char *fmt, ...)
   return 0;
 }
 
+/* name (from a file: a device, a file name) as one component of a path
+ * in the history: letters, digits, '-', '_' and '.' kept, anything else
+ * (a '/', a control character) '_', and a leading '.' '_' too: "." and
+ * ".." would leave their folder, and the history's scan skips names that
+ * start with a dot.  At most n - 1 bytes (n <= 256: a file name's
+ * limit). */
+static void component(char *out, size_t n, const char *name)
+{
+  tn_strlcpy(out, name, n);
+  tn_sanitize_name(out);
+  if (out[0] == '.')
+    out[0] = '_';
+}
+
+int tn_fleet_history_dir(const mg_ctx *cx, const mg_run *r, char *dir,
+                         size_t n, tn_err *err)
+{
+  char dev[256];
+  component(dev, sizeof(dev), r->predicted ? "predicted" : r->device);
+  return tn_fleet_pathf(dir, n, err, "%s/%s/%s/%s", cx->opts.history, r->day,
+                        r->arch->name, dev);
+}
+
+int tn_fleet_history_name(const mg_run *r, char *out, size_t n)
+{
+  const char *base = strrchr(r->path, '/');
+  char name[256];
+  size_t len;
+  component(name, sizeof(name), base ? base + 1 : r->path);
+  /* room for "-<8 hex digits>.json" when the name is taken */
+  len = strlen(name);
+  if (tn_fleet_ends_with(name, ".json"))
+    len -= 5;
+  if (len > 200)
+    len = 200;
+  return snprintf(out, n, "%.*s.json", (int)len, name) >= (int)n ? -1 : 0;
+}
+
 /* DIR/<day>/<arch>/<device>/<file name>, or the same with the content
  * hash when a different file already has that name. */
 int tn_fleet_history_copy(const mg_ctx *cx, const mg_run *r, tn_err *err)
 {
-  char dev[256], dir[4096], path[4400], *old = NULL;
-  const char *base = strrchr(r->path, '/');
+  char dir[4096], path[4400], base[256], *old = NULL;
   size_t olen = 0;
   tn_err ignore = {{0}};
   int rc;
 
-  base = base ? base + 1 : r->path;
-  tn_strlcpy(dev, r->predicted ? "predicted" : r->device, sizeof(dev));
-  tn_sanitize_name(dev);
-  rc = tn_fleet_pathf(dir, sizeof(dir), err, "%s/%s/%s/%s",
-                      cx->opts.history, r->day, r->arch->name, dev);
+  tn_fleet_history_name(r, base, sizeof(base));
+  rc = tn_fleet_history_dir(cx, r, dir, sizeof(dir), err);
   if (rc == 0)
     rc = tn_mkdirs(dir, err);
   if (rc == 0)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "emit/emit.h"
 #include "pipeline/precheck.h"
@@ -41,7 +42,9 @@ static void usage(FILE *out)
 "      --history DIR         keep every input under\n"
 "                            DIR/<date>/<arch>/<device>/ and merge with\n"
 "                            what is kept there; regressions are found\n"
-"                            against the previous night\n"
+"                            against the previous night, and a winner\n"
+"                            replaces the previous night's only beyond\n"
+"                            noise (DIR/<name>.winners.jsonl records it)\n"
 "      --fail-on-regression  exit 4 when a configuration got slower than\n"
 "                            on the same GPU the previous night beyond\n"
 "                            noise (the headers are written all the same)\n"
@@ -54,6 +57,10 @@ static void usage(FILE *out)
 "                            the main job's chain everywhere else; its\n"
 "                            DIR/<arch>/<its name>.h is written too (not\n"
 "                            kept in the history)\n"
+"      --now TIME            judge the runs' dates against TIME\n"
+"                            (2026-11-30T06:00:00Z) instead of the clock:\n"
+"                            an input that started more than 15 minutes\n"
+"                            after it is refused, a kept one left out\n"
 "  -q, --quiet               no table of entries on stdout\n"
 "  -h, --help                this text\n"
 "  -V, --version             the tuner's version\n"
@@ -124,6 +131,8 @@ static int load_all(mg_ctx *cx, int argc, char **argv, tn_err *err)
     }
     rc = tn_fleet_load_run(in.p[i], cx->opts.history != NULL, first, 0, r, err);
     r->from_input = 1;
+    if (rc == 0)
+      rc = tn_fleet_check_future(r, cx->opts.now, cx->opts.now_text, err);
     if (rc == 0 && first != NULL)
       rc = compatible(cx, first, r, 0, err);
     if (rc != 0) {
@@ -161,6 +170,16 @@ static int load_all(mg_ctx *cx, int argc, char **argv, tn_err *err)
       }
       skip = rc == 1 || compatible(cx, first, r, 1, err);
       rc = 0;
+      if (!skip) {
+        /* kept from a merge whose now was later (--now): not yet */
+        tn_err later = {{0}};
+        if (tn_fleet_check_future(r, cx->opts.now, cx->opts.now_text,
+                                  &later) != 0) {
+          if (!cx->opts.quiet)
+            fprintf(stderr, "tuner merge: note: %s; left out\n", later.msg);
+          skip = 1;
+        }
+      }
       for (j = 0; j < cx->n_inputs && !skip; j++)
         if (strcmp(cx->runs.r[j]->name, r->name) == 0)
           break;
@@ -372,6 +391,9 @@ static int write_all(mg_ctx *cx, tn_err *err)
       if (rc != 0)
         return rc;
     }
+    rc = tn_fleet_winners_write(cx, err);
+    if (rc != 0)
+      return rc;
   }
   for (i = 0; i < tn_fleet_n_archs(); i++) {
     const mg_entry *e = cx->arch_entry[i];
@@ -417,13 +439,14 @@ int tn_merge_main(int argc, char **argv)
       {"history", required_argument, NULL, 'H'},
       {"fail-on-regression", no_argument, NULL, 'F'},
       {"features", required_argument, NULL, 'X'},
+      {"now", required_argument, NULL, 'T'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
   mg_ctx *cx = calloc(1, sizeof(*cx));
   tn_err err = {{0}};
-  int c, i, rc = 0, status = TN_EXIT_OK;
+  int c, i, rc = 0, status = TN_EXIT_OK, now_given = 0;
 
   if (cx == NULL) {
     fprintf(stderr, "tuner merge: out of memory\n");
@@ -454,6 +477,21 @@ int tn_merge_main(int argc, char **argv)
     case 'X':
       cx->opts.features[cx->opts.n_features++] = optarg;
       break;
+    case 'T': {
+      char why[128];
+      if (tn_fleet_parse_time(optarg, &cx->opts.now, NULL, why,
+                              sizeof(why)) != 0) {
+        fprintf(stderr, "tuner merge: --now: \"%.40s\" is not a UTC time "
+                        "like 2026-11-30T03:48:20Z: %s\n",
+                optarg, why);
+        free(cx->opts.features);
+        free(cx);
+        return TN_EXIT_INPUT;
+      }
+      tn_strlcpy(cx->opts.now_text, optarg, sizeof(cx->opts.now_text));
+      now_given = 1;
+      break;
+    }
     case 'q':
       cx->opts.quiet = 1;
       break;
@@ -474,6 +512,10 @@ int tn_merge_main(int argc, char **argv)
       return TN_EXIT_INPUT;
     }
   }
+  if (!now_given) {
+    cx->opts.now = (long long)time(NULL);
+    tn_utc_iso(cx->opts.now_text, sizeof(cx->opts.now_text));
+  }
   if (optind >= argc) {
     fprintf(stderr, "tuner merge: no results files; try 'tuner merge "
                     "--help'\n");
@@ -489,6 +531,17 @@ int tn_merge_main(int argc, char **argv)
     return TN_EXIT_INPUT;
   }
 
+  if (cx->opts.name != NULL) {
+    char why[128];
+    if (tn_fleet_check_name(cx->opts.name, why, sizeof(why)) != 0) {
+      fprintf(stderr, "tuner merge: --name: not a job name (it names the "
+                      "headers, their files and macros): %s\n",
+              why);
+      free(cx->opts.features);
+      free(cx);
+      return TN_EXIT_INPUT;
+    }
+  }
   /* the folders written are checked before anything is read or written */
   rc = tn_precheck_dir("tuner merge: --output", cx->opts.output, &err);
   if (rc == 0 && cx->opts.history)
@@ -510,6 +563,8 @@ int tn_merge_main(int argc, char **argv)
                         &err);
   }
   if (rc == 0)
+    rc = tn_fleet_winners_read(cx, &err);
+  if (rc == 0)
     rc = tn_fleet_choose_all(cx, &err);
   if (rc == 0) {
     mg_run *any = cx->runs.r[0];
@@ -527,7 +582,9 @@ int tn_merge_main(int argc, char **argv)
                         "used\n",
                 r->path);
     }
-    rc = write_all(cx, &err);
+    rc = tn_fleet_check_outputs(cx, &err);
+    if (rc == 0)
+      rc = write_all(cx, &err);
   }
   if (rc == 0) {
     if (!cx->opts.quiet)
@@ -555,6 +612,7 @@ int tn_merge_main(int argc, char **argv)
   for (i = 0; i < cx->n_dev; i++)
     free(cx->dev_entry[i]);
   tn_fleet_features_free(cx);
+  tn_fleet_winners_free(cx);
   free(cx->opts.features);
   free(cx);
   return status;

@@ -3,12 +3,16 @@
  * every night and a report of regressions.
  *
  *   tuner merge [--output DIR] [--name NAME] [--history DIR]
- *               [--fail-on-regression] [--features RESULTS]... RESULTS...
+ *               [--fail-on-regression] [--features RESULTS]...
+ *               [--now TIME] RESULTS...
  *
  * RESULTS are results JSON files ("tuner-results/1", measured or
  * predicted) or folders searched for them.  The rules, in short (the
  * reasons are in docs/fleet.md):
  *
+ * - A run that says it started more than TN_MERGE_SKEW_S after now (the
+ *   clock, or --now) is refused as an input and left out of the history:
+ *   a host's clock that runs ahead cannot make its run the latest night.
  * - A measurement always beats a prediction, whatever the dates.
  * - One "night" is the runs that started within TN_MERGE_NIGHT_S before
  *   the latest one considered; older nights count only when nothing newer
@@ -22,6 +26,10 @@
  *   baseline.  Ties: chosen as best by more runs, then the parameter text.
  * - A device's entry (run-time lookup by name) follows the same rule over
  *   that device's runs.
+ * - Headers stay put (with --history): a row's winner replaces the one
+ *   recorded for the previous night (DIR/<name>.winners.jsonl) only when
+ *   it beats it beyond the selection's noise, both measured on this
+ *   night; every row's winner, switch and margin is recorded there.
  * - Without measurements, the most recent prediction.
  * - By size: every entry's table by size (a job of several sizes) is
  *   chosen size by size by the rules above, on each run's winner and

@@ -24,17 +24,95 @@ static long long days_from_civil(int y, int m, int d)
   return era * 146097 + doe - 719468;
 }
 
-/* "2026-11-30T03:48:20Z" into seconds and "2026-11-30".  0 or -1. */
-static int parse_iso(const char *s, long long *t, char day[11])
+static int leap(int y)
 {
-  int y, mo, d, h, mi, se, n = 0;
-  if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h, &mi, &se,
-             &n) != 6 ||
-      n == 0 || s[n] != '\0' || mo < 1 || mo > 12 || d < 1 || d > 31 ||
-      h > 23 || mi > 59 || se > 60)
+  return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/* The number of n digits at s, or -1 if one is not a digit. */
+static int digits(const char *s, int n)
+{
+  int v = 0, i;
+  for (i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9')
+      return -1;
+    v = v * 10 + (s[i] - '0');
+  }
+  return v;
+}
+
+int tn_fleet_parse_time(const char *s, long long *t, char day[11],
+                        char *why, size_t n)
+{
+  static const int mdays[12] = {31, 28, 31, 30, 31, 30,
+                                31, 31, 30, 31, 30, 31};
+  int y, mo, d, h, mi, se;
+  /* exactly YYYY-MM-DDTHH:MM:SSZ: no sign, space, fraction or zone */
+  if (strlen(s) != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
+      s[13] != ':' || s[16] != ':' || s[19] != 'Z') {
+    snprintf(why, n, "not of the form YYYY-MM-DDTHH:MM:SSZ");
     return -1;
+  }
+  y = digits(s, 4);
+  mo = digits(s + 5, 2);
+  d = digits(s + 8, 2);
+  h = digits(s + 11, 2);
+  mi = digits(s + 14, 2);
+  se = digits(s + 17, 2);
+  if (y < 0 || mo < 0 || d < 0 || h < 0 || mi < 0 || se < 0) {
+    snprintf(why, n, "not of the form YYYY-MM-DDTHH:MM:SSZ");
+    return -1;
+  }
+  if (y < 1970) {
+    snprintf(why, n, "the year %d is before 1970", y);
+    return -1;
+  }
+  if (mo < 1 || mo > 12) {
+    snprintf(why, n, "no month %d", mo);
+    return -1;
+  }
+  if (d < 1 || d > mdays[mo - 1] + (mo == 2 && leap(y))) {
+    snprintf(why, n, "no day %d in %04d-%02d", d, y, mo);
+    return -1;
+  }
+  /* POSIX time has no leap second: a clock never writes :60 */
+  if (h > 23 || mi > 59 || se > 59) {
+    snprintf(why, n, "no time of day %02d:%02d:%02d", h, mi, se);
+    return -1;
+  }
   *t = days_from_civil(y, mo, d) * 86400LL + h * 3600LL + mi * 60LL + se;
-  snprintf(day, 11, "%04d-%02d-%02d", y, mo, d);
+  if (day != NULL) {
+    memcpy(day, s, 10); /* "YYYY-MM-DD", checked above */
+    day[10] = '\0';
+  }
+  return 0;
+}
+
+/* ---- names ---- */
+
+int tn_fleet_check_name(const char *name, char *why, size_t n)
+{
+  size_t i, len = strlen(name);
+  if (len == 0 || len > TN_FLEET_NAME_MAX) {
+    snprintf(why, n, "%s (1 to %d characters)",
+             len ? "too long" : "empty", TN_FLEET_NAME_MAX);
+    return -1;
+  }
+  if (!((name[0] >= 'a' && name[0] <= 'z') ||
+        (name[0] >= 'A' && name[0] <= 'Z'))) {
+    snprintf(why, n, "must start with a letter");
+    return -1;
+  }
+  for (i = 0; i < len; i++) {
+    char c = name[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.')) {
+      snprintf(why, n, "character %zu is not a letter, digit, '-', '_' or "
+                       "'.'",
+               i + 1);
+      return -1;
+    }
+  }
   return 0;
 }
 
@@ -244,6 +322,7 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
 {
   json_error_t jerr;
   json_t *v, *dev, *runo, *best, *cands, *pred, *tool;
+  char why[128];
   const void *parts[1];
   size_t lens[1], k;
   int rc;
@@ -291,6 +370,11 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
   if (tn_fleet_get(path, r->doc, "", "name", K_STRING, 0, &v, err))
     return TN_EINPUT;
   r->name = json_string_value(v);
+  if (tn_fleet_check_name(r->name, why, sizeof(why)) != 0)
+    return tn_errf(err, TN_EINPUT,
+                   "%s: name: not a job name (it names the headers, their "
+                   "files and macros): %s",
+                   path, why);
   if (tn_fleet_get(path, r->doc, "", "predicted", K_BOOL, 1, &pred, err))
     return TN_EINPUT;
   r->predicted = pred != NULL && json_is_true(pred);
@@ -299,11 +383,11 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
       tn_fleet_get(path, runo, "run", "started", K_STRING, 0, &v, err))
     return TN_EINPUT;
   r->started = json_string_value(v);
-  if (parse_iso(r->started, &r->t, r->day) != 0)
+  if (tn_fleet_parse_time(r->started, &r->t, r->day, why, sizeof(why)) != 0)
     return tn_errf(err, TN_EINPUT,
-                   "%s: run.started: \"%s\" is not a UTC time like "
-                   "2026-11-30T03:48:20Z",
-                   path, r->started);
+                   "%s: run.started: \"%.40s\" is not a UTC time like "
+                   "2026-11-30T03:48:20Z: %s",
+                   path, r->started, why);
   if (tn_fleet_get(path, runo, "run", "host", K_STRING, 0, &v, err))
     return TN_EINPUT;
   r->host = json_string_value(v);
@@ -348,6 +432,10 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
       return tn_errf(err, TN_EINPUT, "%s: device.name: empty", path);
     if (tn_fleet_get(path, dev, "device", "ordinal", K_INT, 0, &v, err))
       return TN_EINPUT;
+    if (json_integer_value(v) < 0 || json_integer_value(v) > 2147483647LL)
+      return tn_errf(err, TN_EINPUT,
+                     "%s: device.ordinal: %lld is outside [0, %lld]", path,
+                     (long long)json_integer_value(v), 2147483647LL);
     r->ordinal = (int)json_integer_value(v);
     if (tn_fleet_get(path, dev, "device", "driver_cuda_version", K_STRING, 1,
                      &v, err))
@@ -431,6 +519,21 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
                    "%s: best_by_size: a table by size, but best is null",
                    path);
   return 0;
+}
+
+int tn_fleet_check_future(const mg_run *r, long long now,
+                          const char *now_text, tn_err *err)
+{
+  long long ahead = r->t - now;
+  if (ahead <= TN_MERGE_SKEW_S)
+    return 0;
+  return tn_errf(err, TN_EINPUT,
+                 "%s: run.started: %s is %lld h %02lld min after now (%s; "
+                 "%d minutes of clock skew are allowed): a run from the "
+                 "future cannot be the latest night (is the host's clock "
+                 "ahead?)",
+                 r->path, r->started, ahead / 3600, ahead % 3600 / 60,
+                 now_text, TN_MERGE_SKEW_S / 60);
 }
 
 void tn_fleet_run_free(mg_run *r)

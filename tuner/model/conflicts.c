@@ -247,6 +247,27 @@ int tn_conflicts_parse_line(const char *line, tn_warp_access *a, char *why,
   return 0;
 }
 
+/* Every active lane's bytes in shared memory lie within what one block of
+ * arch may use (its opt-in maximum, the architecture table's
+ * smem_per_block): an address past it is no access of that GPU.  0, or
+ * -1 with why. */
+static int check_smem(const tn_warp_access *a, const tn_arch *arch, char *why,
+                      size_t why_len)
+{
+  int lane;
+  for (lane = 0; lane < 32; lane++) {
+    unsigned long end = (unsigned long)a->addr[lane] + (unsigned)a->width;
+    if (!((a->active >> lane) & 1u) ||
+        end <= (unsigned long)arch->smem_per_block)
+      continue;
+    snprintf(why, why_len, "lane %d: bytes %u to %lu are past the %d bytes "
+                           "of shared memory a block may use on %s",
+             lane, a->addr[lane], end - 1, arch->smem_per_block, arch->name);
+    return -1;
+  }
+  return 0;
+}
+
 static void usage(FILE *out)
 {
   fprintf(out,
@@ -262,7 +283,9 @@ static void usage(FILE *out)
 "  WIDTH  bytes per lane: 1, 2, 4, 8 or 16 (16 for ldmatrix, stmatrix and\n"
 "         cp.async.cg; 4, 8 or 16 for cp.async.ca)\n"
 "  Ai     lane i's byte offset in shared memory (decimal), or - when the\n"
-"         lane is inactive; ldmatrix/stmatrix .xN use lanes 0..8N-1\n"
+"         lane is inactive; ldmatrix/stmatrix .xN use lanes 0..8N-1; its\n"
+"         WIDTH bytes within the shared memory one block may use on the\n"
+"         architecture\n"
 "\n"
 "A cp.async line may go on with '| G0 G1 ... G31', the global byte offsets\n"
 "the lanes read from a 128-byte-aligned base (default: Gi = Ai), and its\n"
@@ -352,6 +375,8 @@ int tn_conflicts_main(int argc, char **argv)
     r = tn_conflicts_parse_line(line, &a, why, sizeof(why));
     if (r > 0)
       continue;
+    if (r == 0 && check_smem(&a, arch, why, sizeof(why)) != 0)
+      r = -1;
     if (r == 0 && tn_model_access(&a, arch, &cost, why, sizeof(why)) != 0)
       r = -1;
     if (r < 0) {

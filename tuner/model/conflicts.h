@@ -6,7 +6,9 @@
  *   WIDTH  bytes per lane: 1, 2, 4, 8, 16 (16 for ldmatrix/stmatrix and
  *          cp.async.cg; 4, 8 or 16 for cp.async.ca)
  *   Ai     lane i's byte offset in shared memory, decimal, or - (inactive);
- *          a cp.async lane's may end in z (zero-filled)
+ *          a cp.async lane's may end in z (zero-filled); the command
+ *          refuses a lane whose WIDTH bytes end past the architecture's
+ *          shared memory per block (tn_arch.smem_per_block)
  *   Gi     cp.async only: the global byte offset lane i reads from a
  *          128-byte-aligned base (default Gi = Ai), - where Ai is -
  * Blank lines and lines starting with # are skipped.  Output, one line per

@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,30 +52,56 @@ static int metric(const char *path, json_t *meas, const char *key,
   return 0;
 }
 
+/* An SM count past this is no GPU's: the model multiplies it with block
+ * counts in int (cuda_occupancy.h's numSms is one). */
+#define MAX_SMS 65536
+
+/* dev.key, when there, an integer in [lo, hi] (checked as the JSON's
+ * integer, before it becomes an int: 2^32 must not wrap to 0).  *out 0
+ * when absent and optional.  0 or TN_EINPUT naming the file and key. */
+static int device_int(const char *path, json_t *dev, const char *key,
+                      int required, long long lo, long long hi,
+                      long long *out, tn_err *err)
+{
+  json_t *v = json_object_get(dev, key);
+  *out = 0;
+  if (v == NULL && !required)
+    return 0;
+  if (!json_is_integer(v) || json_integer_value(v) < lo ||
+      json_integer_value(v) > hi)
+    return tn_errf(err, TN_EINPUT,
+                   "%s: device.%s: expected an integer in [%lld, %lld]",
+                   path, key, lo, hi);
+  *out = (long long)json_integer_value(v);
+  return 0;
+}
+
 static int device_fields(const char *path, json_t *dev, tn_profile *p,
                          tn_err *err)
 {
   json_t *arch = json_object_get(dev, "arch");
   json_t *name = json_object_get(dev, "name");
-  json_t *sms = json_object_get(dev, "sm_count");
-  json_t *mclk = json_object_get(dev, "memory_clock_rate_khz");
-  json_t *bus = json_object_get(dev, "memory_bus_width_bits");
+  long long sms, mclk, bus;
 
   if (!json_is_string(arch) || tn_arch_find(json_string_value(arch)) == NULL)
     return tn_errf(err, TN_EINPUT,
                    "%s: device.arch: expected a known architecture "
                    "(sm_XX)", path);
-  if (!json_is_integer(sms) || json_integer_value(sms) < 1)
-    return tn_errf(err, TN_EINPUT,
-                   "%s: device.sm_count: expected a positive integer", path);
+  /* the memory's clock and bus: 0 where they were not known, and then
+   * no DRAM peak (as before these checks) */
+  if (device_int(path, dev, "sm_count", 1, 1, MAX_SMS, &sms, err) ||
+      device_int(path, dev, "memory_clock_rate_khz", 0, 0, INT_MAX, &mclk,
+                 err) ||
+      device_int(path, dev, "memory_bus_width_bits", 0, 0, INT_MAX, &bus,
+                 err))
+    return TN_EINPUT;
   tn_strlcpy(p->arch, json_string_value(arch), sizeof(p->arch));
   tn_strlcpy(p->device, json_is_string(name) ? json_string_value(name) : "?",
              sizeof(p->device));
-  p->sm_count = (int)json_integer_value(sms);
+  p->sm_count = (int)sms;
   /* DDR: two transfers a clock over the bus */
-  if (json_is_integer(mclk) && json_is_integer(bus))
-    p->peak_dram_gbs = 2.0 * (double)json_integer_value(mclk) * 1e3 *
-                       (double)json_integer_value(bus) / 8.0 / 1e9;
+  if (mclk > 0 && bus > 0)
+    p->peak_dram_gbs = 2.0 * (double)mclk * 1e3 * (double)bus / 8.0 / 1e9;
   return 0;
 }
 
@@ -83,7 +110,7 @@ static int smem_fields(const char *path, json_t *sm, tn_profile *p,
 {
   json_t *widths = json_object_get(sm, "widths");
   size_t i;
-  int w, seen = 0;
+  int seen = 0;
 
   if (!json_is_array(widths))
     return tn_errf(err, TN_EINPUT,
@@ -93,17 +120,19 @@ static int smem_fields(const char *path, json_t *sm, tn_profile *p,
     json_t *wd = json_object_get(o, "width");
     json_t *c = json_object_get(o, "sm_cycles_per_wavefront");
     int k;
+    json_int_t wv;
     if (!json_is_integer(wd) || !json_is_number(c) ||
         json_number_value(c) <= 0)
       return tn_errf(err, TN_EINPUT,
                      "%s: shared_memory.widths[%zu]: expected width and a "
                      "positive sm_cycles_per_wavefront", path, i);
-    w = (int)json_integer_value(wd);
-    k = w == 4 ? 0 : w == 8 ? 1 : w == 16 ? 2 : -1;
+    /* compared as the JSON's integer: 2^32 + 4 is not 4 */
+    wv = json_integer_value(wd);
+    k = wv == 4 ? 0 : wv == 8 ? 1 : wv == 16 ? 2 : -1;
     if (k < 0)
       return tn_errf(err, TN_EINPUT,
                      "%s: shared_memory.widths[%zu].width: expected 4, 8 "
-                     "or 16, not %d", path, i, w);
+                     "or 16, not %lld", path, i, (long long)wv);
     p->smem_cycles_per_wavefront[k] = json_number_value(c);
     seen |= 1 << k;
   }

@@ -155,6 +155,21 @@ static int include_path(const char *s, size_t n, char *rel, size_t rn)
 static int splice(tn_cfgsrc *src, int file, const char *text, int depth,
                   tn_err *err);
 
+/* Where the first NUL byte of data (len bytes, one at least) is: its line
+ * and column, from 1.  A NUL ends a string for libconfig, so the rest of
+ * the file would be lost unseen. */
+static void nul_at(const char *data, size_t len, int *line, size_t *col)
+{
+  size_t i, start = 0;
+  *line = 1;
+  for (i = 0; i < len && data[i] != '\0'; i++)
+    if (data[i] == '\n') {
+      (*line)++;
+      start = i + 1;
+    }
+  *col = i - start + 1;
+}
+
 /* Reads the file rel names (from the folder of file) and splices it in. */
 static int include(tn_cfgsrc *src, int file, int line, const char *rel,
                    int depth, tn_err *err)
@@ -198,10 +213,14 @@ static int include(tn_cfgsrc *src, int file, int line, const char *rel,
     return tn_errf(err, TN_EINPUT, "%s:%d: @include \"%s\": cannot read %s",
                    who, line, rel, path);
   if (strlen(data) != len) {
+    int at;
+    size_t col;
+    nul_at(data, len, &at, &col);
     free(data);
-    return tn_errf(err, TN_EINPUT, "%s:%d: @include \"%s\": %s is not text "
-                                   "(it holds a NUL byte)",
-                   who, line, rel, path);
+    return tn_errf(err, TN_EINPUT, "%s:%d: not text: a NUL byte (column "
+                                   "%zu); included by %s:%d (@include "
+                                   "\"%s\")",
+                   path, at, col, who, line, rel);
   }
   src->files[src->n_files] = strdup(path);
   if (src->files[src->n_files] == NULL) {
@@ -401,8 +420,11 @@ int tn_cfgsrc_read(const char *path, const char *text, tn_cfgsrc **out,
       goto cleanup;
     }
     if (strlen(data) != len) {
-      rc = tn_errf(err, TN_EINPUT, "%s: not text (it holds a NUL byte)",
-                   path);
+      int at;
+      size_t col;
+      nul_at(data, len, &at, &col);
+      rc = tn_errf(err, TN_EINPUT, "%s:%d: not text: a NUL byte (column %zu)",
+                   path, at, col);
       goto cleanup;
     }
     text = data;

@@ -3,6 +3,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline/journal.h"
 
+#include "pipeline/journal_check.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -112,11 +114,17 @@ int tn_journal_resume(const char *path, tn_run *run, tn_err *err)
   char *line = NULL;
   size_t cap = 0;
   ssize_t len;
-  int lineno = 0, restored = 0;
+  int lineno = 0, restored = 0, checked;
 
   if (f == NULL)
     return tn_errf(err, TN_EINPUT, "%s: cannot open the journal to resume",
                    path);
+  /* the whole journal checked first: nothing of a bad one is kept */
+  checked = tn_journal_check(path, run->job, &run->space, err);
+  if (checked != 0) {
+    fclose(f);
+    return checked;
+  }
   while ((len = getline(&line, &cap, f)) >= 0) {
     json_error_t jerr;
     json_t *o;

@@ -14,6 +14,7 @@
 #include "gpu/nvrtc.h"
 #include "model/profile.h"
 #include "pipeline/kernel_probe.h"
+#include "pipeline/journal_check.h"
 
 #define IDENTITY_FORMAT 1
 
@@ -107,11 +108,13 @@ static int check_space(const tn_job *job, const tn_arch *arch, tn_err *err)
                  last.msg, list);
 }
 
-/* <dir>/<arch> is a folder or not there yet. */
+/* <dir>/<arch> is a folder or not there yet, and the header in it,
+ * <name>.h, a file or not there yet: found now, not after the run. */
 static int check_arch_dir(const char *what, const char *dir,
-                          const tn_arch *arch, tn_err *err)
+                          const tn_arch *arch, const char *name,
+                          tn_err *err)
 {
-  char sub[4400];
+  char sub[4400], header[4600];
   struct stat st;
   snprintf(sub, sizeof(sub), "%s/%s", dir, arch->name);
   if (stat(sub, &st) != 0)
@@ -123,6 +126,12 @@ static int check_arch_dir(const char *what, const char *dir,
   if (access(sub, W_OK | X_OK) != 0)
     return tn_errf(err, TN_EINPUT, "%s %s: %s is not writable: %s", what,
                    dir, sub, strerror(errno));
+  snprintf(header, sizeof(header), "%s/%s.h", sub, name);
+  if (stat(header, &st) == 0 && !S_ISREG(st.st_mode))
+    return tn_errf(err, TN_EINPUT,
+                   "%s %s: %s is not a file: the header cannot be written "
+                   "there",
+                   what, dir, header);
   return 0;
 }
 
@@ -363,6 +372,20 @@ static int resume_paths(const tn_run *run, char *journal, size_t size,
   return 0;
 }
 
+/* Every line of the journal, against the job's space (its ids and
+ * parameters are those of any architecture's). */
+static int check_journal(const tn_job *job, const char *journal,
+                         tn_err *err)
+{
+  tn_space sp;
+  int rc = tn_space_build(job, NULL, &sp, err);
+  if (rc != 0)
+    return rc;
+  rc = tn_journal_check(journal, job, &sp, err);
+  tn_space_free(&sp);
+  return rc;
+}
+
 int tn_precheck(tn_run *run, const tn_template *tpl, tn_err *err)
 {
   static const char *const job_keys[] = {
@@ -399,6 +422,8 @@ int tn_precheck(tn_run *run, const tn_template *tpl, tn_err *err)
     rc = resume_paths(run, journal, sizeof(journal), err);
     if (rc == 0)
       rc = check_resume(run, journal, job_keys, err);
+    if (rc == 0)
+      rc = check_journal(run->job, journal, err);
     if (rc != 0)
       return rc;
   }
@@ -406,7 +431,7 @@ int tn_precheck(tn_run *run, const tn_template *tpl, tn_err *err)
   output_what(run, what, sizeof(what));
   rc = tn_precheck_dir(what, dir, err);
   if (rc == 0 && arch)
-    rc = check_arch_dir(what, dir, arch, err);
+    rc = check_arch_dir(what, dir, arch, run->job->name, err);
   return rc;
 }
 
@@ -420,7 +445,7 @@ int tn_precheck_device(const tn_run *run, tn_err *err)
   if (run->arch && !run->opts->arch) {
     tn_run_output_dir(run, dir, sizeof(dir));
     output_what(run, what, sizeof(what));
-    rc = check_arch_dir(what, dir, run->arch, err);
+    rc = check_arch_dir(what, dir, run->arch, run->job->name, err);
   }
   if (rc == 0 && run->opts->resume_path && run->have_device) {
     rc = resume_paths(run, journal, sizeof(journal), err);

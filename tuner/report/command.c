@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "report/parts.h"
@@ -77,13 +78,27 @@ static int known_hash(const mg_runs *rs, const char *hash)
  * history (history set) files of unknown families are skipped. */
 static int load(const mg_paths *ps, int history, mg_runs *rs, tn_err *err)
 {
+  long long now = (long long)time(NULL);
+  char now_text[32];
   int i, rc = 0;
+  tn_utc_iso(now_text, sizeof(now_text));
   for (i = 0; i < ps->n && rc == 0; i++) {
     mg_run *r = malloc(sizeof(*r));
     if (r == NULL)
       return tn_errf(err, TN_ETOOL, "out of memory");
     rc = tn_fleet_load_run(ps->p[i], 0, NULL, history, r, err);
     r->from_input = !history;
+    /* as merge: a run from the future is refused, or from the history
+     * left out; it must not show as the latest night */
+    if (rc == 0 && history) {
+      tn_err later = {{0}};
+      if (tn_fleet_check_future(r, now, now_text, &later) != 0) {
+        fprintf(stderr, "tuner report: note: %s; left out\n", later.msg);
+        rc = 1;
+      }
+    } else if (rc == 0) {
+      rc = tn_fleet_check_future(r, now, now_text, err);
+    }
     if (rc != 0 || known_hash(rs, r->hash)) {
       tn_fleet_run_free(r);
       rc = rc == 1 ? 0 : rc;

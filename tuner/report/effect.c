@@ -25,6 +25,8 @@ static const char *str(json_t *obj, const char *key)
   return json_is_string(v) ? json_string_value(v) : "";
 }
 
+/* A row of a number and its unit (text from the results file, escaped
+ * like every other). */
 static void row_num(tn_html *h, const char *what, double v, const char *unit)
 {
   if (isnan(v))
@@ -33,7 +35,11 @@ static void row_num(tn_html *h, const char *what, double v, const char *unit)
   tn_html_td(h, what);
   tn_html_printf(h, "<td class=\"n\">");
   tn_html_num(h, v);
-  tn_html_printf(h, "%s%s</td>", unit[0] ? " " : "", unit);
+  if (unit[0] != '\0') {
+    tn_html_printf(h, " ");
+    tn_html_text(h, unit);
+  }
+  tn_html_printf(h, "</td>");
   tn_html_tr_end(h);
 }
 
