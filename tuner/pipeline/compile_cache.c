@@ -41,27 +41,35 @@ void tn_compile_cache_key(const char *source, const tn_template *t,
 }
 
 /* A cache entry is one file, <key>.tnc: the line
- *   "tuner-cache 1 ok|fail LOG_BYTES CUBIN_BYTES HASH\n"
- * then the log and the CUBIN; HASH is tn_hash_hex of the key, the log and
- * the CUBIN, so a torn or foreign entry never passes for a good one. */
-#define CACHE_MAGIC "tuner-cache 1 "
+ *   "tuner-cache 2 ok|fail LOG_BYTES CUBIN_BYTES HASH\n"
+ * then the log and the CUBIN; HASH is tn_hash_hex of the key, the status,
+ * the log and the CUBIN, so a torn or foreign entry never passes for a
+ * good one, nor a compiled candidate for one that failed to compile.
+ * Entries of format 1 (the status not hashed) are misses, without a note:
+ * they are what an older tuner left, not damage. */
+#define CACHE_MAGIC "tuner-cache 2 "
+#define CACHE_MAGIC_OLD "tuner-cache 1 "
 
-static void entry_hash(const char *key, const char *log, size_t log_len,
-                       const void *cubin, size_t cubin_len, char hash[33])
+static void entry_hash(const char *key, int ok, const char *log,
+                       size_t log_len, const void *cubin, size_t cubin_len,
+                       char hash[33])
 {
-  const void *parts[3];
-  size_t lens[3];
+  const void *parts[4];
+  size_t lens[4];
   parts[0] = key;
   lens[0] = strlen(key);
-  parts[1] = log;
-  lens[1] = log_len;
-  parts[2] = cubin;
-  lens[2] = cubin_len;
-  tn_hash_hex(parts, lens, 3, hash);
+  parts[1] = ok ? "ok" : "fail";
+  lens[1] = strlen(parts[1]);
+  parts[2] = log;
+  lens[2] = log_len;
+  parts[3] = cubin;
+  lens[3] = cubin_len;
+  tn_hash_hex(parts, lens, 4, hash);
 }
 
 /* Checks an entry's bytes against key (the file's name without ".tnc").
- * Fills the parts' offsets; 0, or -1 with why. */
+ * Fills the parts' offsets; 0, -1 with why, or -2 for an entry of an
+ * older format (a quiet miss). */
 static int entry_parse(const char *data, size_t len, const char *key,
                        int *ok, size_t *log_off, size_t *log_len,
                        size_t *cubin_off, size_t *cubin_len, char *why,
@@ -72,6 +80,11 @@ static int entry_parse(const char *data, size_t len, const char *key,
   const char *nl = memchr(data, '\n', len < 200 ? len : 200);
   int used = 0;
 
+  if (len >= strlen(CACHE_MAGIC_OLD) &&
+      strncmp(data, CACHE_MAGIC_OLD, strlen(CACHE_MAGIC_OLD)) == 0) {
+    snprintf(why, n, "an entry of an older tuner");
+    return -2;
+  }
   if (nl == NULL || strncmp(data, CACHE_MAGIC, strlen(CACHE_MAGIC)) != 0) {
     snprintf(why, n, "no \"%s\" header line", CACHE_MAGIC "...");
     return -1;
@@ -95,11 +108,15 @@ static int entry_parse(const char *data, size_t len, const char *key,
     snprintf(why, n, "no CUBIN in an \"ok\" entry");
     return -1;
   }
+  if (!*ok && cl != 0) {
+    snprintf(why, n, "a CUBIN in a \"fail\" entry");
+    return -1;
+  }
   *log_len = (size_t)ll;
   *cubin_off = *log_off + *log_len;
   *cubin_len = (size_t)cl;
-  entry_hash(key, data + *log_off, *log_len, data + *cubin_off, *cubin_len,
-             want);
+  entry_hash(key, *ok, data + *log_off, *log_len, data + *cubin_off,
+             *cubin_len, want);
   if (strcmp(want, hash) != 0) {
     snprintf(why, n, "checksum %s, the bytes hash to %s", hash, want);
     return -1;
@@ -130,7 +147,7 @@ int tn_compile_cache_check(const char *path, char *why, size_t n)
   }
   rc = entry_parse(data, len, key, &ok, &lo, &ll, &co, &cl, why, n);
   free(data);
-  return rc;
+  return rc == 0 ? 0 : -1;
 }
 
 /* Looks the key up: 1 if found (cubin or recorded failure), else 0.  A
@@ -141,13 +158,18 @@ int tn_compile_cache_get(const char *dir, const char *key, tn_candidate *c)
   tn_err ignore = {{0}};
   size_t len = 0, lo, ll, co, cl;
   char *data = NULL;
-  int ok;
+  int ok, rc;
 
   snprintf(path, sizeof(path), "%s/%s.tnc", dir, key);
   if (tn_read_file(path, &data, &len, &ignore) != 0)
     return 0;
-  if (entry_parse(data, len, key, &ok, &lo, &ll, &co, &cl, why,
-                  sizeof(why)) != 0) {
+  rc = entry_parse(data, len, key, &ok, &lo, &ll, &co, &cl, why,
+                   sizeof(why));
+  if (rc == -2) {
+    free(data);
+    return 0;
+  }
+  if (rc != 0) {
     fprintf(stderr, "tuner: note: compile cache entry %s is bad (%s): "
                     "compiling again\n",
             path, why);
@@ -188,7 +210,7 @@ void tn_compile_cache_put(const char *dir, const char *key, int failed,
   if (log == NULL)
     log = "";
   ll = strlen(log);
-  entry_hash(key, log, ll, failed ? "" : cubin, cl, hash);
+  entry_hash(key, !failed, log, ll, failed ? "" : cubin, cl, hash);
   snprintf(head, sizeof(head), CACHE_MAGIC "%s %zu %zu %s\n",
            failed ? "fail" : "ok", ll, cl, hash);
   hl = strlen(head);
