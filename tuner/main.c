@@ -31,6 +31,7 @@
 #include "pipeline/tune.h"
 #include "base/util.h"
 #include "gpu/worker.h"
+#include "pipeline/cache_dir.h"
 #include "pipeline/compile_pool.h"
 #include "pipeline/compile_serve.h"
 
@@ -78,7 +79,10 @@ static void usage(FILE *out)
 "  -j, --jobs N          compile in N worker processes (default: one per\n"
 "                        core)\n"
 "      --cache-dir DIR   compile cache (default $TUNER_CACHE_DIR,\n"
-"                        $XDG_CACHE_HOME/tuner or ~/.cache/tuner)\n"
+"                        $XDG_CACHE_HOME/tuner, ~/.cache/tuner, else\n"
+"                        $TMPDIR/tuner-UID; made mode 0700).  A folder\n"
+"                        another user owns or others can write is\n"
+"                        refused\n"
 "      --no-cache        compile everything afresh, store nothing\n"
 "  -r, --repetitions N   timed launches per measurement (overrides the\n"
 "                        config's bench.repetitions)\n"
@@ -202,7 +206,7 @@ int main(int argc, char **argv)
   memset(&opts, 0, sizeof(opts));
   opts.device = 0;
   opts.use_cache = 1;
-  tn_compile_default_cache(opts.cache_dir, sizeof(opts.cache_dir));
+  tn_cache_dir_default(opts.cache_dir, sizeof(opts.cache_dir));
   while ((c = getopt_long(argc, argv, "c:d:a:no:j:r:qvhV", longopts, NULL)) !=
          -1) {
     switch (c) {
@@ -338,7 +342,12 @@ int main(int argc, char **argv)
   if (warmup >= 0)
     job->bench.warmup = warmup;
 
-  tn_precheck_cache(&opts);
+  rc = tn_precheck_cache(&opts, &err);
+  if (rc) {
+    fprintf(stderr, "tuner: %s\n", err.msg);
+    free(job);
+    return tn_exit_status(rc);
+  }
   tn_install_interrupt_handler();
   if (predict)
     rc = tn_predict(job, &opts, &single, &err);

@@ -13,23 +13,8 @@
 #include <unistd.h>
 
 #include "base/progress.h"
+#include "pipeline/cache_dir.h"
 #include "pipeline/compile_pool.h"
-
-void tn_compile_default_cache(char *out, size_t n)
-{
-  const char *d = getenv("TUNER_CACHE_DIR");
-  if (d && *d) {
-    snprintf(out, n, "%s", d);
-    return;
-  }
-  d = getenv("XDG_CACHE_HOME");
-  if (d && *d) {
-    snprintf(out, n, "%s/tuner", d);
-    return;
-  }
-  d = getenv("HOME");
-  snprintf(out, n, "%s/.cache/tuner", d && *d ? d : "/tmp");
-}
 
 /* 1 if the CUBIN's ELF symbol table has a function named name, 0 if it
  * has none, -1 if the CUBIN is not an ELF64 file this can read.  An
@@ -388,8 +373,9 @@ int tn_compile_start(const tn_job *job, const tn_template *t,
   r->background = background;
   r->use_cache = opts->cache_dir[0] != '\0';
   tn_strlcpy(r->cache_dir, opts->cache_dir, sizeof(r->cache_dir));
-  if (r->use_cache && tn_mkdirs(r->cache_dir, err) != 0) {
-    /* a cache we cannot create is not worth stopping for */
+  if (r->use_cache && tn_cache_dir_make(r->cache_dir, 0, err) != 0) {
+    /* a cache we cannot create is not worth stopping for; one that became
+     * shared since the precheck is not used */
     fprintf(stderr, "tuner: warning: no compile cache: %s\n", err->msg);
     err->msg[0] = '\0';
     r->use_cache = 0;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "model/profile.h"
+#include "pipeline/cache_dir.h"
 
 #define IDENTITY_FORMAT 1
 
@@ -49,16 +50,21 @@ int tn_precheck_dir(const char *what, const char *dir, tn_err *err)
   }
 }
 
-void tn_precheck_cache(tn_tune_opts *opts)
+int tn_precheck_cache(tn_tune_opts *opts, tn_err *err)
 {
   tn_err e = {{0}};
+  int rc;
   if (!opts->use_cache)
-    return;
+    return 0;
+  rc = tn_cache_dir_check(opts->cache_dir, 0, err);
+  if (rc != 0)
+    return rc;
   if (tn_precheck_dir("compile cache", opts->cache_dir, &e) != 0) {
     fprintf(stderr, "tuner: warning: %s: compiling without a cache\n",
             e.msg);
     opts->use_cache = 0;
   }
+  return 0;
 }
 
 const tn_arch *tn_precheck_target(const tn_job *job, const tn_arch *arch)
