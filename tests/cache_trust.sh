@@ -3,12 +3,16 @@
 # folder is the user's own, made mode 0700, never a folder that every user
 # shares; a folder that another user owns or that others can write is
 # refused (exit 2, before any work: no GPU worker started, nothing
-# written).  The cases that need another user's files need root (chown);
+# written) unless it has a key (--cache-key): then every entry carries an
+# HMAC-SHA256 by the key, and an entry planted by whoever can write the
+# folder without the key fails authentication, is said so and compiled
+# again.  The cases that need another user's files need root (chown);
 # elsewhere they are said to be left out.
 set -u
 tuner=$1
 fake=$2
-src=$3
+check=$3
+src=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1  # a relative HOME below must not land elsewhere
@@ -92,4 +96,61 @@ for c in own own-link; do
 done
 n=$(find "$tmp/own" -name '*.tnc' | wc -l)
 [ "$n" -gt 0 ] || { echo "FAIL 3: nothing cached in $tmp/own"; fail=1; }
+
+# 4. a shared (group-writable) cache with a key
+shared=$tmp/shared
+mkdir -m 2775 "$shared"
+head -c 32 /dev/urandom >"$tmp/key" && chmod 600 "$tmp/key"
+keyed() { # NAME [OPTIONS...]: a prediction on the shared cache
+  local name=$1
+  shift
+  "$tuner" --config "$small" --predict --arch sm_80 -q -o "$tmp/out-$name" \
+    --cache-dir "$shared" "$@" >"$tmp/$name.out" 2>&1
+}
+keyed k1 --cache-key "$tmp/key" ||
+  { echo "FAIL 4: the keyed run: $(cat "$tmp/k1.out")"; fail=1; }
+n=$(find "$shared" -name '*.tnc' | wc -l)
+"$check" "$shared" "$tmp/key" >"$tmp/check.out" ||
+  { echo "FAIL 4: entries without a MAC by the key:"; cat "$tmp/check.out"
+    fail=1; }
+[ "$n" -gt 0 ] && echo "ok 4: a shared cache with a key: $n entries, each" \
+  "with a MAC that verifies"
+# whoever can write the folder but lacks the key: entries with good
+# checksums (made by a run of their own) put over every one of ours
+"$tuner" --config "$small" --predict --arch sm_80 -q -o "$tmp/out-evil" \
+  --cache-dir "$tmp/evil" >/dev/null 2>&1 || { echo "FAIL 4: evil"; fail=1; }
+cp "$tmp"/evil/*.tnc "$shared"/
+"$check" "$shared" >/dev/null ||
+  { echo "FAIL 4: the planted entries' checksums are not good"; fail=1; }
+keyed k2 --cache-key "$tmp/key" ||
+  { echo "FAIL 4: the run after the planting"; fail=1; }
+bad=$(grep -c "compile cache entry .* fails authentication" "$tmp/k2.out")
+grep -q "$n compiled (0 from the cache" "$tmp/k2.out" && [ "$bad" -eq "$n" ] ||
+  { echo "FAIL 4: $bad of $n planted entries said, or served:"
+    cat "$tmp/k2.out"; fail=1; }
+[ $fail -eq 0 ] && echo "ok 4: $bad planted entries failed authentication" \
+  "and were compiled again"
+# rewritten with MACs: the next run (the key from the environment) is
+# served from the cache, without a note
+TUNER_CACHE_KEY=$tmp/key keyed k3 ||
+  { echo "FAIL 4: the third run"; fail=1; }
+grep -q "$n compiled ($n from the cache" "$tmp/k3.out" &&
+  ! grep -q "compile cache entry" "$tmp/k3.out" ||
+  { echo "FAIL 4: not served from the cache:"; cat "$tmp/k3.out"; fail=1; }
+# key files that cannot serve, and no key: refused before any work
+keyed nokey && { echo "FAIL 4: a shared cache without a key"; fail=1; }
+grep -q "is shared: its group can write it" "$tmp/nokey.out" ||
+  { echo "FAIL 4: $(cat "$tmp/nokey.out")"; fail=1; }
+chmod 604 "$tmp/key"
+keyed readable --cache-key "$tmp/key"
+[ $? -eq 2 ] && grep -q "every user can read it" "$tmp/readable.out" ||
+  { echo "FAIL 4: a key every user can read: $(cat "$tmp/readable.out")"
+    fail=1; }
+head -c 16 /dev/urandom >"$tmp/short" && chmod 600 "$tmp/short"
+keyed short --cache-key "$tmp/short"
+[ $? -eq 2 ] && grep -q "16 bytes" "$tmp/short.out" ||
+  { echo "FAIL 4: a short key: $(cat "$tmp/short.out")"; fail=1; }
+keyed missing --cache-key "$tmp/nothing"
+[ $? -eq 2 ] && grep -q "No such file" "$tmp/missing.out" ||
+  { echo "FAIL 4: no key file: $(cat "$tmp/missing.out")"; fail=1; }
 exit $fail

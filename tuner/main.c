@@ -82,7 +82,11 @@ static void usage(FILE *out)
 "                        $XDG_CACHE_HOME/tuner, ~/.cache/tuner, else\n"
 "                        $TMPDIR/tuner-UID; made mode 0700).  A folder\n"
 "                        another user owns or others can write is\n"
-"                        refused\n"
+"                        shared: refused without --cache-key\n"
+"      --cache-key FILE  the key of a shared cache (default\n"
+"                        $TUNER_CACHE_KEY): entries are stored with an\n"
+"                        HMAC-SHA256 by it, and only entries whose MAC\n"
+"                        verifies are used (docs/fleet.md)\n"
 "      --no-cache        compile everything afresh, store nothing\n"
 "  -r, --repetitions N   timed launches per measurement (overrides the\n"
 "                        config's bench.repetitions)\n"
@@ -155,7 +159,7 @@ static void join_args(int argc, char **argv, char *out, size_t n)
 }
 
 enum { OPT_NO_PRUNE = 256, OPT_RESUME, OPT_CACHE_DIR, OPT_NO_CACHE, OPT_WARMUP,
-       OPT_PREDICT, OPT_FULL_PROTOCOL, OPT_PROFILE };
+       OPT_PREDICT, OPT_FULL_PROTOCOL, OPT_PROFILE, OPT_CACHE_KEY };
 
 int main(int argc, char **argv)
 {
@@ -172,6 +176,7 @@ int main(int argc, char **argv)
       {"jobs", required_argument, NULL, 'j'},
       {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
       {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+      {"cache-key", required_argument, NULL, OPT_CACHE_KEY},
       {"repetitions", required_argument, NULL, 'r'},
       {"warmup", required_argument, NULL, OPT_WARMUP},
       {"predict", no_argument, NULL, OPT_PREDICT},
@@ -207,6 +212,8 @@ int main(int argc, char **argv)
   opts.device = 0;
   opts.use_cache = 1;
   tn_cache_dir_default(opts.cache_dir, sizeof(opts.cache_dir));
+  if (getenv("TUNER_CACHE_KEY") && getenv("TUNER_CACHE_KEY")[0])
+    opts.cache_key_path = getenv("TUNER_CACHE_KEY");
   while ((c = getopt_long(argc, argv, "c:d:a:no:j:r:qvhV", longopts, NULL)) !=
          -1) {
     switch (c) {
@@ -271,6 +278,9 @@ int main(int argc, char **argv)
       break;
     case OPT_NO_CACHE:
       opts.use_cache = 0;
+      break;
+    case OPT_CACHE_KEY:
+      opts.cache_key_path = optarg;
       break;
     case 'r':
       if (parse_int("--repetitions", optarg, 1, 100000, &opts.repetitions))

@@ -90,8 +90,10 @@ int tn_cache_dir_check(const char *dir, int keyed, tn_err *err)
     return 0;
   return tn_errf(err, TN_EINPUT,
                  "compile cache %s is shared: %s; whoever can write it "
-                 "could plant a CUBIN that this run would load.  Use a "
-                 "folder of your own (--cache-dir DIR) or --no-cache",
+                 "could plant a CUBIN that this run would load.  Give a "
+                 "shared cache a key (--cache-key FILE, docs/fleet.md), or "
+                 "use a folder of your own (--cache-dir DIR) or "
+                 "--no-cache",
                  dir, why);
 }
 

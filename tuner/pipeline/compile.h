@@ -21,6 +21,7 @@
 
 typedef struct {
   char cache_dir[4096]; /* empty: no cache */
+  const tn_mac_key *cache_mac; /* the cache's key; NULL: a private one */
   int jobs;             /* compile workers; 0: one per core */
   int quiet;            /* no progress bar */
   /* the run's workers (started and warmed, or to start on the first

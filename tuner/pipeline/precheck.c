@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/mac.h"
 #include "model/profile.h"
 #include "pipeline/cache_dir.h"
 
@@ -56,7 +57,14 @@ int tn_precheck_cache(tn_tune_opts *opts, tn_err *err)
   int rc;
   if (!opts->use_cache)
     return 0;
-  rc = tn_cache_dir_check(opts->cache_dir, 0, err);
+  if (opts->cache_key_path) {
+    rc = tn_mac_key_read("--cache-key", opts->cache_key_path,
+                         &opts->cache_key, err);
+    if (rc != 0)
+      return rc;
+    opts->cache_keyed = 1;
+  }
+  rc = tn_cache_dir_check(opts->cache_dir, opts->cache_keyed, err);
   if (rc != 0)
     return rc;
   if (tn_precheck_dir("compile cache", opts->cache_dir, &e) != 0) {

@@ -177,6 +177,7 @@ int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err)
   memset(&copts, 0, sizeof(copts));
   if (opts->use_cache)
     tn_strlcpy(copts.cache_dir, opts->cache_dir, sizeof(copts.cache_dir));
+  copts.cache_mac = opts->cache_keyed ? &opts->cache_key : NULL;
   copts.jobs = opts->jobs;
   copts.quiet = opts->quiet;
   copts.pool = run->pool;

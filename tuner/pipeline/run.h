@@ -6,6 +6,7 @@
 #define TN_RUN_H
 
 #include "base/arch.h"
+#include "base/mac.h"
 #include "gpu/bench.h"
 #include "pipeline/compile.h"
 #include "pipeline/config.h"
@@ -46,6 +47,9 @@ typedef struct {
   int jobs;            /* compile workers, 0: one per core */
   int use_cache;
   char cache_dir[4096];
+  const char *cache_key_path; /* --cache-key: the file of the cache's key */
+  int cache_keyed;            /* cache_key read from it (precheck) */
+  tn_mac_key cache_key;
   const char *output_dir;  /* overrides the config's */
   const char *resume_path; /* results JSON of an interrupted run */
   int repetitions;     /* overrides the config's, 0: keep */
