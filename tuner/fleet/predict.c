@@ -15,6 +15,7 @@
 #include "pipeline/precheck.h"
 #include "pipeline/render.h"
 #include "pipeline/results.h"
+#include "pipeline/run_files.h"
 
 void tn_predict_estimate(const tn_job *job, const tn_arch *arch,
                          const tn_candidate *c, tn_predict_est *est)
@@ -226,7 +227,7 @@ static int write_outputs(tn_run *run, tn_err *err)
   rc = tn_mkdirs(dir, err);
   if (rc != 0)
     return rc;
-  rc = tn_results_write_doc(predicted_json(run), run->results_path, err);
+  rc = tn_run_files_create(run, predicted_json(run), 0, err);
   if (rc || run->sel.best < 0)
     return rc;
 

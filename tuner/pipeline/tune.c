@@ -15,6 +15,7 @@
 #include "pipeline/precheck.h"
 #include "pipeline/render.h"
 #include "pipeline/results.h"
+#include "pipeline/run_files.h"
 #include "gpu/worker.h"
 
 /* The architecture to compile for: --arch, else the device's (sm_XXa
@@ -245,7 +246,7 @@ static int bench_all(tn_run *run, tn_worker *w, tn_err *err)
   int *order = malloc(sizeof(int) * (size_t)(run->space.n + 1));
   int group_start = 0, group_end = 0;
   tn_measured_verdict *verdicts = NULL;
-  double t0 = tn_now(), last_write = -1e30;
+  double t0 = tn_now(), last_write = t0; /* the file exists: measure() */
 
   if (order == NULL ||
       tn_select_order(job->family, &run->space, order) != 0) {
@@ -384,7 +385,13 @@ static int measure(tn_run *run, tn_worker *worker, int write_header,
   rc = tn_mkdirs(dir, err);
   if (rc != 0)
     return rc;
-  if (run->opts->resume_path) {
+  if (!run->opts->resume_path) {
+    /* names no other run has, and a results file before any measurement:
+     * what --resume continues from exists whatever happens next */
+    rc = tn_run_files_create(run, tn_results_json(run), 1, err);
+    if (rc != 0)
+      return rc;
+  } else {
     rc = tn_journal_resume(run->journal_path, run, err);
     if (rc < 0)
       return rc;

@@ -1,0 +1,72 @@
+/* run_files.c -- a run's results file and journal under names that no
+ * other run has. */
+#define _POSIX_C_SOURCE 200809L
+#include "pipeline/run_files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_TRIES 1000
+
+/* Creates path empty if it does not exist: 0, 1 when it exists, or
+ * TN_ETOOL. */
+static int claim_empty(const char *path, tn_err *err)
+{
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    close(fd);
+    return 0;
+  }
+  if (errno == EEXIST)
+    return 1;
+  return tn_errf(err, TN_ETOOL, "open(%s): %s", path, strerror(errno));
+}
+
+int tn_run_files_create(tn_run *run, json_t *doc, int journal, tn_err *err)
+{
+  char stem[4400], json[4400], jsonl[4401];
+  size_t n = strlen(run->results_path);
+  char *text;
+  int i, rc = 1;
+
+  if (doc == NULL)
+    return tn_errf(err, TN_ETOOL, "building the results JSON failed");
+  text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
+  json_decref(doc);
+  if (text == NULL)
+    return tn_errf(err, TN_ETOOL, "serialising the results JSON failed");
+  if (n > 5 && strcmp(run->results_path + n - 5, ".json") == 0)
+    n -= 5;
+  snprintf(stem, sizeof(stem), "%.*s", (int)n, run->results_path);
+  for (i = 1; i <= MAX_TRIES && rc == 1; i++) {
+    int w = i == 1 ? snprintf(json, sizeof(json), "%s.json", stem)
+                   : snprintf(json, sizeof(json), "%s-%d.json", stem, i);
+    if (w < 0 || (size_t)w + 1 >= sizeof(json)) {
+      rc = tn_errf(err, TN_ETOOL, "%s: path too long", stem);
+      break;
+    }
+    snprintf(jsonl, sizeof(jsonl), "%sl", json);
+    if (journal) {
+      rc = claim_empty(jsonl, err);
+      if (rc != 0)
+        continue; /* 1: taken, try the next; else an error */
+    }
+    rc = tn_write_file_new(json, text, strlen(text), err);
+    if (rc != 0 && journal)
+      unlink(jsonl); /* ours, and empty */
+  }
+  free(text);
+  if (rc == 1)
+    return tn_errf(err, TN_ETOOL, "%s.json and %d more names are taken",
+                   stem, MAX_TRIES - 1);
+  if (rc != 0)
+    return rc;
+  tn_strlcpy(run->results_path, json, sizeof(run->results_path));
+  if (journal)
+    tn_strlcpy(run->journal_path, jsonl, sizeof(run->journal_path));
+  return 0;
+}
