@@ -7,6 +7,11 @@
 #    so they collide with those files for certain and with each other
 #    whenever they start in the same second.  Each takes names of its
 #    own, touches no other file, and its journal holds its run alone.
+# 2. Two merges into one output.  With the folder's lock held (as a reader
+#    of a whole header set holds it: flock DIR/.tuner.lock), a merge waits
+#    and writes nothing meanwhile; then rounds of two merges of results
+#    with different winners at once: after each, the per-architecture
+#    header and the dispatch header name the same winner.
 set -u
 tuner=$1
 fake=$2
@@ -75,4 +80,65 @@ print("ok 1: 2 runs and 2 predictions into one folder, every name of the "
       "next 5 minutes taken: 4 files of their own, 2 journals of one run "
       "each, no other file touched")
 PY
+
+# 2. results with another winner (6) beside run 1's (0)
+x=$(sed -n 's/^tuner: results: //p' "$tmp/run1.err")
+FAKE_WORKER_SCRIPT="6:fast" "$tuner" --config "$cfg" --no-prune -q \
+  --cache-dir "$tmp/cache" -o "$tmp/y" >/dev/null 2>"$tmp/y.err" ||
+  { echo "FAIL 2: the run of winner 6: $(cat "$tmp/y.err")"; fail=1; }
+y=$(sed -n 's/^tuner: results: //p' "$tmp/y.err")
+# the winner's rows_per_thread and pad as the two headers of DIR say them
+winner() {
+  local h d
+  h=$(grep -E '^#define TRANSPOSE_SM_90_(ROWS_PER_THREAD|PAD) ' \
+      "$1/sm_90/transpose.h" | head -n 2 | awk '{print $3}' | tr '\n' ' ')
+  d=$(grep -E '^#define TRANSPOSE_SM_90_(ROWS_PER_THREAD|PAD) ' \
+      "$1/transpose_dispatch.h" | head -n 2 | awk '{print $3}' | tr '\n' ' ')
+  echo "$h/$d"
+}
+hdr=$tmp/held
+mkdir -p "$hdr"
+exec 9>"$hdr/.tuner.lock"
+flock -x 9
+"$tuner" merge -q -o "$hdr" "$x" >"$tmp/held.out" 2>&1 9>&- &
+mpid=$!
+ino=$(stat -c %i "$hdr/.tuner.lock")
+waited=0
+for i in $(seq 600); do  # a wait for an event, bounded; not a timer
+  grep -qE -- "-> FLOCK .*:$ino " /proc/locks && { waited=1; break; }
+  kill -0 "$mpid" 2>/dev/null || break  # it ended without waiting
+  sleep 0.1
+done
+early=$(find "$hdr" -name '*.h' | wc -l)
+exec 9>&-
+wait "$mpid" || { echo "FAIL 2: the merge: $(cat "$tmp/held.out")"; fail=1; }
+if [ $waited -eq 1 ] && [ "$early" -eq 0 ] &&
+   [ "$(winner "$hdr")" = "4 0 /4 0 " ]; then
+  echo "ok 2: a merge waited for the folder's lock, wrote nothing meanwhile," \
+    "then its set"
+else
+  echo "FAIL 2: waited $waited, $early headers written while the lock was" \
+    "held, winner $(winner "$hdr")"; fail=1
+fi
+race=$tmp/race
+seen=""
+mixed=0
+for round in $(seq 10); do
+  "$tuner" merge -q -o "$race" "$x" >"$tmp/mx.out" 2>&1 &
+  a=$!
+  "$tuner" merge -q -o "$race" "$y" >"$tmp/my.out" 2>&1 &
+  b=$!
+  wait "$a" || { echo "FAIL 2: merge of $x: $(cat "$tmp/mx.out")"; fail=1; }
+  wait "$b" || { echo "FAIL 2: merge of $y: $(cat "$tmp/my.out")"; fail=1; }
+  w=$(winner "$race")
+  case $w in
+    "4 0 /4 0 "|"8 1 /8 1 ") seen="$seen ${w%% *}" ;;
+    *) echo "FAIL 2 round $round: a mixed set: arch/dispatch $w"; mixed=1 ;;
+  esac
+done
+if [ $mixed -eq 0 ]; then
+  echo "ok 2: 10 rounds of two merges at once, each set whole (rows:$seen)"
+else
+  fail=1
+fi
 exit $fail

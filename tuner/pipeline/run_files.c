@@ -1,5 +1,5 @@
 /* run_files.c -- a run's results file and journal under names that no
- * other run has. */
+ * other run has, and its header under its folder's lock. */
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline/run_files.h"
 
@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "base/lock.h"
+#include "emit/emit.h"
 
 #define MAX_TRIES 1000
 
@@ -69,4 +72,19 @@ int tn_run_files_create(tn_run *run, json_t *doc, int journal, tn_err *err)
   if (journal)
     tn_strlcpy(run->journal_path, jsonl, sizeof(run->journal_path));
   return 0;
+}
+
+int tn_run_files_header(const tn_run *run, tn_err *err)
+{
+  char dir[4096];
+  int fd, rc;
+  tn_run_output_dir(run, dir, sizeof(dir));
+  rc = tn_mkdirs(dir, err);
+  if (rc == 0)
+    rc = tn_lock_dir("tuner", dir, &fd, err);
+  if (rc != 0)
+    return rc;
+  rc = tn_emit_header(run, err);
+  tn_unlock_dir(fd);
+  return rc;
 }

@@ -1,5 +1,5 @@
 /* run_files.h -- a run's results file and journal under names that no
- * other run has.
+ * other run has, and its header under its folder's lock.
  *
  * tn_run_set_paths names them after the job, the architecture and the
  * second the run started (<name>-<arch>-<UTC time>.json); two runs of one
@@ -21,5 +21,10 @@
  * run->results_path and journal_path become the names taken.  Returns 0,
  * or TN_ETOOL (nothing left behind). */
 int tn_run_files_create(tn_run *run, json_t *doc, int journal, tn_err *err);
+
+/* Writes the run's header (tn_emit_header) holding its output folder's
+ * lock (base/lock.h): never in the middle of a merge's header set there.
+ * Returns 0, TN_EINTR or TN_ETOOL. */
+int tn_run_files_header(const tn_run *run, tn_err *err);
 
 #endif

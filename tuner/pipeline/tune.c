@@ -417,7 +417,7 @@ static int measure(tn_run *run, tn_worker *worker, int write_header,
     rc = wrc;
   }
   if (rc == 0 && write_header && run->sel.best >= 0)
-    rc = tn_emit_header(run, err);
+    rc = tn_run_files_header(run, err);
   return rc;
 }
 
