@@ -74,8 +74,9 @@ static void usage(FILE *out)
 "                        racing, no early stop on a tight median)\n"
 "  -o, --output DIR      write results here (default: the config's\n"
 "                        output.dir, else results/)\n"
-"      --resume FILE     continue the interrupted run whose results JSON is\n"
-"                        FILE, without measuring again what it finished\n"
+"      --resume FILE     continue the interrupted run whose results JSON or\n"
+"                        journal (.jsonl, enough alone) is FILE, without\n"
+"                        measuring again what it finished\n"
 "  -j, --jobs N          compile in N worker processes (default: one per\n"
 "                        core)\n"
 "      --cache-dir DIR   compile cache (default $TUNER_CACHE_DIR,\n"
@@ -397,6 +398,13 @@ int main(int argc, char **argv)
     rc = 130;
   } else if (rc) {
     fprintf(stderr, "tuner: %s\n", err.msg);
+    /* a run that stopped on a tool's error (a full disk, a lost GPU)
+     * after its files were made: what it measured is in its journal */
+    for (i = 0; runs && i < n_runs && rc != TN_EINPUT; i++)
+      if (runs[i].files_made)
+        fprintf(stderr, "tuner: what was measured is in %s; continue with "
+                        "--resume %s\n",
+                runs[i].journal_path, runs[i].results_path);
     rc = tn_exit_status(rc);
   }
   for (i = 0; runs && i < n_runs; i++)

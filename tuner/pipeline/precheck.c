@@ -356,22 +356,31 @@ static int check_resume(const tn_run *run, const char *journal,
   return rc;
 }
 
-/* The journal beside the results file, as tn_run_set_paths names it. */
+/* The journal --resume continues, as tn_run_set_paths names it; the
+ * results file beside it, when there is one, must be a file this run can
+ * rewrite (a run that met a full disk may have left the journal alone:
+ * the results are written anew from it). */
 static int resume_paths(const tn_run *run, char *journal, size_t size,
                         tn_err *err)
 {
   const char *r = run->opts->resume_path;
-  size_t n = strlen(r);
+  char results[4400];
   struct stat st;
-  if (stat(r, &st) != 0)
-    return tn_errf(err, TN_EINPUT, "--resume %s: %s", r, strerror(errno));
+  if (tn_run_resume_paths(r, results, sizeof(results), journal, size) != 0)
+    return tn_errf(err, TN_EINPUT, "--resume %s: path too long", r);
+  if (stat(results, &st) != 0) {
+    if (errno == ENOENT && stat(journal, &st) == 0)
+      return 0; /* the journal alone */
+    return tn_errf(err, TN_EINPUT, "--resume %s: %s%s%s", r,
+                   strcmp(results, r) != 0 ? results : "",
+                   strcmp(results, r) != 0 ? ": " : "", strerror(errno));
+  }
   if (!S_ISREG(st.st_mode))
-    return tn_errf(err, TN_EINPUT, "--resume %s: not a results file", r);
-  if (access(r, R_OK | W_OK) != 0)
-    return tn_errf(err, TN_EINPUT, "--resume %s: %s", r, strerror(errno));
-  if (n > 5 && strcmp(r + n - 5, ".json") == 0)
-    n -= 5;
-  snprintf(journal, size, "%.*s.jsonl", (int)n, r);
+    return tn_errf(err, TN_EINPUT, "--resume %s: %s is not a results file",
+                   r, results);
+  if (access(results, R_OK | W_OK) != 0)
+    return tn_errf(err, TN_EINPUT, "--resume %s: %s: %s", r, results,
+                   strerror(errno));
   return 0;
 }
 

@@ -93,6 +93,8 @@ typedef struct {
   int resumed;         /* candidates taken from the resumed run */
   char template_hash[33]; /* of the template's text and headers */
   char results_path[4400], journal_path[4400], header_path[4400];
+  int files_made; /* the results file and journal exist (run_files.h, or
+                     --resume): what --resume continues */
 } tn_run;
 
 /* Clears run and fills what every run starts with: job, opts, the start
@@ -116,10 +118,18 @@ int tn_run_compilers(const tn_tune_opts *opts, const tn_arch *hint,
 void tn_run_compilers_close(tn_compile_pool **p);
 
 /* Fills run->results_path, journal_path and header_path for run->arch:
- * <output>/<name>-<arch>-<UTC time>.json (.jsonl), <output>/<arch>/<name>.h,
- * or, with --resume, the resumed file, its journal and the header beside
- * it.  Returns 0, or TN_EINPUT if a path is too long. */
+ * <output>/<name>-<arch>-<UTC time>.json (.jsonl), <output>/<arch>/<name>.h
+ * (names a measured run claims later: run_files.h), or, with --resume,
+ * the resumed files (tn_run_resume_paths) and the header beside them.
+ * Returns 0, or TN_EINPUT if a path is too long. */
 int tn_run_set_paths(tn_run *run, tn_err *err);
+
+/* The results file and journal that --resume FILE continues: FILE names
+ * either, x.json or x.jsonl (any other name is a results file, its
+ * journal FILE.jsonl).  The journal alone is enough: the results file is
+ * written anew from it.  Returns 0, or -1 if a path does not fit. */
+int tn_run_resume_paths(const char *resume, char *results, size_t rn,
+                        char *journal, size_t jn);
 
 /* The folder results and headers go to: --output, else beside the file
  * --resume continues, else the config's output.dir. */

@@ -29,6 +29,51 @@ static int claim_empty(const char *path, tn_err *err)
   return tn_errf(err, TN_ETOOL, "open(%s): %s", path, strerror(errno));
 }
 
+int tn_run_files_trim_journal(const char *path, tn_err *err)
+{
+  char buf[4096];
+  off_t end, at;
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+
+  if (fd < 0)
+    return tn_errf(err, TN_ETOOL, "open(%s): %s", path, strerror(errno));
+  end = lseek(fd, 0, SEEK_END);
+  if (end < 0) {
+    int e = errno;
+    close(fd);
+    return tn_errf(err, TN_ETOOL, "lseek(%s): %s", path, strerror(e));
+  }
+  /* back from the end to the last newline */
+  for (at = end; at > 0;) {
+    size_t n = at < (off_t)sizeof(buf) ? (size_t)at : sizeof(buf);
+    ssize_t got = pread(fd, buf, n, at - (off_t)n);
+    ssize_t i;
+    if (got != (ssize_t)n) {
+      close(fd);
+      return tn_errf(err, TN_ETOOL, "read(%s): %s", path,
+                     got < 0 ? strerror(errno) : "short");
+    }
+    for (i = got - 1; i >= 0 && buf[i] != '\n'; i--)
+      ;
+    if (i >= 0) {
+      at = at - (off_t)n + i + 1;
+      break;
+    }
+    at -= (off_t)n;
+  }
+  if (at != end && ftruncate(fd, at) != 0) {
+    int e = errno;
+    close(fd);
+    return tn_errf(err, TN_ETOOL, "ftruncate(%s): %s", path, strerror(e));
+  }
+  if (at != end)
+    fprintf(stderr, "tuner: note: %s ended in a line cut short (%lld "
+                    "bytes): dropped\n",
+            path, (long long)(end - at));
+  close(fd);
+  return 0;
+}
+
 int tn_run_files_create(tn_run *run, json_t *doc, int journal, tn_err *err)
 {
   char stem[4400], json[4400], jsonl[4401];
@@ -69,8 +114,10 @@ int tn_run_files_create(tn_run *run, json_t *doc, int journal, tn_err *err)
   if (rc != 0)
     return rc;
   tn_strlcpy(run->results_path, json, sizeof(run->results_path));
-  if (journal)
+  if (journal) {
     tn_strlcpy(run->journal_path, jsonl, sizeof(run->journal_path));
+    run->files_made = 1;
+  }
   return 0;
 }
 

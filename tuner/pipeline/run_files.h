@@ -27,4 +27,10 @@ int tn_run_files_create(tn_run *run, json_t *doc, int journal, tn_err *err);
  * Returns 0, TN_EINTR or TN_ETOOL. */
 int tn_run_files_header(const tn_run *run, tn_err *err);
 
+/* Cuts the journal at path after its last whole line: a line that a kill
+ * or a full disk cut short is dropped (it was never a measurement), so
+ * that the lines a resumed run appends start on a line of their own.
+ * Returns 0, or TN_ETOOL. */
+int tn_run_files_trim_journal(const char *path, tn_err *err);
+
 #endif

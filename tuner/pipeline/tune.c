@@ -392,10 +392,13 @@ static int measure(tn_run *run, tn_worker *worker, int write_header,
     if (rc != 0)
       return rc;
   } else {
-    rc = tn_journal_resume(run->journal_path, run, err);
+    rc = tn_run_files_trim_journal(run->journal_path, err);
+    if (rc == 0)
+      rc = tn_journal_resume(run->journal_path, run, err);
     if (rc < 0)
       return rc;
     run->resumed = rc;
+    run->files_made = 1;
   }
   rc = bench_all(run, worker, err);
   tn_run_finish_compile(run, rc != 0);
