@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages="cmake pkg-config gcc libconfig-dev libjansson-dev libxxhash-dev
-  help2man"
+  libsodium-dev help2man"
 missing=""
 for p in $packages; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -1,6 +1,7 @@
 /* check_cache.c -- verifies every entry of a compile cache folder
- * (tn_compile_cache_check) and that no temporary is left behind.  Prints
- * "entries N" and exits 0, or names each bad file and exits 1. */
+ * (tn_compile_cache_check; with KEYFILE, its MAC by that key too) and
+ * that no temporary is left behind.  Prints "entries N" and exits 0, or
+ * names each bad file and exits 1. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <stdio.h>
@@ -12,10 +13,16 @@ int main(int argc, char **argv)
 {
   DIR *d;
   struct dirent *e;
+  tn_mac_key key;
+  tn_err err = {{0}};
   int n = 0, bad = 0;
 
-  if (argc != 2) {
-    fprintf(stderr, "usage: check_cache DIR\n");
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr, "usage: check_cache DIR [KEYFILE]\n");
+    return 2;
+  }
+  if (argc == 3 && tn_mac_key_read("key", argv[2], &key, &err) != 0) {
+    fprintf(stderr, "%s\n", err.msg);
     return 2;
   }
   d = opendir(argv[1]);
@@ -35,7 +42,8 @@ int main(int argc, char **argv)
       continue;
     }
     n++;
-    if (tn_compile_cache_check(path, why, sizeof(why)) != 0) {
+    if (tn_compile_cache_check(path, argc == 3 ? &key : NULL, why,
+                               sizeof(why)) != 0) {
       printf("BAD %s: %s\n", path, why);
       bad++;
     }

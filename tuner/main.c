@@ -31,6 +31,7 @@
 #include "pipeline/tune.h"
 #include "base/util.h"
 #include "gpu/worker.h"
+#include "pipeline/cache_dir.h"
 #include "pipeline/compile_pool.h"
 #include "pipeline/compile_serve.h"
 
@@ -73,12 +74,20 @@ static void usage(FILE *out)
 "                        racing, no early stop on a tight median)\n"
 "  -o, --output DIR      write results here (default: the config's\n"
 "                        output.dir, else results/)\n"
-"      --resume FILE     continue the interrupted run whose results JSON is\n"
-"                        FILE, without measuring again what it finished\n"
+"      --resume FILE     continue the interrupted run whose results JSON or\n"
+"                        journal (.jsonl, enough alone) is FILE, without\n"
+"                        measuring again what it finished\n"
 "  -j, --jobs N          compile in N worker processes (default: one per\n"
 "                        core)\n"
 "      --cache-dir DIR   compile cache (default $TUNER_CACHE_DIR,\n"
-"                        $XDG_CACHE_HOME/tuner or ~/.cache/tuner)\n"
+"                        $XDG_CACHE_HOME/tuner, ~/.cache/tuner, else\n"
+"                        $TMPDIR/tuner-UID; made mode 0700).  A folder\n"
+"                        another user owns or others can write is\n"
+"                        shared: refused without --cache-key\n"
+"      --cache-key FILE  the key of a shared cache (default\n"
+"                        $TUNER_CACHE_KEY): entries are stored with an\n"
+"                        HMAC-SHA256 by it, and only entries whose MAC\n"
+"                        verifies are used (docs/fleet.md)\n"
 "      --no-cache        compile everything afresh, store nothing\n"
 "  -r, --repetitions N   timed launches per measurement (overrides the\n"
 "                        config's bench.repetitions)\n"
@@ -151,7 +160,7 @@ static void join_args(int argc, char **argv, char *out, size_t n)
 }
 
 enum { OPT_NO_PRUNE = 256, OPT_RESUME, OPT_CACHE_DIR, OPT_NO_CACHE, OPT_WARMUP,
-       OPT_PREDICT, OPT_FULL_PROTOCOL, OPT_PROFILE };
+       OPT_PREDICT, OPT_FULL_PROTOCOL, OPT_PROFILE, OPT_CACHE_KEY };
 
 /* The worker's described families: the run's config, read in the worker
  * as the run read it.  The job lives as long as the worker does. */
@@ -189,6 +198,7 @@ int main(int argc, char **argv)
       {"jobs", required_argument, NULL, 'j'},
       {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
       {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+      {"cache-key", required_argument, NULL, OPT_CACHE_KEY},
       {"repetitions", required_argument, NULL, 'r'},
       {"warmup", required_argument, NULL, OPT_WARMUP},
       {"predict", no_argument, NULL, OPT_PREDICT},
@@ -223,7 +233,9 @@ int main(int argc, char **argv)
   memset(&opts, 0, sizeof(opts));
   opts.device = 0;
   opts.use_cache = 1;
-  tn_compile_default_cache(opts.cache_dir, sizeof(opts.cache_dir));
+  tn_cache_dir_default(opts.cache_dir, sizeof(opts.cache_dir));
+  if (getenv("TUNER_CACHE_KEY") && getenv("TUNER_CACHE_KEY")[0])
+    opts.cache_key_path = getenv("TUNER_CACHE_KEY");
   while ((c = getopt_long(argc, argv, "c:d:a:no:j:r:qvhV", longopts, NULL)) !=
          -1) {
     switch (c) {
@@ -288,6 +300,9 @@ int main(int argc, char **argv)
       break;
     case OPT_NO_CACHE:
       opts.use_cache = 0;
+      break;
+    case OPT_CACHE_KEY:
+      opts.cache_key_path = optarg;
       break;
     case 'r':
       if (parse_int("--repetitions", optarg, 1, 100000, &opts.repetitions))
@@ -359,7 +374,12 @@ int main(int argc, char **argv)
   if (warmup >= 0)
     job->bench.warmup = warmup;
 
-  tn_precheck_cache(&opts);
+  rc = tn_precheck_cache(&opts, &err);
+  if (rc) {
+    fprintf(stderr, "tuner: %s\n", err.msg);
+    free(job);
+    return tn_exit_status(rc);
+  }
   tn_install_interrupt_handler();
   if (predict)
     rc = tn_predict(job, &opts, &single, &err);
@@ -399,6 +419,13 @@ int main(int argc, char **argv)
     rc = 130;
   } else if (rc) {
     fprintf(stderr, "tuner: %s\n", err.msg);
+    /* a run that stopped on a tool's error (a full disk, a lost GPU)
+     * after its files were made: what it measured is in its journal */
+    for (i = 0; runs && i < n_runs && rc != TN_EINPUT; i++)
+      if (runs[i].files_made)
+        fprintf(stderr, "tuner: what was measured is in %s; continue with "
+                        "--resume %s\n",
+                runs[i].journal_path, runs[i].results_path);
     rc = tn_exit_status(rc);
   }
   for (i = 0; runs && i < n_runs; i++)

@@ -26,6 +26,7 @@
 #                    time limit, ...)
 #   TUNER_FAIL_ON_REGRESSION, HEADERS_DIR, TUNER_EXTRA_ARGS,
 #   TUNER_CACHE_DIR  passed on to the jobs
+#   TUNER_CACHE_KEY  passed on: the key of a shared cache (docs/fleet.md)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 

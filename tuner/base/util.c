@@ -96,14 +96,15 @@ static int sync_dir_of(const char *path, tn_err *err)
   return rc;
 }
 
-int tn_write_file_atomic(const char *path, const void *data, size_t len,
-                         tn_err *err)
+/* Writes data to a unique temporary beside path (mkstemp, 0644), fsynced;
+ * its name into tmp.  Returns 0 or TN_ETOOL (nothing left behind). */
+static int write_temporary(const char *path, const void *data, size_t len,
+                           char *tmp, size_t tmp_size, tn_err *err)
 {
-  char tmp[4096];
   const char *p = data;
-  int fd, n = snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
+  int fd, n = snprintf(tmp, tmp_size, "%s.tmp.XXXXXX", path);
 
-  if (n < 0 || (size_t)n >= sizeof(tmp))
+  if (n < 0 || (size_t)n >= tmp_size)
     return tn_errf(err, TN_ETOOL, "%s: path too long", path);
   /* mkstemp: a name no other process (pid 1 in another container on the
    * same volume, another thread) can have open, created with O_EXCL */
@@ -140,9 +141,61 @@ int tn_write_file_atomic(const char *path, const void *data, size_t len,
     unlink(tmp);
     return tn_errf(err, TN_ETOOL, "close(%s): %s", tmp, strerror(e));
   }
+  return 0;
+}
+
+int tn_write_file_atomic(const char *path, const void *data, size_t len,
+                         tn_err *err)
+{
+  char tmp[4096];
+  int rc = write_temporary(path, data, len, tmp, sizeof(tmp), err);
+  if (rc != 0)
+    return rc;
   if (rename(tmp, path) != 0) {
     int e = errno;
     unlink(tmp);
+    return tn_errf(err, TN_ETOOL, "rename(%s, %s): %s", tmp, path,
+                   strerror(e));
+  }
+  return sync_dir_of(path, err);
+}
+
+int tn_write_file_new(const char *path, const void *data, size_t len,
+                      tn_err *err)
+{
+  char tmp[4096];
+  int fd, e, rc = write_temporary(path, data, len, tmp, sizeof(tmp), err);
+  if (rc != 0)
+    return rc;
+  /* link fails with EEXIST when the name is taken: whole or not at all */
+  if (link(tmp, path) == 0) {
+    unlink(tmp);
+    return sync_dir_of(path, err);
+  }
+  e = errno;
+  if (e == EEXIST) {
+    unlink(tmp);
+    return 1;
+  }
+  if (e != EPERM && e != ENOTSUP && e != ENOSYS) {
+    unlink(tmp);
+    return tn_errf(err, TN_ETOOL, "link(%s, %s): %s", tmp, path,
+                   strerror(e));
+  }
+  /* a file system without hard links: claim the name, then fill it */
+  fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    e = errno;
+    unlink(tmp);
+    if (e == EEXIST)
+      return 1;
+    return tn_errf(err, TN_ETOOL, "open(%s): %s", path, strerror(e));
+  }
+  close(fd);
+  if (rename(tmp, path) != 0) {
+    e = errno;
+    unlink(tmp);
+    unlink(path);
     return tn_errf(err, TN_ETOOL, "rename(%s, %s): %s", tmp, path,
                    strerror(e));
   }

@@ -35,6 +35,12 @@ int tn_read_file(const char *path, char **data, size_t *len, tn_err *err);
  * Returns 0 or TN_ETOOL. */
 int tn_write_file_atomic(const char *path, const void *data, size_t len,
                          tn_err *err);
+/* Writes a new file: as tn_write_file_atomic, but only if path does not
+ * exist (link(2) of the temporary: two processes never both take a name,
+ * and nobody sees the file partly written).  Returns 0, 1 when path
+ * exists (nothing written), or TN_ETOOL. */
+int tn_write_file_new(const char *path, const void *data, size_t len,
+                      tn_err *err);
 /* Creates a directory and its parents. Returns 0 or TN_ETOOL. */
 int tn_mkdirs(const char *path, tn_err *err);
 /* Joins a directory and a name into out; returns 0 or TN_ETOOL if long. */

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base/lock.h"
 #include "emit/emit.h"
 #include "pipeline/precheck.h"
 
@@ -431,6 +432,21 @@ static int write_all(mg_ctx *cx, tn_err *err)
   return write_dispatch(cx, err);
 }
 
+/* write_all under the output folder's lock (base/lock.h): two merges into
+ * one folder write their sets one after the other, never one's
+ * per-architecture headers with the other's dispatch header. */
+static int write_locked(mg_ctx *cx, tn_err *err)
+{
+  int fd, rc = tn_mkdirs(cx->opts.output, err);
+  if (rc == 0)
+    rc = tn_lock_dir("tuner merge", cx->opts.output, &fd, err);
+  if (rc != 0)
+    return rc;
+  rc = write_all(cx, err);
+  tn_unlock_dir(fd);
+  return rc;
+}
+
 int tn_merge_main(int argc, char **argv)
 {
   static const struct option longopts[] = {
@@ -584,7 +600,7 @@ int tn_merge_main(int argc, char **argv)
     }
     rc = tn_fleet_check_outputs(cx, &err);
     if (rc == 0)
-      rc = write_all(cx, &err);
+      rc = write_locked(cx, &err);
   }
   if (rc == 0) {
     if (!cx->opts.quiet)

@@ -10,11 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/lock.h"
 #include "emit/emit.h"
 #include "model/time.h"
 #include "pipeline/precheck.h"
 #include "pipeline/render.h"
 #include "pipeline/results.h"
+#include "pipeline/run_files.h"
 
 void tn_predict_estimate(const tn_job *job, const tn_arch *arch,
                          const tn_candidate *c, tn_predict_est *est)
@@ -212,23 +214,14 @@ static int measured_header_there(const char *path)
   return measured;
 }
 
-static int write_outputs(tn_run *run, tn_err *err)
+/* The predicted header, unless a measured one is there. */
+static int write_header(tn_run *run, tn_err *err)
 {
   const tn_job *job = run->job;
   const tn_candidate *c;
-  const char *dir =
-      run->opts->output_dir ? run->opts->output_dir : job->output_dir;
   tn_header_entry h;
   tn_predict_est e;
   char why[640];
-  int rc;
-
-  rc = tn_mkdirs(dir, err);
-  if (rc != 0)
-    return rc;
-  rc = tn_results_write_doc(predicted_json(run), run->results_path, err);
-  if (rc || run->sel.best < 0)
-    return rc;
 
   if (measured_header_there(run->header_path)) {
     fprintf(stderr,
@@ -260,6 +253,28 @@ static int write_outputs(tn_run *run, tn_err *err)
   h.params = &c->params;
   h.problem = job->n_problems > 0 ? &job->problems[0] : NULL;
   return tn_emit_arch_header(&h, run->header_path, err);
+}
+
+static int write_outputs(tn_run *run, tn_err *err)
+{
+  const char *dir = run->opts->output_dir ? run->opts->output_dir
+                                          : run->job->output_dir;
+  int rc, fd;
+
+  rc = tn_mkdirs(dir, err);
+  if (rc != 0)
+    return rc;
+  rc = tn_run_files_create(run, predicted_json(run), 0, err);
+  if (rc || run->sel.best < 0)
+    return rc;
+  /* under the folder's lock (base/lock.h): a measured header that a run
+   * or a merge writes meanwhile is neither replaced nor mixed into */
+  rc = tn_lock_dir("tuner", dir, &fd, err);
+  if (rc != 0)
+    return rc;
+  rc = write_header(run, err);
+  tn_unlock_dir(fd);
+  return rc;
 }
 
 int tn_predict(const tn_job *job, const tn_tune_opts *opts, tn_run *run,

@@ -189,7 +189,7 @@ int tn_benchmark_run(tn_run *run, tn_worker *w, tn_err *err)
   int *order = malloc(sizeof(int) * (size_t)(run->space.n + 1));
   int group_start = 0, group_end = 0;
   tn_measured_verdict *verdicts = NULL;
-  double t0 = tn_now(), last_write = -1e30;
+  double t0 = tn_now(), last_write = t0; /* the file exists: measure() */
 
   if (order == NULL ||
       tn_select_order(job->family, &run->space, order) != 0) {

@@ -13,23 +13,8 @@
 #include <unistd.h>
 
 #include "base/progress.h"
+#include "pipeline/cache_dir.h"
 #include "pipeline/compile_pool.h"
-
-void tn_compile_default_cache(char *out, size_t n)
-{
-  const char *d = getenv("TUNER_CACHE_DIR");
-  if (d && *d) {
-    snprintf(out, n, "%s", d);
-    return;
-  }
-  d = getenv("XDG_CACHE_HOME");
-  if (d && *d) {
-    snprintf(out, n, "%s/tuner", d);
-    return;
-  }
-  d = getenv("HOME");
-  snprintf(out, n, "%s/.cache/tuner", d && *d ? d : "/tmp");
-}
 
 /* 1 if the CUBIN's ELF symbol table has a function named name, 0 if it
  * has none, -1 if the CUBIN is not an ELF64 file this can read.  An
@@ -97,6 +82,7 @@ struct tn_compile_run {
   tn_space *space;
   int use_cache, use_pool, background;
   char cache_dir[4096];
+  const tn_mac_key *mac; /* the cache's key, or NULL */
   tn_compile_pool own, *pool; /* pool: opts->pool, or &own */
   slot *s;
   int *order, *pos; /* the compile order, and each index's place in it */
@@ -168,7 +154,8 @@ static int begin(tn_compile_run *r, int i, int depth, tn_err *err)
       return TN_ETOOL;
     tn_compile_cache_key(s->source, r->t, r->arch, s->key);
     memset(&got, 0, sizeof(got));
-    if (r->use_cache && tn_compile_cache_get(r->cache_dir, s->key, &got)) {
+    if (r->use_cache &&
+        tn_compile_cache_get(r->cache_dir, r->mac, s->key, &got)) {
       s->status = got.status;
       s->log = got.log;
       s->cubin = got.cubin;
@@ -193,7 +180,7 @@ static int begin(tn_compile_run *r, int i, int depth, tn_err *err)
     if (rc >= 0) {
       s->status = rc == 0 ? TN_ST_COMPILED : TN_ST_COMPILE_ERROR;
       if (r->use_cache)
-        tn_compile_cache_put(r->cache_dir, s->key, rc != 0, s->log,
+        tn_compile_cache_put(r->cache_dir, r->mac, s->key, rc != 0, s->log,
                              s->cubin, s->cubin_len);
       rc = 1;
     }
@@ -388,8 +375,11 @@ int tn_compile_start(const tn_job *job, const tn_template *t,
   r->background = background;
   r->use_cache = opts->cache_dir[0] != '\0';
   tn_strlcpy(r->cache_dir, opts->cache_dir, sizeof(r->cache_dir));
-  if (r->use_cache && tn_mkdirs(r->cache_dir, err) != 0) {
-    /* a cache we cannot create is not worth stopping for */
+  r->mac = opts->cache_mac;
+  if (r->use_cache &&
+      tn_cache_dir_make(r->cache_dir, r->mac != NULL, err) != 0) {
+    /* a cache we cannot create is not worth stopping for; one that became
+     * shared since the precheck is not used */
     fprintf(stderr, "tuner: warning: no compile cache: %s\n", err->msg);
     err->msg[0] = '\0';
     r->use_cache = 0;
@@ -413,7 +403,8 @@ int tn_compile_start(const tn_job *job, const tn_template *t,
   }
   if (r->use_pool) {
     rc = tn_compile_pool_setup(r->pool, t, arch,
-                               r->use_cache ? r->cache_dir : "", err);
+                               r->use_cache ? r->cache_dir : "", r->mac,
+                               err);
     r->warm_start = r->pool->t_warm;
     r->warm_ready = r->pool->t_first_ready;
   } else {

@@ -21,6 +21,7 @@
 
 typedef struct {
   char cache_dir[4096]; /* empty: no cache */
+  const tn_mac_key *cache_mac; /* the cache's key; NULL: a private one */
   int jobs;             /* compile workers; 0: one per core */
   int quiet;            /* no progress bar */
   /* the run's workers (started and warmed, or to start on the first
@@ -44,9 +45,6 @@ typedef struct {
   tn_compile_trace trace;
 } tn_compile_stats;
 
-/* Default cache folder: $TUNER_CACHE_DIR, $XDG_CACHE_HOME/tuner or
- * ~/.cache/tuner. */
-void tn_compile_default_cache(char *out, size_t n);
 
 /* Compiles every TN_ST_PENDING candidate of space; sets it to
  * TN_ST_COMPILED or TN_ST_COMPILE_ERROR.  Returns 0, TN_ETOOL if NVRTC

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mac.h"
 #include "pipeline/compile_nvrtc.h"
 
 /* Cache key of a source compiled for arch. */
@@ -41,44 +42,88 @@ void tn_compile_cache_key(const char *source, const tn_template *t,
 }
 
 /* A cache entry is one file, <key>.tnc: the line
- *   "tuner-cache 1 ok|fail LOG_BYTES CUBIN_BYTES HASH\n"
- * then the log and the CUBIN; HASH is tn_hash_hex of the key, the log and
- * the CUBIN, so a torn or foreign entry never passes for a good one. */
-#define CACHE_MAGIC "tuner-cache 1 "
+ *   "tuner-cache 2 ok|fail LOG_BYTES CUBIN_BYTES HASH[ hmac-sha256:MAC]\n"
+ * then the log and the CUBIN.  HASH is tn_hash_hex of the key, the status,
+ * the log and the CUBIN, so a torn or foreign entry never passes for a
+ * good one, nor a compiled candidate for one that failed to compile.
+ * MAC, written when the cache has a key (--cache-key), is the HMAC-SHA256
+ * of the same parts by that key: whoever can write a shared folder can
+ * recompute HASH, but not MAC.  A lookup with a key serves only entries
+ * whose MAC verifies; without one (a private folder: cache_dir.h) MAC is
+ * not looked at.  Entries of format 1 (the status not hashed) are misses
+ * without a note: they are what an older tuner left, not damage. */
+#define CACHE_MAGIC "tuner-cache 2 "
+#define CACHE_MAGIC_OLD "tuner-cache 1 "
+#define CACHE_MAC " hmac-sha256:"
 
-static void entry_hash(const char *key, const char *log, size_t log_len,
-                       const void *cubin, size_t cubin_len, char hash[33])
+/* What an entry's HASH and MAC cover. */
+typedef struct {
+  const void *parts[4];
+  size_t lens[4];
+} entry_parts;
+
+static void parts_of(entry_parts *p, const char *key, int ok,
+                     const char *log, size_t log_len, const void *cubin,
+                     size_t cubin_len)
 {
-  const void *parts[3];
-  size_t lens[3];
-  parts[0] = key;
-  lens[0] = strlen(key);
-  parts[1] = log;
-  lens[1] = log_len;
-  parts[2] = cubin;
-  lens[2] = cubin_len;
-  tn_hash_hex(parts, lens, 3, hash);
+  p->parts[0] = key;
+  p->lens[0] = strlen(key);
+  p->parts[1] = ok ? "ok" : "fail";
+  p->lens[1] = strlen(p->parts[1]);
+  p->parts[2] = log;
+  p->lens[2] = log_len;
+  p->parts[3] = cubin;
+  p->lens[3] = cubin_len;
 }
 
-/* Checks an entry's bytes against key (the file's name without ".tnc").
- * Fills the parts' offsets; 0, or -1 with why. */
-static int entry_parse(const char *data, size_t len, const char *key,
-                       int *ok, size_t *log_off, size_t *log_len,
-                       size_t *cubin_off, size_t *cubin_len, char *why,
-                       size_t n)
+/* The MAC field of the header line's rest [rest, nl) into mac: 1 if
+ * there is one, 0 if the line ends there, -1 if it is malformed. */
+static int mac_field(const char *rest, const char *nl, char mac[TN_MAC_HEX])
 {
-  char st[8], hash[40], want[33];
+  size_t n = strlen(CACHE_MAC), i;
+  if (rest == nl)
+    return 0;
+  if ((size_t)(nl - rest) != n + TN_MAC_HEX - 1 ||
+      strncmp(rest, CACHE_MAC, n) != 0)
+    return -1;
+  for (i = 0; i < TN_MAC_HEX - 1; i++) {
+    char c = rest[n + i];
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+      return -1;
+    mac[i] = c;
+  }
+  mac[i] = '\0';
+  return 1;
+}
+
+/* Checks an entry's bytes against key (the file's name without ".tnc"),
+ * and with mac, its MAC.  Fills the parts' offsets; 0, -1 with why (bad),
+ * -3 with why (not authenticated), or -2 for an entry of an older format
+ * (a quiet miss). */
+static int entry_parse(const char *data, size_t len, const char *key,
+                       const tn_mac_key *mac, int *ok, size_t *log_off,
+                       size_t *log_len, size_t *cubin_off,
+                       size_t *cubin_len, char *why, size_t n)
+{
+  char st[8], hash[40], want[33], got_mac[TN_MAC_HEX], want_mac[TN_MAC_HEX];
   unsigned long long ll, cl;
   const char *nl = memchr(data, '\n', len < 200 ? len : 200);
-  int used = 0;
+  entry_parts p;
+  int used = 0, has_mac;
 
+  if (len >= strlen(CACHE_MAGIC_OLD) &&
+      strncmp(data, CACHE_MAGIC_OLD, strlen(CACHE_MAGIC_OLD)) == 0) {
+    snprintf(why, n, "an entry of an older tuner");
+    return -2;
+  }
   if (nl == NULL || strncmp(data, CACHE_MAGIC, strlen(CACHE_MAGIC)) != 0) {
     snprintf(why, n, "no \"%s\" header line", CACHE_MAGIC "...");
     return -1;
   }
   if (sscanf(data + strlen(CACHE_MAGIC), "%7s %llu %llu %39s%n", st, &ll,
              &cl, hash, &used) != 4 ||
-      data + strlen(CACHE_MAGIC) + used != nl ||
+      (has_mac = mac_field(data + strlen(CACHE_MAGIC) + used, nl,
+                           got_mac)) < 0 ||
       (strcmp(st, "ok") != 0 && strcmp(st, "fail") != 0) ||
       strlen(hash) != 32) {
     snprintf(why, n, "a bad header line");
@@ -95,19 +140,36 @@ static int entry_parse(const char *data, size_t len, const char *key,
     snprintf(why, n, "no CUBIN in an \"ok\" entry");
     return -1;
   }
+  if (!*ok && cl != 0) {
+    snprintf(why, n, "a CUBIN in a \"fail\" entry");
+    return -1;
+  }
   *log_len = (size_t)ll;
   *cubin_off = *log_off + *log_len;
   *cubin_len = (size_t)cl;
-  entry_hash(key, data + *log_off, *log_len, data + *cubin_off, *cubin_len,
-             want);
+  parts_of(&p, key, *ok, data + *log_off, *log_len, data + *cubin_off,
+           *cubin_len);
+  tn_hash_hex(p.parts, p.lens, 4, want);
   if (strcmp(want, hash) != 0) {
     snprintf(why, n, "checksum %s, the bytes hash to %s", hash, want);
     return -1;
   }
+  if (mac == NULL)
+    return 0;
+  if (!has_mac) {
+    snprintf(why, n, "it has no MAC: not written with a key");
+    return -3;
+  }
+  tn_mac_hex(mac, p.parts, p.lens, 4, want_mac);
+  if (!tn_mac_equal(got_mac, want_mac)) {
+    snprintf(why, n, "its MAC does not verify with the key");
+    return -3;
+  }
   return 0;
 }
 
-int tn_compile_cache_check(const char *path, char *why, size_t n)
+int tn_compile_cache_check(const char *path, const tn_mac_key *mac,
+                           char *why, size_t n)
 {
   char key[64];
   const char *base = strrchr(path, '/');
@@ -128,29 +190,33 @@ int tn_compile_cache_check(const char *path, char *why, size_t n)
     snprintf(why, n, "%s", e.msg);
     return -1;
   }
-  rc = entry_parse(data, len, key, &ok, &lo, &ll, &co, &cl, why, n);
+  rc = entry_parse(data, len, key, mac, &ok, &lo, &ll, &co, &cl, why, n);
   free(data);
-  return rc;
+  return rc == 0 ? 0 : -1;
 }
 
-/* Looks the key up: 1 if found (cubin or recorded failure), else 0.  A
- * bad entry (torn, truncated, foreign) is a miss, with a note. */
-int tn_compile_cache_get(const char *dir, const char *key, tn_candidate *c)
+int tn_compile_cache_get(const char *dir, const tn_mac_key *mac,
+                         const char *key, tn_candidate *c)
 {
   char path[4200], why[160];
   tn_err ignore = {{0}};
   size_t len = 0, lo, ll, co, cl;
   char *data = NULL;
-  int ok;
+  int ok, rc;
 
   snprintf(path, sizeof(path), "%s/%s.tnc", dir, key);
   if (tn_read_file(path, &data, &len, &ignore) != 0)
     return 0;
-  if (entry_parse(data, len, key, &ok, &lo, &ll, &co, &cl, why,
-                  sizeof(why)) != 0) {
-    fprintf(stderr, "tuner: note: compile cache entry %s is bad (%s): "
+  rc = entry_parse(data, len, key, mac, &ok, &lo, &ll, &co, &cl, why,
+                   sizeof(why));
+  if (rc == -2) {
+    free(data);
+    return 0;
+  }
+  if (rc != 0) {
+    fprintf(stderr, "tuner: note: compile cache entry %s %s (%s): "
                     "compiling again\n",
-            path, why);
+            path, rc == -3 ? "fails authentication" : "is bad", why);
     free(data);
     return 0;
   }
@@ -176,21 +242,25 @@ int tn_compile_cache_get(const char *dir, const char *key, tn_candidate *c)
   return 1;
 }
 
-void tn_compile_cache_put(const char *dir, const char *key, int failed,
-                          const char *log, const void *cubin,
-                          size_t cubin_len)
+void tn_compile_cache_put(const char *dir, const tn_mac_key *mac,
+                          const char *key, int failed, const char *log,
+                          const void *cubin, size_t cubin_len)
 {
-  char path[4200], head[128], hash[33];
+  char path[4200], head[256], hash[33], tag[TN_MAC_HEX] = "";
   tn_err ignore = {{0}};
   size_t ll, cl = failed ? 0 : cubin_len, hl;
+  entry_parts p;
   char *buf;
 
   if (log == NULL)
     log = "";
   ll = strlen(log);
-  entry_hash(key, log, ll, failed ? "" : cubin, cl, hash);
-  snprintf(head, sizeof(head), CACHE_MAGIC "%s %zu %zu %s\n",
-           failed ? "fail" : "ok", ll, cl, hash);
+  parts_of(&p, key, !failed, log, ll, failed ? "" : cubin, cl);
+  tn_hash_hex(p.parts, p.lens, 4, hash);
+  if (mac)
+    tn_mac_hex(mac, p.parts, p.lens, 4, tag);
+  snprintf(head, sizeof(head), CACHE_MAGIC "%s %zu %zu %s%s%s\n",
+           failed ? "fail" : "ok", ll, cl, hash, mac ? CACHE_MAC : "", tag);
   hl = strlen(head);
   buf = malloc(hl + ll + cl);
   if (buf == NULL)
@@ -203,7 +273,6 @@ void tn_compile_cache_put(const char *dir, const char *key, int failed,
   tn_write_file_atomic(path, buf, hl + ll + cl, &ignore);
   free(buf);
 }
-
 
 int tn_compile_cache_has_entries(const char *dir)
 {

@@ -98,7 +98,8 @@ static int send_setup(tn_compile_pool *p, tn_compile_pool_worker *w)
 {
   if (p->setup_gen == 0 || w->setup_gen == p->setup_gen)
     return 0;
-  if (tn_wire_send_setup(w->to_fd, p->t, p->arch->name, p->cache_dir) != 0)
+  if (tn_wire_send_setup(w->to_fd, p->t, p->arch->name, p->cache_dir,
+                         p->keyed ? &p->mac : NULL) != 0)
     return -1;
   w->setup_gen = p->setup_gen;
   return 0;
@@ -182,15 +183,19 @@ int tn_compile_pool_warm(tn_compile_pool *p, const tn_arch *arch,
 
 int tn_compile_pool_setup(tn_compile_pool *p, const tn_template *t,
                           const tn_arch *arch, const char *cache_dir,
-                          tn_err *err)
+                          const tn_mac_key *mac, tn_err *err)
 {
   int i;
   if (p->setup_gen == 0 || p->t != t || p->arch != arch ||
-      strcmp(p->cache_dir, cache_dir) != 0) {
+      strcmp(p->cache_dir, cache_dir) != 0 || p->keyed != (mac != NULL) ||
+      (mac && memcmp(&p->mac, mac, sizeof(*mac)) != 0)) {
     p->t = t;
     p->arch = arch;
     tn_strlcpy(p->cache_dir, cache_dir, sizeof(p->cache_dir));
-    p->setup_bytes = tn_wire_setup_size(t, cache_dir);
+    p->keyed = mac != NULL;
+    if (mac)
+      p->mac = *mac;
+    p->setup_bytes = tn_wire_setup_size(t, cache_dir, mac);
     p->setup_gen++;
   }
   for (i = 0; i < p->n; i++)

@@ -25,6 +25,7 @@
 #include <sys/types.h>
 
 #include "base/arch.h"
+#include "base/mac.h"
 #include "pipeline/render.h"
 #include "base/util.h"
 
@@ -59,6 +60,8 @@ typedef struct {
   const tn_template *t;
   const tn_arch *arch;
   char cache_dir[4096];
+  int keyed;          /* the workers MAC their entries with mac */
+  tn_mac_key mac;
   int setup_gen;      /* 0: none yet */
   size_t setup_bytes; /* a SETUP's size on the pipe */
   /* for the trace (compile_trace.h); 0: not yet */
@@ -113,12 +116,12 @@ int tn_compile_pool_warm(tn_compile_pool *p, const tn_arch *arch,
                          tn_err *err);
 
 /* What the next requests compile with: t's headers (NULL: none), arch,
- * cache_dir (empty: the workers store nothing).  Running workers are
- * told now, workers started later when they start.  Returns 0 or
- * TN_ETOOL. */
+ * cache_dir (empty: the workers store nothing) and its key mac (NULL:
+ * none; compile_cache.h).  Running workers are told now, workers started
+ * later when they start.  Returns 0 or TN_ETOOL. */
 int tn_compile_pool_setup(tn_compile_pool *p, const tn_template *t,
                           const tn_arch *arch, const char *cache_dir,
-                          tn_err *err);
+                          const tn_mac_key *mac, tn_err *err);
 
 /* 1 if a request could be given now to a worker with fewer than depth
  * (1 or TN_COMPILE_POOL_DEPTH) requests out, or to one started for it. */

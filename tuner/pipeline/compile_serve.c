@@ -19,6 +19,8 @@ typedef struct {
   tn_template t;
   const tn_arch *arch;
   char *cache;
+  int keyed; /* entries stored with a MAC by mac */
+  tn_mac_key mac;
 } setup_state;
 
 static void setup_free(setup_state *s)
@@ -41,7 +43,9 @@ static int read_setup(const tn_wire_header *h, setup_state *s)
   if (tn_wire_read_fixed(IN, h, TN_WIRE_SETUP, &w, sizeof(w)) != 0 ||
       w.n_headers < 0 || w.n_headers > TN_MAX_HEADERS)
     return -1;
-  want = w.cache_len;
+  if (w.mac_len != 0 && w.mac_len != sizeof(s->mac))
+    return -1;
+  want = (size_t)w.cache_len + w.mac_len;
   for (i = 0; i < w.n_headers; i++)
     want += (size_t)w.name_len[i] + w.text_len[i];
   if (h->len - sizeof(w) != want)
@@ -56,6 +60,9 @@ static int read_setup(const tn_wire_header *h, setup_state *s)
     s->t.n_headers = i + 1;
   }
   if (tn_wire_read_text(IN, w.cache_len, &s->cache) != 0)
+    return -1;
+  s->keyed = w.mac_len != 0;
+  if (s->keyed && tn_wire_read(IN, &s->mac, sizeof(s->mac)) != 0)
     return -1;
   return s->arch ? 0 : -1;
 }
@@ -138,7 +145,8 @@ static int serve_one(const setup_state *s, const tn_wire_job *j, double t_recv,
     rc = -2;
   else if (rc >= 0 && s->cache && s->cache[0] && key[0])
     /* after the answer: the store's fsync delays no one */
-    tn_compile_cache_put(s->cache, key, rc != 0, log, cubin, cubin_len);
+    tn_compile_cache_put(s->cache, s->keyed ? &s->mac : NULL, key, rc != 0,
+                         log, cubin, cubin_len);
   free(cubin);
   free(log);
   return rc == -2 ? -1 : 0;

@@ -68,10 +68,11 @@ int tn_wire_read_fixed(int fd, const tn_wire_header *h, unsigned type,
   return tn_wire_read(fd, fixed, size);
 }
 
-size_t tn_wire_setup_size(const tn_template *t, const char *cache_dir)
+size_t tn_wire_setup_size(const tn_template *t, const char *cache_dir,
+                          const tn_mac_key *mac)
 {
   size_t n = sizeof(tn_wire_header) + sizeof(tn_wire_setup) +
-             strlen(cache_dir);
+             strlen(cache_dir) + (mac ? sizeof(*mac) : 0);
   int i;
   for (i = 0; t && i < t->n_headers; i++)
     n += strlen(t->header_names[i]) + strlen(t->header_texts[i]);
@@ -79,10 +80,10 @@ size_t tn_wire_setup_size(const tn_template *t, const char *cache_dir)
 }
 
 int tn_wire_send_setup(int fd, const tn_template *t, const char *arch,
-                       const char *cache_dir)
+                       const char *cache_dir, const tn_mac_key *mac)
 {
-  const void *part[1 + 2 * TN_MAX_HEADERS + 1];
-  size_t len[1 + 2 * TN_MAX_HEADERS + 1];
+  const void *part[1 + 2 * TN_MAX_HEADERS + 2];
+  size_t len[1 + 2 * TN_MAX_HEADERS + 2];
   tn_wire_setup s;
   int i, n = 0;
 
@@ -102,5 +103,10 @@ int tn_wire_send_setup(int fd, const tn_template *t, const char *arch,
   s.cache_len = (unsigned)strlen(cache_dir);
   part[n] = cache_dir;
   len[n++] = s.cache_len;
+  if (mac) {
+    s.mac_len = (unsigned)sizeof(*mac);
+    part[n] = mac;
+    len[n++] = s.mac_len;
+  }
   return tn_wire_send(fd, TN_WIRE_SETUP, part, len, n);
 }

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 
+#include "base/mac.h"
 #include "pipeline/render.h"
 
 enum {
@@ -52,6 +53,7 @@ typedef struct {
   int n_headers;
   unsigned name_len[TN_MAX_HEADERS], text_len[TN_MAX_HEADERS];
   unsigned cache_len;
+  unsigned mac_len; /* 0, or sizeof(tn_mac_key): the cache's key */
 } tn_wire_setup;
 
 typedef struct {
@@ -83,11 +85,14 @@ int tn_wire_read_text(int fd, size_t len, char **out);
 int tn_wire_read_fixed(int fd, const tn_wire_header *h, unsigned type,
                        void *fixed, size_t size);
 
-/* The bytes a SETUP of t's headers and cache_dir takes on the pipe. */
-size_t tn_wire_setup_size(const tn_template *t, const char *cache_dir);
+/* The bytes a SETUP of t's headers, cache_dir and mac takes on the
+ * pipe. */
+size_t tn_wire_setup_size(const tn_template *t, const char *cache_dir,
+                          const tn_mac_key *mac);
 
-/* Sends a SETUP: t's headers (NULL: none), arch, cache_dir.  0 or -1. */
+/* Sends a SETUP: t's headers (NULL: none), arch, cache_dir and its key
+ * (NULL: none; the pipe is the tuner's own, to its child).  0 or -1. */
 int tn_wire_send_setup(int fd, const tn_template *t, const char *arch,
-                       const char *cache_dir);
+                       const char *cache_dir, const tn_mac_key *mac);
 
 #endif

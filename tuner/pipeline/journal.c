@@ -5,6 +5,7 @@
 
 #include "pipeline/journal_check.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,9 +29,11 @@ int tn_journal_append(FILE *journal, const char *kind, json_t *obj,
   json_decref(obj);
   if (line == NULL)
     return tn_errf(err, TN_ETOOL, "serialising a journal line failed");
+  errno = 0;
   if (fprintf(journal, "%s\n", line) < 0 || fflush(journal) != 0 ||
       fsync(fileno(journal)) != 0)
-    rc = tn_errf(err, TN_ETOOL, "writing the journal failed");
+    rc = tn_errf(err, TN_ETOOL, "writing the journal failed: %s",
+                 errno ? strerror(errno) : "an I/O error");
   free(line);
   return rc;
 }

@@ -11,10 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/mac.h"
 #include "gpu/nvrtc.h"
 #include "model/profile.h"
 #include "pipeline/kernel_probe.h"
 #include "pipeline/journal_check.h"
+#include "pipeline/cache_dir.h"
 
 #define IDENTITY_FORMAT 1
 
@@ -52,16 +54,28 @@ int tn_precheck_dir(const char *what, const char *dir, tn_err *err)
   }
 }
 
-void tn_precheck_cache(tn_tune_opts *opts)
+int tn_precheck_cache(tn_tune_opts *opts, tn_err *err)
 {
   tn_err e = {{0}};
+  int rc;
   if (!opts->use_cache)
-    return;
+    return 0;
+  if (opts->cache_key_path) {
+    rc = tn_mac_key_read("--cache-key", opts->cache_key_path,
+                         &opts->cache_key, err);
+    if (rc != 0)
+      return rc;
+    opts->cache_keyed = 1;
+  }
+  rc = tn_cache_dir_check(opts->cache_dir, opts->cache_keyed, err);
+  if (rc != 0)
+    return rc;
   if (tn_precheck_dir("compile cache", opts->cache_dir, &e) != 0) {
     fprintf(stderr, "tuner: warning: %s: compiling without a cache\n",
             e.msg);
     opts->use_cache = 0;
   }
+  return 0;
 }
 
 const tn_arch *tn_precheck_target(const tn_job *job, const tn_arch *arch)
@@ -353,22 +367,31 @@ static int check_resume(const tn_run *run, const char *journal,
   return rc;
 }
 
-/* The journal beside the results file, as tn_run_set_paths names it. */
+/* The journal --resume continues, as tn_run_set_paths names it; the
+ * results file beside it, when there is one, must be a file this run can
+ * rewrite (a run that met a full disk may have left the journal alone:
+ * the results are written anew from it). */
 static int resume_paths(const tn_run *run, char *journal, size_t size,
                         tn_err *err)
 {
   const char *r = run->opts->resume_path;
-  size_t n = strlen(r);
+  char results[4400];
   struct stat st;
-  if (stat(r, &st) != 0)
-    return tn_errf(err, TN_EINPUT, "--resume %s: %s", r, strerror(errno));
+  if (tn_run_resume_paths(r, results, sizeof(results), journal, size) != 0)
+    return tn_errf(err, TN_EINPUT, "--resume %s: path too long", r);
+  if (stat(results, &st) != 0) {
+    if (errno == ENOENT && stat(journal, &st) == 0)
+      return 0; /* the journal alone */
+    return tn_errf(err, TN_EINPUT, "--resume %s: %s%s%s", r,
+                   strcmp(results, r) != 0 ? results : "",
+                   strcmp(results, r) != 0 ? ": " : "", strerror(errno));
+  }
   if (!S_ISREG(st.st_mode))
-    return tn_errf(err, TN_EINPUT, "--resume %s: not a results file", r);
-  if (access(r, R_OK | W_OK) != 0)
-    return tn_errf(err, TN_EINPUT, "--resume %s: %s", r, strerror(errno));
-  if (n > 5 && strcmp(r + n - 5, ".json") == 0)
-    n -= 5;
-  snprintf(journal, size, "%.*s.jsonl", (int)n, r);
+    return tn_errf(err, TN_EINPUT, "--resume %s: %s is not a results file",
+                   r, results);
+  if (access(results, R_OK | W_OK) != 0)
+    return tn_errf(err, TN_EINPUT, "--resume %s: %s: %s", r, results,
+                   strerror(errno));
   return 0;
 }
 

@@ -25,11 +25,13 @@
  * Returns 0 or TN_EINPUT. */
 int tn_precheck_dir(const char *what, const char *dir, tn_err *err);
 
-/* The compile cache folder: when it cannot be used (not a folder, not
- * writable, under a file), a warning on stderr and opts->use_cache = 0: the
- * cache only saves time, and a read-only shared cache volume must not stop a
- * nightly run. */
-void tn_precheck_cache(tn_tune_opts *opts);
+/* The compile cache: its key (--cache-key) read into opts, and its
+ * folder.  A shared folder without a key (cache_dir.h) is refused, as is a
+ * key file that cannot serve: TN_EINPUT with err.  When it cannot be used
+ * (not a folder, not writable, under a file), a warning on stderr and
+ * opts->use_cache = 0: the cache only saves time, and a read-only cache
+ * volume must not stop a nightly run.  Returns 0 or TN_EINPUT. */
+int tn_precheck_cache(tn_tune_opts *opts, tn_err *err);
 
 /* The target a run of job compiles for on arch: the architecture-specific
  * one (sm_90a for sm_90) when the job's family needs it and NVRTC has

@@ -3,6 +3,7 @@
 #include "pipeline/results.h"
 #include "pipeline/results_model.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

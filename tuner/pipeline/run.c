@@ -76,6 +76,24 @@ void tn_run_output_dir(const tn_run *run, char *out, size_t n)
     tn_strlcpy(out, run->job->output_dir, n);
 }
 
+int tn_run_resume_paths(const char *resume, char *results, size_t rn,
+                        char *journal, size_t jn)
+{
+  size_t n = strlen(resume);
+  int bad = 0;
+  if (n > 6 && strcmp(resume + n - 6, ".jsonl") == 0) {
+    bad |= fits(snprintf(results, rn, "%.*s.json", (int)(n - 6), resume),
+                rn);
+    bad |= tn_strlcpy(journal, resume, jn) != 0 ? -1 : 0;
+    return bad;
+  }
+  if (n > 5 && strcmp(resume + n - 5, ".json") == 0)
+    n -= 5;
+  bad |= tn_strlcpy(results, resume, rn) != 0 ? -1 : 0;
+  bad |= fits(snprintf(journal, jn, "%.*s.jsonl", (int)n, resume), jn);
+  return bad;
+}
+
 int tn_run_set_paths(tn_run *run, tn_err *err)
 {
   const tn_job *job = run->job;
@@ -94,18 +112,9 @@ int tn_run_set_paths(tn_run *run, tn_err *err)
     dir = resumed_dir;
   }
   if (opts->resume_path) {
-    size_t n = strlen(opts->resume_path);
-    bad |= tn_strlcpy(run->results_path, opts->resume_path,
-                      sizeof(run->results_path)) != 0;
-    /* the journal sits beside it: x.json -> x.jsonl */
-    bad |= fits(snprintf(run->journal_path, sizeof(run->journal_path),
-                         "%.*s.jsonl",
-                         (int)(n > 5 && strcmp(opts->resume_path + n - 5,
-                                               ".json") == 0
-                                   ? n - 5
-                                   : n),
-                         opts->resume_path),
-                sizeof(run->journal_path));
+    bad |= tn_run_resume_paths(opts->resume_path, run->results_path,
+                               sizeof(run->results_path), run->journal_path,
+                               sizeof(run->journal_path));
   } else {
     bad |= fits(snprintf(run->results_path, sizeof(run->results_path),
                          "%s/%s-%s-%s.json", dir, job->name, run->arch->name,
@@ -180,6 +189,7 @@ int tn_run_prepare(tn_run *run, const tn_template *tpl, tn_err *err)
   memset(&copts, 0, sizeof(copts));
   if (opts->use_cache)
     tn_strlcpy(copts.cache_dir, opts->cache_dir, sizeof(copts.cache_dir));
+  copts.cache_mac = opts->cache_keyed ? &opts->cache_key : NULL;
   copts.jobs = opts->jobs;
   copts.quiet = opts->quiet;
   copts.pool = run->pool;

@@ -6,6 +6,7 @@
 #define TN_RUN_H
 
 #include "base/arch.h"
+#include "base/mac.h"
 #include "gpu/bench.h"
 #include "pipeline/compile.h"
 #include "pipeline/config.h"
@@ -46,6 +47,9 @@ typedef struct {
   int jobs;            /* compile workers, 0: one per core */
   int use_cache;
   char cache_dir[4096];
+  const char *cache_key_path; /* --cache-key: the file of the cache's key */
+  int cache_keyed;            /* cache_key read from it (precheck) */
+  tn_mac_key cache_key;
   const char *output_dir;  /* overrides the config's */
   const char *resume_path; /* results JSON of an interrupted run */
   int repetitions;     /* overrides the config's, 0: keep */
@@ -91,6 +95,8 @@ typedef struct {
   /* a described kernel's reference and kernel baseline (else empty) */
   tn_kernel_ref ref, base;
   char results_path[4400], journal_path[4400], header_path[4400];
+  int files_made; /* the results file and journal exist (run_files.h, or
+                     --resume): what --resume continues */
 } tn_run;
 
 /* Clears run and fills what every run starts with: job, opts, the start
@@ -114,10 +120,18 @@ int tn_run_compilers(const tn_tune_opts *opts, const tn_arch *hint,
 void tn_run_compilers_close(tn_compile_pool **p);
 
 /* Fills run->results_path, journal_path and header_path for run->arch:
- * <output>/<name>-<arch>-<UTC time>.json (.jsonl), <output>/<arch>/<name>.h,
- * or, with --resume, the resumed file, its journal and the header beside
- * it.  Returns 0, or TN_EINPUT if a path is too long. */
+ * <output>/<name>-<arch>-<UTC time>.json (.jsonl), <output>/<arch>/<name>.h
+ * (names a measured run claims later: run_files.h), or, with --resume,
+ * the resumed files (tn_run_resume_paths) and the header beside them.
+ * Returns 0, or TN_EINPUT if a path is too long. */
 int tn_run_set_paths(tn_run *run, tn_err *err);
+
+/* The results file and journal that --resume FILE continues: FILE names
+ * either, x.json or x.jsonl (any other name is a results file, its
+ * journal FILE.jsonl).  The journal alone is enough: the results file is
+ * written anew from it.  Returns 0, or -1 if a path does not fit. */
+int tn_run_resume_paths(const char *resume, char *results, size_t rn,
+                        char *journal, size_t jn);
 
 /* The folder results and headers go to: --output, else beside the file
  * --resume continues, else the config's output.dir. */

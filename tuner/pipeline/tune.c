@@ -15,6 +15,7 @@
 #include "pipeline/results.h"
 #include "pipeline/run_header.h"
 #include "pipeline/summary.h"
+#include "pipeline/run_files.h"
 
 /* The architecture to compile for: --arch, else the device's (sm_XXa
  * instead where the family needs it: tn_precheck_target). */
@@ -113,11 +114,20 @@ static int measure(tn_run *run, tn_worker *worker, int write_header,
   rc = tn_mkdirs(dir, err);
   if (rc != 0)
     return rc;
-  if (run->opts->resume_path) {
-    rc = tn_journal_resume(run->journal_path, run, err);
+  if (!run->opts->resume_path) {
+    /* names no other run has, and a results file before any measurement:
+     * what --resume continues from exists whatever happens next */
+    rc = tn_run_files_create(run, tn_results_json(run), 1, err);
+    if (rc != 0)
+      return rc;
+  } else {
+    rc = tn_run_files_trim_journal(run->journal_path, err);
+    if (rc == 0)
+      rc = tn_journal_resume(run->journal_path, run, err);
     if (rc < 0)
       return rc;
     run->resumed = rc;
+    run->files_made = 1;
   }
   rc = tn_benchmark_run(run, worker, err);
   tn_run_finish_compile(run, rc != 0);
@@ -139,7 +149,7 @@ static int measure(tn_run *run, tn_worker *worker, int write_header,
     rc = wrc;
   }
   if (rc == 0 && write_header && run->sel.best >= 0)
-    rc = tn_run_header_write(run, err);
+    rc = tn_run_files_header(run, err);
   return rc;
 }
 
