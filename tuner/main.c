@@ -405,6 +405,11 @@ int main(int argc, char **argv)
             run->compile.compiled + run->compile.cached, run->compile.cached,
             run->compile.failed, run->compile.wall_s, run->compile.threads,
             run->bench_s, run->wall_s);
+    if (job->family->plan == NULL)
+      fprintf(stderr, "tuner: %s declares no shared-memory plan: the model "
+                      "priced no candidate and pruned none (a plan: "
+                      "docs/kernels.md)\n",
+              job->path);
     tn_summary_sizes_line(run, stderr);
     if (!opts.dry_run) {
       tn_summary_cost_line(run, stderr);
@@ -432,6 +437,7 @@ int main(int argc, char **argv)
     tn_run_free(&runs[i]);
   if (runs != &single)
     free(runs);
+  tn_config_free(job);
   free(job);
   return rc;
 }

@@ -43,8 +43,8 @@ static int lane_address(const tn_uaccess *x, const tn_uarray *ar,
                             : x->width) >
           (cols + pad) * ar->elem) {
     snprintf(why, n,
-             "plan: %s: lane %d of warp %lld touches (%lld, %lld), outside "
-             "array %s (%lld x %lld, padding %lld)",
+             "plan.accesses.%s: lane %d of warp %lld touches (%lld, %lld), "
+             "outside array %s (%lld x %lld, padding %lld)",
              x->name, l, slots[TN_USLOT_WARP], row, col, ar->name, rows,
              cols, pad);
     return -1;
@@ -58,8 +58,8 @@ static int lane_address(const tn_uaccess *x, const tn_uarray *ar,
         tn_uexpr_eval(&x->global, slots, &g, why, n) != 0)
       return -1;
     if (g < 0 || g > 0xffffffffLL) {
-      snprintf(why, n, "plan: %s: lane %d's global offset %lld", x->name, l,
-               g);
+      snprintf(why, n, "plan.accesses.%s: lane %d's global offset %lld",
+               x->name, l, g);
       return -1;
     }
     wa->gaddr[l] = (uint32_t)g;
@@ -123,8 +123,8 @@ int tn_user_plan_access(const tn_family *f, const tn_params *p,
        tn_uexpr_eval(&x->times, slots, &times, why, n) != 0))
     goto fail;
   if (warps < 0 || warps * 32 > slots[TN_USLOT_THREADS] + 31 || times < 0) {
-    snprintf(why, n, "plan: %s: %lld warps of a %lld-thread block, %lld "
-                     "times",
+    snprintf(why, n, "plan.accesses.%s: %lld warps of a %lld-thread block, "
+                     "%lld times",
              x->name, warps, slots[TN_USLOT_THREADS], times);
     goto fail;
   }
@@ -132,7 +132,7 @@ int tn_user_plan_access(const tn_family *f, const tn_params *p,
     if (tn_uexpr_eval(&x->loop_count[i], slots, &count[i], why, n) != 0)
       goto fail;
     if (count[i] < 0 || count[i] > MAX_WARP_ACCESSES) {
-      snprintf(why, n, "plan: %s: loop %s runs %lld times", x->name,
+      snprintf(why, n, "plan.accesses.%s: loop %s runs %lld times", x->name,
                x->loop_name[i], count[i]);
       goto fail;
     }
@@ -140,8 +140,9 @@ int tn_user_plan_access(const tn_family *f, const tn_params *p,
     if (count[i] == 0 || total * warps > MAX_WARP_ACCESSES) {
       if (count[i] == 0)
         return 0; /* the loop does not run */
-      snprintf(why, n, "plan: %s lists %lld warp accesses per block (at "
-                       "most %d: put repeats of one pattern in `times`)",
+      snprintf(why, n, "plan.accesses.%s lists %lld warp accesses per "
+                       "block (at most %d: put repeats of one pattern in "
+                       "`times`)",
                x->name, total * warps, MAX_WARP_ACCESSES);
       goto fail;
     }
@@ -181,6 +182,13 @@ int tn_user_plan_access(const tn_family *f, const tn_params *p,
   }
   return sink->failed ? -1 : 0;
 fail:
+  {
+    /* the config's line of the access, as every error of a config says */
+    char msg[sizeof(sink->why)];
+    snprintf(msg, sizeof(msg), "%.400s:%d: %.500s", u->config_path, x->line,
+             why);
+    snprintf(sink->why, sizeof(sink->why), "%s", msg);
+  }
   sink->failed = 1;
   return -1;
 }

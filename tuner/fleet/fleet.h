@@ -51,6 +51,9 @@ typedef struct {
   size_t raw_len;
   char hash[33];
   const tn_family *family;
+  /* a described kernel's family, made from the file's copy of its config
+   * (its job owns it), or NULL for a family compiled in */
+  struct tn_job *described;
   const char *name;
   const tn_arch *arch;
   int predicted;

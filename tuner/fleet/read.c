@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipeline/config.h"
 #include "pipeline/results.h"
 
 /* ---- dates ---- */
@@ -316,6 +317,51 @@ int tn_fleet_load_run(const char *path, int keep_raw, const mg_run *first,
   return rc;
 }
 
+/* 1 if families a and b take the same parameters and dimensions: what a
+ * merge needs of two files of one described kernel. */
+static int same_description(const tn_family *a, const tn_family *b)
+{
+  int k;
+  if (strcmp(a->name, b->name) != 0 || a->n_params != b->n_params ||
+      a->n_dims != b->n_dims || strcmp(a->dim_names, b->dim_names) != 0)
+    return 0;
+  for (k = 0; k < a->n_params; k++)
+    if (strcmp(a->params[k].name, b->params[k].name) != 0 ||
+        a->params[k].kind != b->params[k].kind ||
+        a->params[k].is_layout != b->params[k].is_layout)
+      return 0;
+  return 1;
+}
+
+/* A described kernel's family from the file's copy of its config (read
+ * as untrusted text: no @include, no file opened).  The runs of one merge
+ * share the first's family when theirs is the same.  0, or TN_EINPUT. */
+static int read_described(const char *path, mg_run *r, const mg_run *first,
+                          tn_err *err)
+{
+  json_t *kernel, *cfg;
+  char name[4200];
+  tn_err why = {{0}};
+  if (tn_fleet_get(path, r->doc, "", "kernel", K_OBJECT, 0, &kernel, err) ||
+      tn_fleet_get(path, kernel, "kernel", "config", K_STRING, 0, &cfg, err))
+    return TN_EINPUT;
+  r->described = calloc(1, sizeof(*r->described));
+  if (r->described == NULL)
+    return tn_errf(err, TN_ETOOL, "out of memory");
+  snprintf(name, sizeof(name), "%s: kernel.config", path);
+  if (tn_config_load_description(json_string_value(cfg), name,
+                                 r->described, &why) != 0 ||
+      r->described->user == NULL) {
+    free(r->described);
+    r->described = NULL;
+    return tn_errf(err, TN_EINPUT, "%s", why.msg[0] ? why.msg : name);
+  }
+  r->family = r->described->family;
+  if (first && first->described && same_description(first->family, r->family))
+    r->family = first->family;
+  return 0;
+}
+
 int tn_fleet_read_doc(const char *path, const char *text, size_t len,
                       const mg_run *first, int skip_other, mg_run *r,
                       tn_err *err)
@@ -351,6 +397,11 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
   if (tn_fleet_get(path, r->doc, "", "family", K_STRING, 0, &v, err))
     return TN_EINPUT;
   r->family = tn_family_find(json_string_value(v));
+  if (r->family == NULL && json_object_get(r->doc, "kernel") != NULL) {
+    rc = read_described(path, r, first, err);
+    if (rc != 0)
+      return rc;
+  }
   if (r->family == NULL) {
     char list[256];
     tn_family_list(list, sizeof(list));
@@ -541,6 +592,10 @@ void tn_fleet_run_free(mg_run *r)
   if (r == NULL)
     return;
   json_decref(r->doc);
+  if (r->described) {
+    tn_config_free(r->described);
+    free(r->described);
+  }
   free(r->raw);
   free(r->cands);
   free(r->sorted);

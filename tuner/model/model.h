@@ -41,7 +41,7 @@ typedef struct tn_access_sink {
   tn_model_cost *total;
   const tn_arch *arch;
   int failed;       /* the first malformed access, kept in why */
-  char why[256];
+  char why[1024];
 } tn_access_sink;
 void tn_sink_access(tn_access_sink *sink, const tn_warp_access *a,
                     long long times);

@@ -215,8 +215,9 @@ static int parse_constraints(tn_cfg *c, const config_setting_t *s, tn_job *job)
     if (tn_expr_check(job->constraints[i], any_name, (void *)job->family,
                       why, sizeof(why)) != 0)
       return tn_cfg_bad(c, e,
-                        "constraint \"%s\": %s (names: the parameters, %s)",
-                        job->constraints[i], why, TN_CONSTRAINT_NAMES);
+                        "constraint \"%s\": %s (names: the parameters, %s%s)",
+                        job->constraints[i], why, TN_CONSTRAINT_NAMES,
+                        job->user ? ", the problem's dimensions" : "");
     {
       const char *file;
       tn_cfg_where(c, e, &file, &job->constraint_lines[i]);
@@ -472,7 +473,8 @@ static int load(const char *path, const char *text, const tn_family *given,
 
   /* the text with its @includes spliced in, read by libconfig as one */
   config_init(&cfg);
-  rc = tn_cfgsrc_read(path, text, &src, err);
+  rc = describe_only ? tn_cfgsrc_read_sealed(path, text, &src, err)
+                     : tn_cfgsrc_read(path, text, &src, err);
   if (rc)
     goto cleanup;
   c.src = src;

@@ -36,6 +36,7 @@ struct tn_cfgsrc {
   int n_files;
   tn_cfglit *lits;
   int n_lits, cap_lits;
+  int sealed; /* text from another host: it may include no file */
 };
 
 enum { ST_CODE, ST_STRING, ST_BLOCK };
@@ -182,6 +183,10 @@ static int include(tn_cfgsrc *src, int file, int line, const char *rel,
   tn_err ignore = {{0}};
   int rc;
 
+  if (src->sealed)
+    return tn_errf(err, TN_EINPUT, "%s:%d: @include \"%s\": a config kept "
+                                   "in a results file includes no file",
+                   who, line, rel);
   tn_dirname(dir, sizeof(dir), who);
   if (strcmp(dir, ".") == 0)
     dir[0] = '\0';
@@ -390,8 +395,8 @@ static int scan_literals(tn_cfgsrc *src)
   return 0;
 }
 
-int tn_cfgsrc_read(const char *path, const char *text, tn_cfgsrc **out,
-                   tn_err *err)
+static int read_source(const char *path, const char *text, int sealed,
+                       tn_cfgsrc **out, tn_err *err)
 {
   tn_cfgsrc *src = calloc(1, sizeof(*src));
   char *data = NULL;
@@ -401,6 +406,7 @@ int tn_cfgsrc_read(const char *path, const char *text, tn_cfgsrc **out,
   *out = NULL;
   if (src == NULL)
     return tn_errf(err, TN_ETOOL, "out of memory reading the config");
+  src->sealed = sealed;
   src->files[0] = strdup(path);
   src->n_files = 1;
   if (src->files[0] == NULL) {
@@ -443,6 +449,18 @@ cleanup:
   }
   *out = src;
   return 0;
+}
+
+int tn_cfgsrc_read(const char *path, const char *text, tn_cfgsrc **out,
+                   tn_err *err)
+{
+  return read_source(path, text, 0, out, err);
+}
+
+int tn_cfgsrc_read_sealed(const char *name, const char *text,
+                          tn_cfgsrc **out, tn_err *err)
+{
+  return read_source(name, text, 1, out, err);
 }
 
 const char *tn_cfgsrc_text(const tn_cfgsrc *src)

@@ -37,6 +37,11 @@ typedef struct {
 int tn_cfgsrc_read(const char *path, const char *text, tn_cfgsrc **out,
                    tn_err *err);
 
+/* The same for text that came from another host (a results file's copy
+ * of a config): an @include in it is an error, so it opens no file. */
+int tn_cfgsrc_read_sealed(const char *name, const char *text,
+                          tn_cfgsrc **out, tn_err *err);
+
 /* The spliced text, for config_read_string. */
 const char *tn_cfgsrc_text(const tn_cfgsrc *src);
 

@@ -9,7 +9,7 @@
 
 #define TN_PATH_LEN 4096
 
-typedef struct {
+typedef struct tn_job {
   char path[TN_PATH_LEN];       /* the config file */
   char name[64];                /* names results and headers */
   const tn_family *family;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "family/user_kernel.h"
 #include "gpu/nvrtc.h"
 
 /* Timed launches of c over the problems. */
@@ -405,6 +406,13 @@ json_t *tn_results_json(const tn_run *run)
   json_object_set_new(json_object_get(json_object_get(doc, "run"), "compile"),
                       "trace", trace_json(&run->compile.trace));
   json_object_set_new(doc, "layout_params", layout_params_json(f));
+  /* a described kernel: its config, from which a merge, a report or a
+   * resumed run on another host makes the same family (no file read) */
+  if (job->user)
+    json_object_set_new(doc, "kernel",
+                        json_pack("{s:s, s:s, s:s}", "config", job->text,
+                                  "symbol", job->family->kernel, "file",
+                                  job->user->file));
   if (run->n_baselines > 0)
     json_object_set_new(doc, "reference_baseline",
                         json_string(run->baselines[0].name));

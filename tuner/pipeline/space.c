@@ -180,8 +180,8 @@ static int classify(const tn_job *job, const tn_arch *arch,
       /* a described kernel's plan is the user's to mend */
       tn_params_format(f->params, f->n_params, &c->params, ptxt,
                        sizeof(ptxt));
-      return tn_errf(err, TN_EINPUT, "%s: %s (for %s on problem %d)",
-                     job->path, why, ptxt, k);
+      return tn_errf(err, TN_EINPUT, "%s (for %s on problem %d)", why, ptxt,
+                     k);
     }
     c->model_total += c->model[k].ld_wavefronts + c->model[k].st_wavefronts;
   }

@@ -1,0 +1,17 @@
+// A test kernel: y = alpha * x through a shared tile of block_size floats
+// (tests/configs/cpu-user.cfg and the bad-user-*.cfg configs).
+extern "C" __global__ void scale(float *y, const float *x, float alpha, int n)
+{
+  __shared__ float tile[block_size + pad];
+  int i = blockIdx.x * block_size + threadIdx.x;
+  tile[threadIdx.x] = i < n ? x[i] : 0.0f;
+  __syncthreads();
+  if (i < n)
+    y[i] = alpha * tile[threadIdx.x];
+}
+extern "C" __global__ void scale_ref(float *y, const float *x, float alpha, int n)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = alpha * x[i];
+}
