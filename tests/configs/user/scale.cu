@@ -15,3 +15,16 @@ extern "C" __global__ void scale_ref(float *y, const float *x, float alpha, int 
   if (i < n)
     y[i] = alpha * x[i];
 }
+
+// A kernel that is wrong on purpose when `bug` is 1 (tests/configs/
+// gpu-user.cfg): the check must catch it.
+extern "C" __global__ void scale_bug(float *y, const float *x, float alpha,
+                                     int n)
+{
+  __shared__ float tile[block_size + pad];
+  int i = blockIdx.x * block_size + threadIdx.x;
+  tile[threadIdx.x] = i < n ? x[i] : 0.0f;
+  __syncthreads();
+  if (i < n)
+    y[i] = alpha * tile[threadIdx.x] + (bug && i == n / 3 ? 1.0f : 0.0f);
+}
