@@ -16,6 +16,7 @@
 #include "base/arch.h"
 #include "family/family.h"
 #include "gpu/cublas.h"
+#include "gpu/compare.h"
 #include "gpu/inputs.h"
 #include "pipeline/compile.h"
 #include "test_util.h"
@@ -109,33 +110,55 @@ static int run_values(void)
   TEST_DONE();
 }
 
-/* The generator compiles with NVRTC for arch and holds its kernel. */
+/* source compiles with NVRTC for arch and holds kernel. */
+static void compiles(const char *source, const char *kernel,
+                     const tn_arch *arch)
+{
+  tn_err err = {{0}};
+  void *cubin = NULL;
+  size_t len = 0, i, kl = strlen(kernel);
+  char *log = NULL;
+  int rc, found = 0;
+
+  rc = tn_compile_source(source, "helper.cu", NULL, arch, &cubin, &len, &log,
+                         &err);
+  if (rc != 0)
+    fprintf(stderr, "%s: %s\n", arch->name, rc > 0 && log ? log : err.msg);
+  CHECK_EQ_INT(rc, 0);
+  for (i = 0; cubin && i + kl <= len && !found; i++)
+    found = memcmp((const char *)cubin + i, kernel, kl) == 0;
+  CHECK(found);
+  free(cubin);
+  free(log);
+  if (rc == 0 && found)
+    fprintf(stderr, "%s compiles for %s (%zu bytes)\n", kernel, arch->name,
+            len);
+}
+
+/* The worker's own kernels compile with NVRTC for arch: the generator of
+ * the shipped families' inputs, the one of every other init, and the
+ * comparison of a described kernel's outputs. */
 static int run_nvrtc(const char *name)
 {
   const tn_arch *arch = tn_arch_find(name);
-  tn_err err = {{0}};
-  void *cubin = NULL;
-  size_t len = 0, i;
-  char *log = NULL;
-  int rc, found = 0;
+  size_t la = strlen(tn_inputs_generator_source);
+  char *both;
 
   if (arch == NULL) {
     fprintf(stderr, "unknown architecture %s\n", name);
     return 2;
   }
-  rc = tn_compile_source(tn_inputs_generator_source, "generator.cu", NULL,
-                         arch, &cubin, &len, &log, &err);
-  if (rc != 0)
-    fprintf(stderr, "%s: %s\n", name, rc > 0 && log ? log : err.msg);
-  CHECK_EQ_INT(rc, 0);
-  for (i = 0; cubin && i + 14 <= len && !found; i++)
-    found = memcmp((const char *)cubin + i, "tn_fill_random", 14) == 0;
-  CHECK(found);
-  free(cubin);
-  free(log);
-  if (rc == 0 && found)
-    fprintf(stderr, "the input generator compiles for %s (%zu bytes)\n",
-            name, len);
+  compiles(tn_inputs_generator_source, "tn_fill_random", arch);
+  /* the values generator is compiled with the other, in one module */
+  both = malloc(la + strlen(tn_inputs_values_source) + 1);
+  CHECK(both != NULL);
+  if (both) {
+    memcpy(both, tn_inputs_generator_source, la);
+    strcpy(both + la, tn_inputs_values_source);
+    compiles(both, "tn_fill_values", arch);
+    free(both);
+  }
+  compiles(tn_compare_source, "tn_compare", arch);
   TEST_DONE();
 }
 

@@ -130,8 +130,8 @@ struct tn_verify_env {
   void *host[TN_MAX_BUFFERS];
   const void *host_init[TN_MAX_BUFFERS];
   /* with a fixed-inputs family: the reference's outputs on these inputs
-   * (host copies, made once per problem), NULL for the inputs */
-  const void *expected[TN_MAX_BUFFERS];
+   * (on the device, made once per problem), 0 for the inputs */
+  tn_devptr expected[TN_MAX_BUFFERS];
   tn_devptr dev[TN_MAX_BUFFERS];
   tn_devptr dev_init[TN_MAX_BUFFERS]; /* INOUT buffers' starting values */
   /* seed of each IN and INOUT buffer: element i started as
@@ -153,6 +153,12 @@ struct tn_verify_env {
                int k, tn_devptr a, tn_devptr b, tn_devptr c, char *why,
                size_t why_len);
   int (*download)(tn_verify_env *env, void *dst, tn_devptr src, size_t bytes);
+  /* Compares count elements of type t at got and want on the GPU:
+   * floating values beyond atol + rtol |want| (NaN too), integers in any
+   * bit.  0 with how many differ and the first's index, or -1. */
+  int (*compare)(tn_verify_env *env, tn_devptr got, tn_devptr want,
+                 size_t count, tn_elem_type t, double atol, double rtol,
+                 unsigned long long *bad, unsigned long long *first);
   void *impl;
 };
 

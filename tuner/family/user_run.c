@@ -145,50 +145,6 @@ int tn_user_constants(const tn_family *f, const tn_params *p,
   return u->n_constants;
 }
 
-/* Elements of buffer b that differ from the reference's: floating values
- * beyond atol + rtol |ref| (NaN anywhere differs), integers at all. */
-static int compare(const tn_uarg *g, const void *got, const void *want,
-                   size_t count, char *why, size_t n)
-{
-  size_t i, bad = 0, first = 0;
-  int eb = tn_elem_bytes(g->type), is_float = tn_elem_is_float(g->type);
-  double worst = 0.0;
-
-  for (i = 0; i < count; i++) {
-    int differs;
-    if (is_float) {
-      double x = tn_elem_load(got, i, g->type);
-      double r = tn_elem_load(want, i, g->type);
-      double err = fabs(x - r);
-      differs = !(err <= g->atol + g->rtol * fabs(r)); /* NaN differs */
-      if (differs && !(err <= worst))
-        worst = isnan(err) ? INFINITY : err;
-    } else {
-      differs = memcmp((const char *)got + i * (size_t)eb,
-                       (const char *)want + i * (size_t)eb, (size_t)eb) != 0;
-    }
-    if (differs && bad++ == 0)
-      first = i;
-  }
-  if (bad == 0)
-    return 0;
-  if (is_float)
-    snprintf(why, n,
-             "%s: %zu of %zu elements differ from the reference beyond "
-             "atol %g + rtol %g |ref|; the first, [%zu], is %.9g against "
-             "%.9g",
-             g->name, bad, count, g->atol, g->rtol, first,
-             tn_elem_load(got, first, g->type),
-             tn_elem_load(want, first, g->type));
-  else
-    snprintf(why, n,
-             "%s: %zu of %zu elements differ from the reference; the "
-             "first, [%zu], is %.17g against %.17g",
-             g->name, bad, count, first, tn_elem_load(got, first, g->type),
-             tn_elem_load(want, first, g->type));
-  return 1;
-}
-
 int tn_user_verify(tn_verify_env *env, char *why, size_t n)
 {
   const tn_user_kernel *u = tn_user_of(env->family);
@@ -196,17 +152,42 @@ int tn_user_verify(tn_verify_env *env, char *why, size_t n)
 
   for (a = 0; a < u->n_args; a++) {
     const tn_uarg *g = &u->args[a];
-    int b = buffer_index(u, a);
+    int b = buffer_index(u, a), eb = tn_elem_bytes(g->type);
+    unsigned long long bad = 0, first = 0;
+    unsigned char got[8], want[8];
     size_t count;
     if (b < 0 || !g->output)
       continue;
-    if (env->host[b] == NULL || env->expected[b] == NULL) {
+    if (env->expected[b] == 0) {
       snprintf(why, n, "%s: no reference output to compare with", g->name);
       return -1;
     }
-    count = env->descs[b].bytes / (size_t)tn_elem_bytes(g->type);
-    if (compare(g, env->host[b], env->expected[b], count, why, n) != 0)
-      return 1;
+    count = env->descs[b].bytes / (size_t)eb;
+    if (env->compare(env, env->dev[b], env->expected[b], count, g->type,
+                     g->atol, g->rtol, &bad, &first) != 0)
+      return -1;
+    if (bad == 0)
+      continue;
+    /* the first element that differs, for the message */
+    if (env->download(env, got, env->dev[b] + first * (size_t)eb,
+                      (size_t)eb) != 0 ||
+        env->download(env, want, env->expected[b] + first * (size_t)eb,
+                      (size_t)eb) != 0)
+      return -1;
+    if (tn_elem_is_float(g->type))
+      snprintf(why, n,
+               "%s: %llu of %zu elements differ from the reference beyond "
+               "atol %g + rtol %g |ref|; the first, [%llu], is %.9g against "
+               "%.9g",
+               g->name, bad, count, g->atol, g->rtol, first,
+               tn_elem_load(got, 0, g->type), tn_elem_load(want, 0, g->type));
+    else
+      snprintf(why, n,
+               "%s: %llu of %zu elements differ from the reference; the "
+               "first, [%llu], is %.17g against %.17g",
+               g->name, bad, count, first, tn_elem_load(got, 0, g->type),
+               tn_elem_load(want, 0, g->type));
+    return 1;
   }
   return 0;
 }

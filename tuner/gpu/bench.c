@@ -335,7 +335,7 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
     res->steps.check_s = tn_now() - t0;
     t0 = tn_now();
     rc = tn_verify_run(&b->check, f, &job->problem, &b->bufs,
-                       (const void *const *)b->expected.host, job->seed,
+                       b->expected.dev, job->seed,
                        res->reason, sizeof(res->reason));
     res->steps.verify_s = tn_now() - t0;
     if (rc < 0)
@@ -428,6 +428,11 @@ int tn_bench_open(int ordinal, tn_bench **out, tn_device_info *info,
   b->check.cu = &b->cu;
   b->check.st = &b->st;
   b->check.stream = b->stream;
+  b->check.cmp.cu = &b->cu;
+  b->check.cmp.st = &b->st;
+  b->check.cmp.stream = b->stream;
+  b->check.cmp.sm_count = b->info.sm_count;
+  b->expected.cu = &b->cu;
   b->check.cc_major = b->info.cc_major;
   b->check.cc_minor = b->info.cc_minor;
   *info = b->info;

@@ -109,12 +109,8 @@ int tn_expected_ensure(tn_expected *e, tn_inputs *in, tn_buffers *bufs,
     const tn_buffer_desc *d = &bufs->desc[i];
     if (d->role == TN_BUF_IN)
       continue;
-    e->host[i] = malloc(d->bytes ? d->bytes : 1);
-    if (e->host[i] == NULL) {
-      snprintf(why, n, "out of memory for the reference's %s", d->name);
-      goto done;
-    }
-    if (CU(cuMemcpyDtoH(e->host[i], bufs->dev[0][i], d->bytes)))
+    if (CU(cuMemAlloc(&e->dev[i], d->bytes ? d->bytes : 1)) ||
+        CU(cuMemcpyDtoD(e->dev[i], bufs->dev[0][i], d->bytes)))
       goto done;
   }
   e->key = key;
@@ -136,8 +132,9 @@ void tn_expected_clear(tn_expected *e)
 {
   int i;
   for (i = 0; i < TN_MAX_BUFFERS; i++) {
-    free(e->host[i]);
-    e->host[i] = NULL;
+    if (e->dev[i] && e->cu)
+      e->cu->cuMemFree(e->dev[i]);
+    e->dev[i] = 0;
   }
   e->key = 0;
 }

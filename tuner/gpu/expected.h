@@ -1,6 +1,6 @@
 /* expected.h -- what a fixed-inputs family's checks compare with, in the
  * worker: the outputs of its reference kernel, run once per problem on
- * the problem's inputs and kept on the host, and the __constant__ symbols
+ * the problem's inputs and kept on the device, and the __constant__ symbols
  * every module of such a family holds, filled from the job's seed so that
  * the reference and every candidate see the same values. */
 #ifndef TN_EXPECTED_H
@@ -20,8 +20,9 @@ typedef struct {
 } tn_reference;
 
 typedef struct {
-  void *host[TN_MAX_BUFFERS]; /* the outputs; NULL for the inputs */
-  unsigned long long key;     /* what they were made from, 0: nothing */
+  const tn_cuda *cu;
+  CUdeviceptr dev[TN_MAX_BUFFERS]; /* the outputs; 0 for the inputs */
+  unsigned long long key;          /* what they were made from, 0: none */
 } tn_expected;
 
 /* Fills the __constant__ symbols (f->constants) that module mod holds for
@@ -40,6 +41,7 @@ int tn_expected_ensure(tn_expected *e, tn_inputs *in, tn_buffers *bufs,
                        const void *ref_cubin, const tn_problem *prob,
                        unsigned long long seed, char *why, size_t n);
 
+/* Frees the outputs kept (e->cu set: the memory is the device's). */
 void tn_expected_clear(tn_expected *e);
 
 #endif

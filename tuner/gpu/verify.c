@@ -78,6 +78,22 @@ static int env_download(tn_verify_env *env, void *dst, tn_devptr src,
   return CU(cuMemcpyDtoH(dst, src, bytes)) ? -1 : 0;
 }
 
+static int env_compare(tn_verify_env *env, tn_devptr got, tn_devptr want,
+                       size_t count, tn_elem_type t, double atol,
+                       double rtol, unsigned long long *bad,
+                       unsigned long long *first)
+{
+  tn_verify *v = env->impl;
+  char why[256] = "";
+  if (tn_compare_run(&v->cmp, v->cc_major, v->cc_minor, got, want, count, t,
+                     atol, rtol, bad, first, why, sizeof(why)) != 0) {
+    if (why[0] && v->st->last == CUDA_SUCCESS)
+      snprintf(v->st->what, sizeof(v->st->what), "%s", why);
+    return -1;
+  }
+  return 0;
+}
+
 static void free_scratch(tn_verify *v)
 {
   int i;
@@ -131,7 +147,7 @@ static int ensure_reference(tn_verify *v, const tn_family *f, char *why,
 }
 
 int tn_verify_run(tn_verify *v, const tn_family *f, const tn_problem *prob,
-                  const tn_buffers *bufs, const void *const *expected,
+                  const tn_buffers *bufs, const CUdeviceptr *expected,
                   unsigned long long seed, char *reason, size_t n)
 {
   tn_verify_env env;
@@ -154,7 +170,7 @@ int tn_verify_run(tn_verify *v, const tn_family *f, const tn_problem *prob,
     env.host_init[i] = bufs->host_init[i];
     env.dev[i] = bufs->dev[0][i];
     env.dev_init[i] = bufs->dev_init[i];
-    env.expected[i] = expected ? expected[i] : NULL;
+    env.expected[i] = expected ? expected[i] : 0;
     if (bufs->desc[i].role != TN_BUF_OUT)
       env.seed[i] = tn_buffer_seed(seed, i);
   }
@@ -163,6 +179,7 @@ int tn_verify_run(tn_verify *v, const tn_family *f, const tn_problem *prob,
   env.alloc_spare = env_alloc_spare;
   env.dgemm = env_dgemm;
   env.download = env_download;
+  env.compare = env_compare;
   env.impl = v;
   rc = on_host ? f->verify(&env, reason, n)
                : f->verify_device(&env, reason, n);
@@ -174,6 +191,7 @@ int tn_verify_run(tn_verify *v, const tn_family *f, const tn_problem *prob,
 
 void tn_verify_unload(tn_verify *v)
 {
+  tn_compare_unload(&v->cmp);
   free_scratch(v);
   if (v->ref_module)
     v->cu->cuModuleUnload(v->ref_module);

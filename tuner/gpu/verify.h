@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "family/family.h"
+#include "gpu/compare.h"
 #include "gpu/driver.h"
 #include "gpu/inputs.h"
 
@@ -30,18 +31,19 @@ typedef struct {
   CUmodule ref_module;
   CUdeviceptr scratch[TN_VERIFY_MAX_SCRATCH]; /* during one check */
   int n_scratch;
+  tn_compare cmp; /* its cu, st, stream and sm_count set like these */
 } tn_verify;
 
 /* Checks the output of the launch just made on set 0 of bufs (whose
  * inputs came from seed) with f's check; expected (NULL, or one per
- * buffer) holds a fixed-inputs family's reference outputs.  Returns 0 when it is right, 1
+ * buffer) holds a fixed-inputs family's reference outputs on the device.  Returns 0 when it is right, 1
  * when it is wrong (why in reason), -1 when the check could not run (why
  * in reason, or a failing CUDA call in st). */
 int tn_verify_run(tn_verify *v, const tn_family *f, const tn_problem *prob,
-                  const tn_buffers *bufs, const void *const *expected,
+                  const tn_buffers *bufs, const CUdeviceptr *expected,
                   unsigned long long seed, char *reason, size_t n);
 
-/* Frees the reference kernels. */
+/* Frees the reference kernels and the comparison's. */
 void tn_verify_unload(tn_verify *v);
 
 #endif

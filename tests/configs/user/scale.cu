@@ -18,6 +18,9 @@ extern "C" __global__ void scale_ref(float *y, const float *x, float alpha, int 
 
 // A kernel that is wrong on purpose when `bug` is 1 (tests/configs/
 // gpu-user.cfg): the check must catch it.
+#ifndef bug
+#define bug 0
+#endif
 extern "C" __global__ void scale_bug(float *y, const float *x, float alpha,
                                      int n)
 {
