@@ -67,7 +67,7 @@ static int prepare(const tn_family *f, tn_params *p, const tn_problem *prob,
       return 1;
     }
   }
-  if (tn_user_arrays(u, -1, slots, NULL, &v, why, n) != 0)
+  if (tn_user_arrays(u, -1, slots, NULL, &v, NULL, why, n) != 0)
     return 1;
   return 0;
 }
@@ -90,9 +90,10 @@ static void launch(const tn_family *f, const tn_params *p,
   }
   l->threads = (int)(l->block[0] * l->block[1] * l->block[2]);
   l->smem_dynamic = smem;
-  if (tn_user_arrays(u, -1, slots, NULL, &smem_static, why,
+  /* what the plan declares static: the compile's figure comes later */
+  if (tn_user_arrays(u, -1, slots, NULL, NULL, &smem_static, why,
                      sizeof(why)) == 0)
-    l->smem_static = (int)(smem_static > smem ? smem_static - smem : 0);
+    l->smem_static = (int)smem_static;
 }
 
 static double work(const tn_family *f, const tn_problem *prob)

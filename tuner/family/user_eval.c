@@ -13,6 +13,19 @@ void tn_user_slots(const tn_user_kernel *u, const tn_params *p,
     slots[TN_USLOT_PARAM0 + k] = p->v[k].i;
   for (k = 0; k < u->n_dims && k < prob->size.n_dims; k++)
     slots[TN_USLOT_DIM0 + k] = prob->size.dims[k];
+  /* a block's threads, which the plan and the arguments may read (the
+   * block itself reads neither: config_user_run.c refuses that) */
+  slots[TN_USLOT_THREADS] = 1;
+  for (k = 0; k < 3; k++) {
+    long long v = 1;
+    char why[256];
+    if (tn_uexpr_set(&u->launch.block[k]) &&
+        (tn_uexpr_eval(&u->launch.block[k], slots, &v, why, sizeof(why)) != 0
+         || v < 1 || v > 1024))
+      v = 1; /* prepare() reports it for the point */
+    slots[TN_USLOT_BLOCK0 + k] = v;
+    slots[TN_USLOT_THREADS] *= v;
+  }
 }
 
 int tn_user_eval_launch(const tn_ulaunch *l, const long long *slots,
@@ -62,9 +75,10 @@ int tn_user_eval_launch(const tn_ulaunch *l, const long long *slots,
 }
 
 int tn_user_arrays(const tn_user_kernel *u, int a, const long long *slots,
-                   long long *base, long long *total, char *why, size_t n)
+                   long long *base, long long *total, long long *fixed,
+                   char *why, size_t n)
 {
-  long long at = 0;
+  long long at = 0, stat = 0, bytes;
   int i;
   for (i = 0; i < u->n_arrays; i++) {
     const tn_uarray *ar = &u->arrays[i];
@@ -84,9 +98,14 @@ int tn_user_arrays(const tn_user_kernel *u, int a, const long long *slots,
     }
     /* 128-byte aligned: a whole line of banks, so that an array's own
      * layout decides its conflicts */
-    at += (rows * (cols + pad) * ar->elem + 127) / 128 * 128;
+    bytes = (rows * (cols + pad) * ar->elem + 127) / 128 * 128;
+    at += bytes;
+    if (!ar->dynamic)
+      stat += bytes;
   }
   if (total)
     *total = at;
+  if (fixed)
+    *fixed = stat;
   return 0;
 }

@@ -7,8 +7,9 @@
 
 #include "family/user_kernel.h"
 
-/* The slot values of point p on prob: the parameters and dimensions.
- * Swizzle parameters read as their index in the space's list. */
+/* The slot values of point p on prob: the parameters, the dimensions and
+ * the launch's block and threads.  Swizzle parameters read as their index
+ * in the space's list. */
 void tn_user_slots(const tn_user_kernel *u, const tn_params *p,
                    const tn_problem *prob, long long *slots);
 
@@ -18,9 +19,11 @@ int tn_user_eval_launch(const tn_ulaunch *l, const long long *slots,
                         char *why, size_t n);
 
 /* The byte offset of array a (the arrays sit one after another, each
- * 128-byte aligned) into *base, and the bytes of all arrays into *total
- * (either may be NULL).  0, or -1 with why. */
+ * 128-byte aligned) into *base, the bytes of all arrays into *total and
+ * of those not in dynamic shared memory into *fixed (any may be NULL).
+ * 0, or -1 with why. */
 int tn_user_arrays(const tn_user_kernel *u, int a, const long long *slots,
-                   long long *base, long long *total, char *why, size_t n);
+                   long long *base, long long *total, long long *fixed,
+                   char *why, size_t n);
 
 #endif

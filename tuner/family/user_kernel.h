@@ -77,6 +77,7 @@ typedef struct {
   int line;
   int elem;                 /* bytes of an element */
   tn_uexpr rows, cols, pad;
+  int dynamic;              /* in dynamic shared memory (launch.smem) */
   int swizzle_param;        /* a swizzle parameter's index, or -1 */
   tn_swizzle swizzle;       /* else this fixed one */
 } tn_uarray;

@@ -114,7 +114,7 @@ int tn_user_plan_access(const tn_family *f, const tn_params *p,
       tn_uexpr_eval(&ar->cols, slots, &cols, why, n) != 0 ||
       (tn_uexpr_set(&ar->pad) &&
        tn_uexpr_eval(&ar->pad, slots, &pad, why, n) != 0) ||
-      tn_user_arrays(u, x->array, slots, &base, NULL, why, n) != 0)
+      tn_user_arrays(u, x->array, slots, &base, NULL, NULL, why, n) != 0)
     goto fail;
   warps = (slots[TN_USLOT_THREADS] + 31) / 32;
   if ((tn_uexpr_set(&x->warps) &&

@@ -37,8 +37,8 @@ static const struct {
 static int parse_array(tn_cfg *c, const config_setting_t *s,
                        tn_user_kernel *u, int index)
 {
-  static const char *const keys[] = {"name", "elem", "rows", "cols", "pad",
-                                     "swizzle", NULL};
+  static const char *const keys[] = {"name", "elem", "rows",    "cols",
+                                     "pad",  "swizzle", "dynamic", NULL};
   tn_uarray *ar = &u->arrays[index];
   const config_setting_t *m;
   char what[96], text[64], why[256];
@@ -97,6 +97,10 @@ static int parse_array(tn_cfg *c, const config_setting_t *s,
   if (rc == 0)
     rc = tn_config_user_opt_expr(c, s, "pad", what, &u->scope, &ar->pad);
   if (rc)
+    return rc;
+  m = config_setting_get_member(s, "dynamic");
+  snprintf(what, sizeof(what), "plan.arrays.%s.dynamic", ar->name);
+  if (m && (rc = tn_cfg_get_bool(c, m, what, &ar->dynamic)) != 0)
     return rc;
   m = config_setting_get_member(s, "swizzle");
   if (m == NULL)

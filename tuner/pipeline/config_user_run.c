@@ -75,6 +75,12 @@ static int parse_launch(tn_cfg *c, const config_setting_t *s,
       rc = tn_config_user_expr(c, x, what, scope, &e[d]);
       if (rc)
         return rc;
+      /* threads and smem_bytes come of the block: it cannot read them */
+      if (g == 1 && (tn_uexpr_uses(&e[d], TN_USLOT_THREADS) ||
+                     tn_uexpr_uses(&e[d], TN_USLOT_SMEM)))
+        return tn_cfg_bad(c, x, "%s \"%s\": a block's size cannot read "
+                                "threads or smem_bytes, which come of it",
+                          what, e[d].text);
     }
   }
   snprintf(what, sizeof(what), "%s.smem", where);
