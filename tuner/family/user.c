@@ -35,9 +35,25 @@ static int prepare(const tn_family *f, tn_params *p, const tn_problem *prob,
   }
   for (a = 0; a < u->n_args; a++) {
     const tn_uarg *g = &u->args[a];
-    if (g->kind == TN_UARG_SCALAR && !g->literal &&
-        tn_uexpr_eval(&g->value, slots, &v, why, n) != 0)
+    int bits = 8 * tn_elem_bytes(g->type);
+    if (g->kind != TN_UARG_SCALAR || g->literal)
+      continue;
+    if (tn_uexpr_eval(&g->value, slots, &v, why, n) != 0)
       return 1;
+    /* an integer argument holds its value, not its low bits */
+    if (!tn_elem_is_float(g->type) && bits < 64 &&
+        (tn_elem_is_signed(g->type)
+             ? v < -(1LL << (bits - 1)) || v >= (1LL << (bits - 1))
+             : v < 0 || v >= (1LL << bits))) {
+      snprintf(why, n, "%s \"%s\" is %lld, which %s does not hold",
+               g->value.what, g->value.text, v, tn_elem_long_name(g->type));
+      return 1;
+    }
+    if (!tn_elem_is_float(g->type) && !tn_elem_is_signed(g->type) && v < 0) {
+      snprintf(why, n, "%s \"%s\" is %lld, below %s's 0", g->value.what,
+               g->value.text, v, tn_elem_long_name(g->type));
+      return 1;
+    }
   }
   /* a swizzle parameter resolves against the first array it lays out */
   for (k = 0; k < u->n_params; k++) {
