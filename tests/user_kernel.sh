@@ -87,5 +87,38 @@ grep -q "includes no file" "$tmp/include.err" ||
 "$tuner" merge "$results" "$tmp/bad/other.json" -o "$tmp/m-other" -q \
   >/dev/null 2>"$tmp/other.err"
 [ $? -eq 2 ] || { echo "FAIL: two different kernels merged"; fail=1; }
-[ $fail -eq 0 ] && echo "user kernel: run, header, merge elsewhere, report, bad results: ok"
+# killed in the middle and resumed: the same results as the run above
+FAKE_WORKER_DELAY_MS=200 FAKE_WORKER_LOG="$tmp/jobs.log" \
+  "$tuner" --config "$cfg" --cache-dir "$tmp/cache" -q --output "$tmp/killed" \
+  >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+  [ "$(grep -c "^candidate" "$tmp/jobs.log" 2>/dev/null || true)" -ge 3 ] 2>/dev/null && break
+  sleep 0.1
+done
+kill -9 $pid
+wait $pid 2>/dev/null
+json=$(ls "$tmp"/killed/scale-*.json 2>/dev/null | grep -v jsonl | head -1)
+if [ -z "$json" ]; then
+  echo "FAIL: nothing written before the kill"; fail=1
+else
+  "$tuner" --config "$cfg" --cache-dir "$tmp/cache" -q --resume "$json" \
+    >/dev/null 2>"$tmp/resume.err" ||
+    { echo "FAIL: resume"; cat "$tmp/resume.err"; fail=1; }
+  python3 - "$json" "$results" <<'PY' || fail=1
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+st = lambda d: {c["id"]: c["status"] for c in d["candidates"]}
+assert st(a) == st(b), (st(a), st(b))
+assert a["best"]["id"] == b["best"]["id"] == 3, (a["best"], b["best"])
+assert a["run"]["resumed"] >= 1, a["run"]["resumed"]
+PY
+fi
+# every GPU of the host: one worker each reads the kernel's description
+FAKE_WORKER_DEVICES=2 "$tuner" --config "$cfg" --device all \
+  --cache-dir "$tmp/cache" -q --output "$tmp/all" >/dev/null \
+  2>"$tmp/all.err" || { echo "FAIL: --device all"; cat "$tmp/all.err"; fail=1; }
+n=$(ls "$tmp"/all/scale-*.json 2>/dev/null | grep -vc jsonl)
+[ "$n" -eq 2 ] || { echo "FAIL: --device all wrote $n results files"; fail=1; }
+[ $fail -eq 0 ] && echo "user kernel: run, header, merge elsewhere, report, bad results, resume, every GPU: ok"
 exit $fail
