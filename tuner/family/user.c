@@ -2,16 +2,15 @@
  * the launch, the limits of a point, the rate). */
 #include "family/user.h"
 
-#include "family/user_eval.h"
-#include "family/user_plan.h"
-#include "family/user_run.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/util.h"
+#include "family/user_eval.h"
+#include "family/user_plan.h"
+#include "family/user_run.h"
 
 /* Every expression of point p that the launch and the arguments take
  * evaluates; the swizzles resolve against their arrays. */

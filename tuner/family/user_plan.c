@@ -7,12 +7,11 @@
  * templates/smem_layout.h lays out tiles (padding, then the swizzle). */
 #include "family/user_plan.h"
 
-#include "family/user_eval.h"
-
 #include <stdio.h>
 #include <string.h>
 
 #include "../../templates/smem_layout.h"
+#include "family/user_eval.h"
 #include "model/access.h"
 
 /* The swizzle array a lays out with on point p. */

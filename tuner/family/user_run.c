@@ -3,11 +3,11 @@
  * against the reference's, the copy baseline). */
 #include "family/user_run.h"
 
-#include "family/user_eval.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "family/user_eval.h"
 
 /* Buffer index of argument a (its place among the buffers), or -1. */
 static int buffer_index(const tn_user_kernel *u, int a)

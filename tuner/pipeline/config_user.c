@@ -3,10 +3,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline/config_user.h"
 
-#include "pipeline/config_user_expr.h"
-#include "pipeline/config_user_plan.h"
-#include "pipeline/config_user_run.h"
-
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +11,9 @@
 #include <sys/stat.h>
 
 #include "model/access.h"
+#include "pipeline/config_user_expr.h"
+#include "pipeline/config_user_plan.h"
+#include "pipeline/config_user_run.h"
 
 const char *const tn_config_user_keys[] = {
     "kernel", "launch", "arguments", "constants", "check",

@@ -4,13 +4,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline/config_user_plan.h"
 
-#include "family/user_eval.h"
-#include "pipeline/config_user_expr.h"
-
 #include <stdio.h>
 #include <string.h>
 
+#include "family/user_eval.h"
 #include "model/access.h"
+#include "pipeline/config_user_expr.h"
 
 /* The names an access adds to the kernel's: each lane's indices. */
 static const struct {

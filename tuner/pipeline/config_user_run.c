@@ -4,13 +4,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline/config_user_run.h"
 
-#include "family/user_eval.h"
-#include "pipeline/config_user_expr.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "family/user_eval.h"
+#include "pipeline/config_user_expr.h"
 
 /* Evaluates e on every problem of job (parameters at their first
  * values); v gets the last.  A failure names e's line. */

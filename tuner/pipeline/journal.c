@@ -3,12 +3,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline/journal.h"
 
-#include "pipeline/journal_check.h"
-
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "pipeline/journal_check.h"
 
 static int timing_from_json(json_t *o, tn_timing *t)
 {
