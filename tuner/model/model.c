@@ -218,3 +218,30 @@ double tn_model_wavefronts_per_block(const tn_model_cost *c)
     return 0.0;
   return (double)(c->ld_wavefronts + c->st_wavefronts) / (double)c->blocks;
 }
+
+tn_ncu_kind tn_model_ncu_kind(const tn_warp_access *a)
+{
+  if (a->async_copy)
+    return TN_KIND_LDGSTS;
+  switch (a->op) {
+  case TN_OP_LD:
+    return TN_KIND_LD;
+  case TN_OP_ST:
+    return TN_KIND_ST;
+  case TN_OP_LDMATRIX:
+    return TN_KIND_LDSM;
+  case TN_OP_STMATRIX:
+    return TN_KIND_STSM;
+  case TN_OP_CP_ASYNC_CA:
+  case TN_OP_CP_ASYNC_CG:
+    break;
+  }
+  return TN_KIND_LDGSTS;
+}
+
+const char *tn_model_ncu_kind_name(tn_ncu_kind k)
+{
+  static const char *const names[TN_KIND_COUNT] = {"ld", "st", "ldsm",
+                                                   "stsm", "ldgsts"};
+  return k >= 0 && k < TN_KIND_COUNT ? names[k] : "?";
+}

@@ -51,6 +51,28 @@ int tn_model_accumulate(tn_model_cost *total, const tn_warp_access *a,
                         long long times, const tn_arch *arch, char *why,
                         size_t why_len);
 
+/* The kinds Nsight Compute counts a launch's shared-memory instructions
+ * and wavefronts by: smsp__sass_inst_executed_op_shared_ld, _op_shared_st,
+ * _op_ldsm, _op_shared_stsm and _op_ldgsts, each with the matching
+ * smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld, _st, _ldsm,
+ * _stsm, _ldgsts.  The launch totals above fold ldmatrix into ld and
+ * stmatrix and cp.async into st; ncu keeps all five apart (op_shared_st
+ * counts no LDGSTS: results/model-validation/ncu-gemm.tsv). */
+typedef enum {
+  TN_KIND_LD,     /* LDS */
+  TN_KIND_ST,     /* STS */
+  TN_KIND_LDSM,   /* LDSM: ldmatrix */
+  TN_KIND_STSM,   /* STSM: stmatrix */
+  TN_KIND_LDGSTS, /* LDGSTS: cp.async, and a family's store marked as its
+                     shared side (async_copy) */
+  TN_KIND_COUNT
+} tn_ncu_kind;
+
+/* The kind a's instruction is counted under. */
+tn_ncu_kind tn_model_ncu_kind(const tn_warp_access *a);
+/* "ld", "st", "ldsm", "stsm" or "ldgsts". */
+const char *tn_model_ncu_kind_name(tn_ncu_kind k);
+
 /* Wavefronts per thread block, the unit the candidate table shows. */
 double tn_model_wavefronts_per_block(const tn_model_cost *c);
 
