@@ -82,9 +82,13 @@ typedef struct {
   tn_swizzle swizzle;       /* else this fixed one */
 } tn_uarray;
 
+/* The most kernel-file lines one access's `line` may name. */
+#define TN_USER_MAX_SRC_LINES 8
+
 typedef struct {
   char name[64];            /* "tile load", or "access N" */
   int line;
+  char file[TN_USER_PATH];  /* the config (or @include) it is written in */
   int array;
   int op;                   /* tn_op (model/access.h) */
   int width;                /* bytes per lane */
@@ -94,6 +98,10 @@ typedef struct {
   char loop_name[TN_USER_MAX_LOOPS][TN_NAME_LEN];
   tn_uexpr loop_count[TN_USER_MAX_LOOPS];
   tn_uscope scope;          /* the plan's names and this access's loops */
+  /* `line`: the lines of the kernel's file that hold its instructions,
+   * for the check against Nsight Compute (scripts/plan_vs_ncu.py) */
+  int n_src_lines;
+  int src_line[TN_USER_MAX_SRC_LINES];
 } tn_uaccess;
 
 typedef struct tn_user_kernel {

@@ -225,12 +225,61 @@ static int parse_shape(tn_cfg *c, const config_setting_t *s, tn_uaccess *x)
   return 0;
 }
 
+/* Lines in text: a last line without its newline counts. */
+static long long count_lines(const char *text)
+{
+  long long n = 0;
+  const char *p;
+  for (p = text; *p; p++)
+    n += *p == '\n';
+  return n + (p > text && p[-1] != '\n');
+}
+
+/* `line`: a line of the kernel's file, or a list of them, each within
+ * the file. */
+static int parse_src_lines(tn_cfg *c, const config_setting_t *m,
+                           const tn_user_kernel *u, tn_uaccess *x,
+                           const char *what)
+{
+  char w[160];
+  long long lines = count_lines(u->source ? u->source : "");
+  const char *base = strrchr(u->file, '/') ? strrchr(u->file, '/') + 1
+                                           : u->file;
+  int i, n = 1, list = tn_cfg_is_list(m);
+
+  snprintf(w, sizeof(w), "%s.line", what);
+  if (list) {
+    n = config_setting_length(m);
+    if (n < 1 || n > TN_USER_MAX_SRC_LINES)
+      return tn_cfg_bad(c, m, "%s: a line of %s or a list of 1 to %d "
+                              "lines",
+                        w, base, TN_USER_MAX_SRC_LINES);
+  }
+  for (i = 0; i < n; i++) {
+    const config_setting_t *e =
+        list ? config_setting_get_elem(m, (unsigned)i) : m;
+    long long v;
+    int rc = tn_cfg_get_int(c, e, w, 1, 1000000000LL, &v);
+    if (rc)
+      return rc;
+    if (v > lines)
+      return tn_cfg_bad(c, e, "%s: %lld is past the end of %s (%lld "
+                              "lines); name the line of the kernel's "
+                              "file that holds the access's "
+                              "shared-memory instruction",
+                        w, v, base, lines);
+    x->src_line[x->n_src_lines++] = (int)v;
+  }
+  return 0;
+}
+
 static int parse_access(tn_cfg *c, const config_setting_t *s,
                         tn_user_kernel *u, int index)
 {
   static const char *const keys[] = {
       "name", "array",  "op",     "width", "matrices", "trans",  "row",
-      "col",  "active", "warps",  "times", "loops",    "global", NULL};
+      "col",  "active", "warps",  "times", "loops",    "global", "line",
+      NULL};
   tn_uaccess *x = &u->accesses[index];
   const config_setting_t *m;
   char what[128], arr[TN_NAME_LEN];
@@ -238,7 +287,11 @@ static int parse_access(tn_cfg *c, const config_setting_t *s,
 
   if (!config_setting_is_group(s))
     return tn_cfg_bad(c, s, "plan.accesses[%d]: expected a group", index);
-  x->line = tn_cfg_line(c, s);
+  {
+    const char *file;
+    tn_cfg_where(c, s, &file, &x->line);
+    tn_strlcpy(x->file, file, sizeof(x->file));
+  }
   snprintf(x->name, sizeof(x->name), "access %d", index);
   m = config_setting_get_member(s, "name");
   if (m && (rc = tn_cfg_get_string(c, m, "plan.accesses.name", x->name,
@@ -328,6 +381,8 @@ static int parse_access(tn_cfg *c, const config_setting_t *s,
     if (rc == 0)
       rc = tn_config_user_opt_expr(c, s, "times", w, &u->scope, &x->times);
   }
+  if (rc == 0 && (m = config_setting_get_member(s, "line")) != NULL)
+    rc = parse_src_lines(c, m, u, x, what);
   return rc;
 }
 
