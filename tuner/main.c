@@ -5,6 +5,9 @@
  *   tuner conflicts [--arch sm_XX] [FILE]         wavefront calculator: ld,
  *                                                 st, ldmatrix, stmatrix,
  *                                                 cp.async
+ *   tuner plan --config FILE [--json]             a config's declared plan
+ *                                                 priced per access and
+ *                                                 launch (docs/plan-check.md)
  *   tuner merge [options] RESULTS...              results of many GPUs into
  *                                                 headers (docs/fleet.md)
  *   tuner report [options] RESULTS... -o FILE     one HTML page of runs or a
@@ -21,6 +24,7 @@
 #include <string.h>
 
 #include "model/conflicts.h"
+#include "pipeline/plan_cmd.h"
 #include "pipeline/config.h"
 #include "pipeline/precheck.h"
 #include "pipeline/summary.h"
@@ -42,6 +46,7 @@ static void usage(FILE *out)
   fprintf(out,
 "Usage: tuner --config FILE [--device N] [options]\n"
 "  or:  tuner conflicts [--arch sm_XX] [FILE]\n"
+"  or:  tuner plan --config FILE [--arch sm_XX] [--ids LIST] [--json]\n"
 "  or:  tuner merge [options] RESULTS...\n"
 "  or:  tuner report [options] RESULTS... -o report.html\n"
 "  or:  tuner calibrate [--device N] [--output PATH]\n"
@@ -113,6 +118,11 @@ static void usage(FILE *out)
 "                        inactive) and print the wavefronts, conflict\n"
 "                        degree and busiest banks of each; see 'tuner\n"
 "                        conflicts --help'\n"
+"  plan                  the shared-memory plan a config declares for its\n"
+"                        own kernel, priced per access and launch by the\n"
+"                        kinds Nsight Compute counts (ld, st, ldsm, stsm,\n"
+"                        ldgsts); see 'tuner plan --help' and\n"
+"                        docs/plan-check.md\n"
 "  merge                 merge results of many GPUs and nights into\n"
 "                        per-architecture headers and a dispatch header;\n"
 "                        see 'tuner merge --help' and docs/fleet.md\n"
@@ -223,6 +233,8 @@ int main(int argc, char **argv)
   tn_compile_pool_serve_self(); /* compile in workers of this program */
   if (argc >= 2 && strcmp(argv[1], "conflicts") == 0)
     return tn_conflicts_main(argc - 1, argv + 1);
+  if (argc >= 2 && strcmp(argv[1], "plan") == 0)
+    return tn_plan_cmd_main(argc - 1, argv + 1);
   if (argc >= 2 && strcmp(argv[1], "merge") == 0)
     return tn_merge_main(argc - 1, argv + 1);
   if (argc >= 2 && strcmp(argv[1], "report") == 0)
