@@ -1,11 +1,6 @@
 /* plan_cmd.c -- `tuner plan`: a described kernel's declared plan priced
- * per access and per launch (plan_cmd.h).
- *
- * Each access is priced alone (tn_user_plan_access) into a model cost of
- * its own; its instructions and wavefronts go to the kind its op is
- * counted under.  The accesses of a point add up to the model the space
- * computed for it, which is checked, so that the table is the model the
- * run prunes with and not a second one. */
+ * per access and per launch (plan_cmd.h), as text or as JSON; the
+ * pricing is plan_price.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline/plan_cmd.h"
 
@@ -20,24 +15,11 @@
 #include "base/arch.h"
 #include "base/util.h"
 #include "family/user_eval.h"
-#include "family/user_plan.h"
-#include "model/model.h"
 #include "pipeline/config.h"
+#include "pipeline/plan_price.h"
 #include "pipeline/space.h"
 
 #define SCHEMA "tuner-plan-1"
-
-typedef struct {
-  long long insts, wavefronts;
-} plan_count;
-
-/* One point on one problem, priced. */
-typedef struct {
-  tn_launch launch;
-  long long blocks;
-  plan_count access[TN_USER_MAX_ACCESSES];
-  plan_count kind[TN_KIND_COUNT];
-} plan_priced;
 
 /* What the whole command works on. */
 typedef struct {
@@ -79,32 +61,6 @@ static void usage(FILE *out)
 "without a plan, an id that is not a valid point); 1 when the output\n"
 "cannot be written.\n",
           TN_DEFAULT_ARCH);
-}
-
-static const char *op_name(int op)
-{
-  switch ((tn_op)op) {
-  case TN_OP_LD:
-    return "ld";
-  case TN_OP_ST:
-    return "st";
-  case TN_OP_LDMATRIX:
-    return "ldmatrix";
-  case TN_OP_STMATRIX:
-    return "stmatrix";
-  case TN_OP_CP_ASYNC_CA:
-    return "cp.async";
-  case TN_OP_CP_ASYNC_CG:
-    break;
-  }
-  return "cp.async.cg";
-}
-
-static tn_ncu_kind access_kind(const tn_uaccess *x)
-{
-  tn_warp_access a;
-  tn_warp_access_init(&a, (tn_op)x->op, x->width);
-  return tn_model_ncu_kind(&a);
 }
 
 static const char *base_name(const char *path)
@@ -153,55 +109,6 @@ bad:
   return -1;
 }
 
-/* Point c on problem k, access by access.  0, or -1 with why. */
-static int price(const plan_ctx *pc, const tn_candidate *c, int k,
-                 plan_priced *out, char *why, size_t n)
-{
-  const tn_job *job = pc->job;
-  const tn_family *f = job->family;
-  const tn_problem *prob = &job->problems[k];
-  const tn_model_cost *m = &c->model[k];
-  long long ld_i = 0, st_i = 0, ld_w = 0, st_w = 0;
-  int i;
-
-  memset(out, 0, sizeof(*out));
-  f->launch(f, &c->params, prob, &out->launch);
-  out->blocks = (long long)out->launch.grid[0] * out->launch.grid[1] *
-                out->launch.grid[2];
-  for (i = 0; i < pc->u->n_accesses; i++) {
-    tn_model_cost cost;
-    tn_access_sink sink;
-    tn_ncu_kind kind = access_kind(&pc->u->accesses[i]);
-    memset(&cost, 0, sizeof(cost));
-    memset(&sink, 0, sizeof(sink));
-    sink.total = &cost;
-    sink.arch = pc->arch;
-    if (tn_user_plan_access(f, &c->params, prob, i, &sink) != 0) {
-      snprintf(why, n, "%s", sink.why);
-      return -1;
-    }
-    out->access[i].insts = cost.ld_insts + cost.st_insts;
-    out->access[i].wavefronts = cost.ld_wavefronts + cost.st_wavefronts;
-    out->kind[kind].insts += out->access[i].insts;
-    out->kind[kind].wavefronts += out->access[i].wavefronts;
-    ld_i += cost.ld_insts;
-    st_i += cost.st_insts;
-    ld_w += cost.ld_wavefronts;
-    st_w += cost.st_wavefronts;
-  }
-  if (ld_i != m->ld_insts || st_i != m->st_insts || ld_w != m->ld_wavefronts ||
-      st_w != m->st_wavefronts) {
-    snprintf(why, n, "candidate %d, problem %d: its accesses priced one by "
-                     "one (ld %lld/%lld, st %lld/%lld instructions/"
-                     "wavefronts) do not add up to the model of the "
-                     "launch (ld %lld/%lld, st %lld/%lld): a bug",
-             c->id, k, ld_i, ld_w, st_i, st_w, m->ld_insts, m->ld_wavefronts,
-             m->st_insts, m->st_wavefronts);
-    return -1;
-  }
-  return 0;
-}
-
 /* The launch of another kernel of the user's (l), run with the default
  * point's values, on problem k.  0, or -1 with why. */
 static int other_launch(const tn_user_kernel *u, const tn_ulaunch *l,
@@ -243,7 +150,7 @@ static json_t *params_json(const tn_family *f, const tn_params *p)
   return o;
 }
 
-static json_t *count_json(const plan_count *c)
+static json_t *count_json(const tn_plan_count *c)
 {
   return json_pack("{s:I, s:I}", "insts", (json_int_t)c->insts,
                    "wavefronts", (json_int_t)c->wavefronts);
@@ -302,8 +209,8 @@ static json_t *accesses_json(const plan_ctx *pc)
         a, json_pack("{s:i, s:s, s:s, s:i, s:s, s:s, s:s, s:i, s:o}",
                      "index", i, "name", x->name, "config", x->file,
                      "config_line", x->line, "array",
-                     pc->u->arrays[x->array].name, "op", op_name(x->op),
-                     "kind", tn_model_ncu_kind_name(access_kind(x)),
+                     pc->u->arrays[x->array].name, "op", tn_plan_op_name(x->op),
+                     "kind", tn_model_ncu_kind_name(tn_plan_access_kind(x)),
                      "width", x->width, "kernel_lines", lines));
   }
   return a;
@@ -318,10 +225,10 @@ static json_t *point_json(const plan_ctx *pc, const tn_candidate *c,
   char text[512];
   int k, i;
   for (k = 0; k < job->n_problems; k++) {
-    plan_priced p;
+    tn_plan_priced p;
     json_t *acc = json_array(), *kinds = json_object(), *size = json_array();
     int d;
-    if (price(pc, c, k, &p, why, n) != 0) {
+    if (tn_plan_price(pc->job, pc->arch, c, k, &p, why, n) != 0) {
       json_decref(acc);
       json_decref(kinds);
       json_decref(size);
@@ -500,9 +407,9 @@ static int write_text(const plan_ctx *pc, const unsigned char *want,
                      sizeof(text));
     printf("\nid %d  %s\n", c->id, text);
     for (k = 0; k < job->n_problems; k++) {
-      plan_priced p;
+      tn_plan_priced p;
       char size[128];
-      if (price(pc, c, k, &p, why, n) != 0)
+      if (tn_plan_price(pc->job, pc->arch, c, k, &p, why, n) != 0)
         return TN_ETOOL;
       tn_size_format(&job->problems[k].size, size, sizeof(size));
       printf("  %s: grid %ux%ux%u, block %ux%ux%u, %lld blocks\n", size,
@@ -518,8 +425,8 @@ static int write_text(const plan_ctx *pc, const unsigned char *want,
         src_lines_text(u, x, lines, sizeof(lines));
         printf("    %-*s  %-*s  %-*s  %-6s  %14lld  %14lld\n", w, x->name,
                wc, where, wl, lines,
-               tn_model_ncu_kind_name(access_kind(x)), p.access[a].insts,
-               p.access[a].wavefronts);
+               tn_model_ncu_kind_name(tn_plan_access_kind(x)),
+               p.access[a].insts, p.access[a].wavefronts);
       }
       for (a = 0; a < TN_KIND_COUNT; a++)
         if (pc->kinds_used[a])
@@ -650,7 +557,7 @@ int tn_plan_cmd_main(int argc, char **argv)
     goto done;
   }
   for (i = 0; i < pc.u->n_accesses; i++)
-    pc.kinds_used[access_kind(&pc.u->accesses[i])] = 1;
+    pc.kinds_used[tn_plan_access_kind(&pc.u->accesses[i])] = 1;
   /* the default point (a default reference's, and the point a reference
    * or baseline kernel is launched with): the first the space's rules
    * take on any architecture, as pipeline/kernel_probe.c finds it */
