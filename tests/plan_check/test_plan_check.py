@@ -320,6 +320,27 @@ rc, out, d = script("window-off", "--config", CHECK, "--raw-csv", raw,
 # the recorded 2 and 3 (candidate 0's) differ from candidate 1's plan
 expect(rc == 1 and "launch 1 (candidate 1's timed launch" in out,
        "a window that is not the profiled one is not taken as equal", out)
+# A reference that is the kernel itself (the space's default point, id 0
+# here) is profiled too: once, before the first job, as the worker runs
+# it when a job's problem is not the last one's (gpu/expected.c).
+cfg = os.path.join(TMP, "default-ref", "conv2d-check.cfg")
+os.makedirs(os.path.dirname(cfg))
+with open(cfg, "w") as f:
+    f.write(re.sub(r"check = \{.*?\n\};", 'check = { reference = "default"; };',
+                   check_text, flags=re.S).replace(
+        'file = "conv2d.cu"', 'file = "%s"' % os.path.join(HERE, "conv2d.cu")))
+raw = os.path.join(TMP, "default-ref", "ncu_raw.csv")
+with open(raw, "w") as f:
+    f.write("".join(lines[:2] + lines[4:5] + lines[2:]))  # id 0's first
+rc, out, d = script("default-ref", "--config", cfg, "--raw-csv", raw,
+                    "--results", RESULTS)
+expect(rc == 0 and "5 compared with the plan: 5 equal, 0 differ" in out and
+       re.search(r"\n0 +reference 0 +reference", out),
+       "a default-point reference: its launch placed first and compared", out)
+rc, out, d = script("default-ref-missing", "--config", cfg, "--raw-csv",
+                    os.path.join(HERE, "ncu_raw.csv"), "--results", RESULTS)
+expect(rc == 3 and "ncu profiled 4 launches; the run's journal accounts for "
+       "5" in out, "... and missing, the launches do not add up: exit 3", out)
 raw = variant("perm/ncu_raw.csv", os.path.join(HERE, "ncu_raw.csv"),
               '"591,872","27,648","0","591,872"',
               '"n/a","27,648","0","591,872"')
