@@ -673,10 +673,9 @@ def compare(plan, pairs, measured, blocks, out):
                                                g[0], g[1]))
             accs = [a for a in plan["accesses"] if a["kind"] == k]
             if not accs:
-                out.say("    the plan declares no %s access: the kernel "
-                        "executes %s instructions the plan does not have"
-                        % (k, k))
-                continue
+                out.say("    the plan declares no %s access; the kernel "
+                        "executes %d %s instructions (%d wavefronts) per "
+                        "launch" % (k, g[0], k, g[1]))
             for a in accs:
                 c = pp["accesses"][a["index"]]
                 out.say("    access '%s' (%s) on array '%s', %s: declared "

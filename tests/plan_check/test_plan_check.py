@@ -341,6 +341,16 @@ rc, out, d = script("default-ref-missing", "--config", cfg, "--raw-csv",
                     os.path.join(HERE, "ncu_raw.csv"), "--results", RESULTS)
 expect(rc == 3 and "ncu profiled 4 launches; the run's journal accounts for "
        "5" in out, "... and missing, the launches do not add up: exit 3", out)
+raw = variant("ldsm/ncu_raw.csv", os.path.join(HERE, "ncu_raw.csv"),
+              '"36,925","0","0","591,872"', '"36,925","0","2,048","591,872"')
+rc, out, d = recorded("ldsm", raw)
+expect(rc == 1 and "launch 0 (candidate 1's check launch on problem 0; "
+       "block_size_x=32 block_size_y=2 tile_size_x=1 tile_size_y=1 pad=1): "
+       "differs in ldsm\n  ldsm: the plan 0 instructions and 0 wavefronts "
+       "per launch, ncu 2048 and 0\n    the plan declares no ldsm access; "
+       "the kernel executes 2048 ldsm instructions (0 wavefronts) per launch"
+       in out, "instructions of a kind the plan does not declare: exit 1",
+       out)
 raw = variant("perm/ncu_raw.csv", os.path.join(HERE, "ncu_raw.csv"),
               '"591,872","27,648","0","591,872"',
               '"n/a","27,648","0","591,872"')
