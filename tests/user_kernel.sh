@@ -92,7 +92,9 @@ FAKE_WORKER_DELAY_MS=200 FAKE_WORKER_LOG="$tmp/jobs.log" \
   "$tuner" --config "$cfg" --cache-dir "$tmp/cache" -q --output "$tmp/killed" \
   >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 100); do
+# (up to a minute: a loaded machine starts slowly; the kill must come
+# after some candidates are measured, and before the last)
+for _ in $(seq 600); do
   [ "$(grep -c "^candidate" "$tmp/jobs.log" 2>/dev/null || true)" -ge 3 ] 2>/dev/null && break
   sleep 0.1
 done
