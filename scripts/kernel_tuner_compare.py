@@ -45,8 +45,9 @@ Options:
   --kt-limit S       Kernel Tuner's time limit in seconds (default 300)
   --deadline S       the whole run's (default 540; a device command may
                      take 600)
-  --kt-lang L        cupy (default), CUDA (Kernel Tuner's own choice:
-                     cuda-python where it imports, else cupy) or nvcuda
+  --kt-lang L        cupy (default; CUDA if cupy fails in step 2), CUDA
+                     (Kernel Tuner's own choice: cuda-python where it
+                     imports, else cupy) or nvcuda
   --rounds N, --per-round N   the re-timing (default 20 rounds of 50
                      launches of each best)
   --skip-kt, --skip-ours      leave one tool out
@@ -238,6 +239,14 @@ def choose_space(run, spec, base_job):
     job = dict(base_job, points=sample, tune_params=full)
     res, rc, _ = step_job(run, "estimate", job, 120,
                           cupy_cache=tempfile.mkdtemp(dir=run.tmp))
+    if base_job["lang"] == "cupy" and (not res or not res.get(
+            "per_config_s")):
+        # the cupy backend failed: Kernel Tuner's own choice of backend
+        run.say("Kernel Tuner with cupy failed (%s): again with lang=CUDA, "
+                "its own choice of backend" %
+                (res or {}).get("status", "no result"))
+        base_job["lang"] = job["lang"] = "CUDA"
+        res, rc, _ = step_job(run, "estimate", job, 120)
     run.data["steps"]["estimate"] = res
     run.save()
     if not res or not res.get("per_config_s"):

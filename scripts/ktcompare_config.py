@@ -10,9 +10,6 @@ Two parts, neither of which needs a GPU, cupy or Kernel Tuner:
 
 scripts/ktcompare_spec.py builds Kernel Tuner's arguments from them.
 """
-import itertools
-import math
-import os
 import re
 
 

@@ -246,8 +246,10 @@ def _alarm(signum, frame):
 def tune(spec, job, tune_params, restrictions, cache):
     """One tune_kernel call as the job says; returns (status, seconds,
     results, env)."""
+    import cupy as cp
     import numpy as np
     from kernel_tuner import tune_kernel
+    cp.cuda.Device(job["device"]).use()
     t = time.perf_counter()
     host_args, consts = make_inputs(spec)
     answer = reference(spec, host_args, consts)
@@ -303,7 +305,7 @@ def phase_kt(job):
     from importlib.metadata import version
     out = {"phase": "kt", "kernel_tuner": version("kernel_tuner"),
            "lang": job["lang"]}
-    log("Kernel Tuner %s imported" % out["kernel_tuner"])
+    log("Kernel Tuner %s" % out["kernel_tuner"])
     status, seconds, results, env = tune(spec, job, tune_params,
                                          spec.restrictions, cache)
     if results is None:
@@ -367,6 +369,7 @@ def phase_retime(job):
     import cupy as cp
     import numpy as np
     spec = build_spec(job["config"], job["problem"])
+    cp.cuda.Device(job["device"]).use()
     host_args, consts = make_inputs(spec)
     check = OutputCheck(spec, reference(spec, host_args, consts))
     dev = device_args(host_args)
@@ -387,8 +390,8 @@ def phase_retime(job):
         except Exception as e:  # that one alone is not re-timed
             failed[who] = {"params": point, "error": "%s: %s" % (
                 type(e).__name__, str(e).strip()[:300])}
-            log("retime: %s %s failed: %s" % (who, point,
-                                               failed[who]["error"]))
+            log("retime: %s %s failed: %s" %
+                (who, point, failed[who]["error"]))
             continue
         got = [cp.asnumpy(d) if i in outs else None
                for i, d in enumerate(dev)]

@@ -149,8 +149,8 @@ class Spec:
                 if ours != theirs:
                     raise ConfigError(
                         "%s: constraint \"%s\" is %s at %s but Kernel "
-                        "Tuner's \"%s\" is %s" % (self.where(node), e.text,
-                                                   ours, p, r, theirs))
+                        "Tuner's \"%s\" is %s" %
+                        (self.where(node), e.text, ours, p, r, theirs))
             if not self.valid(p):
                 continue
             grid, block, _ = self.launch.shape(env)
