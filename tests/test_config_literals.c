@@ -25,6 +25,7 @@ int main(int argc, char **argv)
     if (!job->literals_tied)
       fprintf(stderr, "%s: numbers not tied to their text\n", argv[i]);
     CHECK(job->literals_tied);
+    tn_config_free(job); /* each config's description is its own */
   }
   free(job);
   TEST_DONE();
