@@ -78,8 +78,9 @@ for s in "$@"; do
   validate-model)
     # issue 16, part 5: for every config (CONFIGS: some), a --no-prune and
     # a pruned run the same day, --predict, and scripts/model_check.py's
-    # tables in results/model-check/; staged, resumable, BUDGET seconds a
-    # call (run the step again to go on: exit 75 until all are done)
+    # tables in tests/fixtures/model-check/; staged, resumable, BUDGET
+    # seconds a call (run the step again to go on: exit 75 until all are
+    # done)
     step validate-model
     # shellcheck disable=SC2086
     scripts/validate_model.sh --budget "${BUDGET:-540}" ${CONFIGS:-all} \

@@ -6,11 +6,11 @@
 # of the GEMM model config (equal on every launch without
 # cp.async whose executed instructions are the plan's; with cp.async ncu's
 # counts depend on more than the addresses, even the loads' once:
-# results/model-validation/README.md).  NVRTC 13.0 now and then compiles a
-# GEMM candidate with other shared loads than its source has (the same
-# source, another run: 1 or 2 of 98 candidates here); those launches are
-# listed as CODE IS NOT THE PLAN with their instruction counts and do not
-# fail the model.
+# tests/fixtures/model-validation/README.md).  NVRTC 13.0 now and then
+# compiles a GEMM candidate with other shared loads than its source has
+# (the same source, another run: 1 or 2 of 98 candidates here); those
+# launches are listed as CODE IS NOT THE PLAN with their instruction
+# counts and do not fail the model.
 set -u
 tuner=$1
 src=$2

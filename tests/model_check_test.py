@@ -3,7 +3,8 @@
 16's validation.
 
 Usage: model_check_test.py committed ROOT   the committed summaries
-                                            (ROOT/results/model-check/)
+                                            (ROOT/tests/fixtures/
+                                            model-check/)
                                             recomputed from their inputs:
                                             none worse than its bar, and
                                             model_reach.py's table of them
@@ -17,8 +18,8 @@ Usage: model_check_test.py committed ROOT   the committed summaries
                                             reach of a hand-made run
 """
 import copy
-import gzip
 import json
+import lzma
 import math
 import os
 import subprocess
@@ -283,11 +284,11 @@ def part_reach(root, tmp):
         cs.append(c)
     d = doc(True, cs, 0)
     d["problems"] = [{"size": [64, 64]}, {"size": [128, 128]}]
-    rdir = os.path.join(tmp, "reach", "results", "model-check",
+    rdir = os.path.join(tmp, "reach", "tests", "fixtures", "model-check",
                         "runs-20261201", "toy")
     os.makedirs(rdir)
-    with gzip.open(os.path.join(rdir, "noprune-toy-sm_90-20261201T100000Z"
-                                ".json.gz"), "wt") as f:
+    with lzma.open(os.path.join(rdir, "noprune-toy-sm_90-20261201T100000Z"
+                                ".json.xz"), "wt") as f:
         json.dump(d, f)
     rroot = os.path.join(tmp, "reach")
     md = os.path.join(tmp, "reach.md")
@@ -309,14 +310,14 @@ def part_reach(root, tmp):
 
 
 def part_committed(root):
-    d = os.path.join(root, "results", "model-check")
+    d = os.path.join(root, "tests", "fixtures", "model-check")
     rc, so, se = tool(root, "--verify", d)
     sys.stdout.write(so + se)
     check(rc == 0, "the committed summaries: exit %d" % rc)
     # the reach table of the committed --no-prune runs is up to date
     rc, so, se = reach_tool(root, "--check", os.path.join(d, "reach.md"))
     sys.stdout.write(se)
-    check(rc == 0, "results/model-check/reach.md: exit %d" % rc)
+    check(rc == 0, "tests/fixtures/model-check/reach.md: exit %d" % rc)
 
 
 def main():

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The wavefront model against every pattern measured on the H200 with
-# Nsight Compute (results/model-validation/measured-*.tsv): `tuner
+# Nsight Compute (tests/fixtures/model-validation/measured-*.tsv): `tuner
 # conflicts` must give the measured wavefronts per instruction on every row
 # but the ones listed, with the reason, in known-mismatches.txt.
 set -u

