@@ -6,8 +6,10 @@
 # GPU; beyond the CUDA toolkit they need what scripts/setup.sh installs.
 # --all: every test (gpu ones only with a GPU), after installing what the
 # heavy ones need (scripts/deps.sh heavy: Slurm, Chromium, Java, the Nu
-# HTML checker).  CTEST_ARGS go to ctest (-R NAME, -L LABEL narrow the
-# set).  The last line counts the tests that did not run, and why.
+# HTML checker).  CTEST_ARGS go to ctest: with -R NAME or -L LABEL they
+# choose from every test (gpu ones only with a GPU), e.g.
+# `scripts/test.sh -L nvrtc-compile`.  The last line counts the tests that
+# did not run, and why.
 # Environment: TUNER_BUILD_DIR (build), TUNER_BUILD_TYPE (Release),
 # TUNER_CMAKE_ARGS (more cmake arguments), TUNER_TEST_EXCLUDE (more labels
 # to leave out, "a|b").
@@ -29,7 +31,13 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="${TUNER_BUILD_TYPE:-Release}" \
 cmake --build "$build" -j"$(nproc)"
 
 exclude=${TUNER_TEST_EXCLUDE:-}
-[ $all -eq 1 ] || exclude="nvrtc-compile|browser|slurm${exclude:+|$exclude}"
+chosen=0
+for a in "$@"; do
+  case $a in -R | -L | --tests-regex | --label-regex) chosen=1 ;; esac
+done
+if [ $all -eq 0 ] && [ $chosen -eq 0 ]; then
+  exclude="nvrtc-compile|browser|slurm${exclude:+|$exclude}"
+fi
 gpu=1
 if ! nvidia-smi -L >/dev/null 2>&1; then
   gpu=0

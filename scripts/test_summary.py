@@ -15,9 +15,9 @@ import xml.etree.ElementTree as ET
 
 WHY = {
     "gpu": "no GPU here (nvidia-smi sees none)",
-    "nvrtc-compile": "the exhaustive compiles: scripts/test.sh --all",
-    "browser": "Chromium and the Nu HTML checker: scripts/test.sh --all",
-    "slurm": "Slurm's daemons: scripts/test.sh --all",
+    "nvrtc-compile": "the exhaustive compiles, scripts/test.sh --all",
+    "browser": "Chromium and the Nu HTML checker, scripts/test.sh --all",
+    "slurm": "Slurm's daemons, scripts/test.sh --all",
 }
 
 
@@ -70,8 +70,8 @@ def main():
     parts = []
     for l in excluded:
         if by_label.get(l):
-            parts.append("%d %s (%s)" % (len(by_label[l]), l,
-                                         WHY.get(l, "TUNER_TEST_EXCLUDE")))
+            parts.append("%d %s: %s" % (len(by_label[l]), l,
+                                        WHY.get(l, "TUNER_TEST_EXCLUDE")))
     if unselected:
         parts.append("%d not selected by the arguments" % len(unselected))
     if skipped:
