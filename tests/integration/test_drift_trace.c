@@ -20,7 +20,7 @@
 
 #include "drift.h"
 #include "templates/smem_trace.h"
-#include "base/util.h"
+#include "pipeline/cache_dir.h"
 #include "pipeline/compile.h"
 #include "pipeline/compile_cache.h"
 #include "pipeline/config.h"
@@ -42,7 +42,7 @@ static int has_symbols(const void *cubin, size_t len)
 }
 
 /* tn_compile_source, served from and stored in the compile cache of
- * $TUNER_CACHE_DIR where it is set.  Returns tn_compile_source's status
+ * $TUNER_CACHE_DIR where it is set (a private folder: no key).  Returns tn_compile_source's status
  * (a compile error is not stored: it fails the test anyway). */
 static int build(const char *src, const char *name, const tn_template *tpl,
                  const tn_arch *arch, void **cubin, size_t *len, char **log,
@@ -57,7 +57,8 @@ static int build(const char *src, const char *name, const tn_template *tpl,
     return tn_compile_source(src, name, tpl, arch, cubin, len, log, e);
   tn_compile_cache_key(src, tpl, arch, key);
   memset(&c, 0, sizeof(c));
-  if (tn_compile_cache_get(dir, key, &c) && c.status == TN_ST_COMPILED) {
+  if (tn_compile_cache_get(dir, NULL, key, &c) &&
+      c.status == TN_ST_COMPILED) {
     *cubin = c.cubin;
     *len = c.cubin_len;
     *log = c.log;
@@ -65,8 +66,8 @@ static int build(const char *src, const char *name, const tn_template *tpl,
   }
   free(c.log);
   rc = tn_compile_source(src, name, tpl, arch, cubin, len, log, e);
-  if (rc == 0 && tn_mkdirs(dir, e) == 0)
-    tn_compile_cache_put(dir, key, 0, *log, *cubin, *len);
+  if (rc == 0 && tn_cache_dir_make(dir, 0, e) == 0)
+    tn_compile_cache_put(dir, NULL, key, 0, *log, *cubin, *len);
   return rc;
 }
 
