@@ -45,7 +45,10 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
 fi
 labels=()
 [ -n "$exclude" ] && labels=(-LE "^($exclude)\$")
-junit=$PWD/$build/Testing/test-results.xml
+case $build in
+/*) junit=$build/Testing/test-results.xml ;;
+*) junit=$PWD/$build/Testing/test-results.xml ;;
+esac
 rm -f "$junit"
 rc=0
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)" \
