@@ -54,9 +54,12 @@ for s in "$@"; do
     wg-bf16) args=(--config configs/gemm-wg-bf16.cfg --no-prune) ;;
     wg-bf16-8192) args=(--config configs/gemm-wg-bf16-8192.cfg --no-prune) ;;
     # its edges: odd sizes, alpha/beta, transposed operands, fp16 out
-    wg-edges) args=(--config tests/configs/gpu-gemm-wg-edges.cfg --no-prune) ;;
+    wg-edges)
+      args=(--config tests/fixtures/configs/gpu-gemm-wg-edges.cfg
+            --no-prune) ;;
     wg-edges-trans)
-      args=(--config tests/configs/gpu-gemm-wg-edges-trans.cfg --no-prune) ;;
+      args=(--config tests/fixtures/configs/gpu-gemm-wg-edges-trans.cfg
+            --no-prune) ;;
     esac
     # RESULTS: where the results files go (default: the config's)
     [ -n "${RESULTS:-}" ] && args+=(--output "$RESULTS")
@@ -78,8 +81,9 @@ for s in "$@"; do
   validate-model)
     # issue 16, part 5: for every config (CONFIGS: some), a --no-prune and
     # a pruned run the same day, --predict, and scripts/model_check.py's
-    # tables in results/model-check/; staged, resumable, BUDGET seconds a
-    # call (run the step again to go on: exit 75 until all are done)
+    # tables in tests/fixtures/model-check/; staged, resumable, BUDGET
+    # seconds a call (run the step again to go on: exit 75 until all are
+    # done)
     step validate-model
     # shellcheck disable=SC2086
     scripts/validate_model.sh --budget "${BUDGET:-540}" ${CONFIGS:-all} \
@@ -109,16 +113,17 @@ for s in "$@"; do
     step "$s"
     if [ "$s" = mvn-transpose ]; then
       kernel=transpose
-      cfgs="configs/transpose.cfg tests/configs/gpu-transpose.cfg"
+      cfgs="configs/transpose.cfg tests/fixtures/configs/gpu-transpose.cfg"
     elif [ "$s" = mvn-transpose-tma ]; then
       # the threads' reads (and stores into the TMA store's tile) under
       # each swizzle, predicted against ncu; the copy engine's own traffic
       # is not the LSU's
       kernel=transpose
-      cfgs="tests/configs/gpu-transpose-tma.cfg"
+      cfgs="tests/fixtures/configs/gpu-transpose-tma.cfg"
     else
       kernel=gemm
-      cfgs="tests/configs/gpu-gemm-model.cfg tests/configs/gpu-gemm-model-even.cfg"
+      cfgs="tests/fixtures/configs/gpu-gemm-model.cfg
+            tests/fixtures/configs/gpu-gemm-model-even.cfg"
     fi
     for cfg in $cfgs; do
       name=$(basename "$cfg" .cfg)
@@ -221,8 +226,8 @@ for s in "$@"; do
     ncu --section SourceCounters -f -o /tmp/ldgsts-seq /tmp/ldgsts_sequence \
       >"$LOGS/ldgsts-sequence.log" 2>&1 || status=1
     ncu --section SourceCounters --kernel-name regex:^gemm$ -f -o /tmp/ldgsts-gemm \
-      "$tuner" --config tests/configs/gpu-gemm-async.cfg --device 0 -r 1 --warmup 0 \
-      --no-cache -q --no-prune --output /tmp/ldgsts-gemm-tune \
+      "$tuner" --config tests/fixtures/configs/gpu-gemm-async.cfg --device 0 \
+      -r 1 --warmup 0 --no-cache -q --no-prune --output /tmp/ldgsts-gemm-tune \
       >"$LOGS/ldgsts-gemm.log" 2>&1 || status=1
     for r in seq gemm; do
       ncu -i "/tmp/ldgsts-$r.ncu-rep" --page source --csv --print-source sass \

@@ -46,6 +46,7 @@ Exit status: 0 done; 1 a figure worse than the bar (or, --verify, changed);
 import argparse
 import gzip
 import json
+import lzma
 import math
 import os
 import re
@@ -80,13 +81,26 @@ class BadInput(Exception):
     pass
 
 
+# the committed runs and summaries (tests/fixtures/: the tests read them)
+CHECK_DIR = os.path.join("tests", "fixtures", "model-check")
+
+
+def open_text(path):
+    """A text file, plain or compressed by its name: *.xz (the committed
+    runs) or *.gz (as the GPU machine's runs come)."""
+    if path.endswith(".xz"):
+        return lzma.open(path, "rt")
+    if path.endswith(".gz"):
+        return gzip.open(path, "rt")
+    return open(path)
+
+
 def load_json(path):
-    """A JSON file, or a gzipped one (*.gz: the committed runs)."""
+    """A JSON file, plain, xz'ed or gzipped (open_text)."""
     try:
-        with (gzip.open(path, "rt") if path.endswith(".gz") else
-              open(path)) as f:
+        with open_text(path) as f:
             return json.load(f)
-    except (OSError, EOFError) as e:  # a bad or cut gzip file too
+    except (OSError, EOFError, lzma.LZMAError) as e:  # a bad or cut file
         raise BadInput("%s: cannot read: %s" % (path,
                                                 getattr(e, "strerror",
                                                         None) or e))

@@ -1,6 +1,6 @@
 """model_check_table.py -- scripts/model_check.py's summary as markdown:
 the pruning table, the groups that pruning touched, the prediction and the
-bar (results/model-check/<config>.md)."""
+bar (tests/fixtures/model-check/<config>.md)."""
 
 
 def fmt(x, digits=3):

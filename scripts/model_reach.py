@@ -5,7 +5,7 @@
 Usage:
   model_reach.py [--root R] [--markdown OUT.md] [--check OUT.md] [CONFIG...]
 
-For every config with committed runs under results/model-check/runs-*/
+For every config with committed runs under tests/fixtures/model-check/runs-*/
 (or those named), from each day's --no-prune run (every valid candidate
 timed):
 
@@ -102,10 +102,10 @@ def reach(np_, e):
 
 def runs(root, configs):
     found = {}
-    for d in sorted(glob.glob(os.path.join(root, "results", "model-check",
+    for d in sorted(glob.glob(os.path.join(root, model_check.CHECK_DIR,
                                            "runs-*"))):
         for np_path in sorted(glob.glob(os.path.join(d, "*",
-                                                     "noprune-*.json.gz"))):
+                                                     "noprune-*.json*"))):
             cfg = os.path.basename(os.path.dirname(np_path))
             if configs and cfg not in configs:
                 continue

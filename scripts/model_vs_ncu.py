@@ -70,7 +70,7 @@ def main():
     ap.add_argument("--exclude-cp-async", action="store_true",
                     help="pass when every launch without cp.async is equal;"
                     " those with it are reported: ncu's counts there depend"
-                    " on more than addresses (results/model-validation/"
+                    " on more than addresses (tests/fixtures/model-validation/"
                     "README.md)")
     ap.add_argument("--apart-cp-async", action="store_true",
                     help="compare every launch with cp.async's shared side"
@@ -166,7 +166,7 @@ def main():
         if v[11] == 0 and not ok and not same_code:
             # ptxas emitted other shared-memory instructions than the plan
             # lists (NVRTC 13.0 does not always compile a source the same
-            # way: results/model-validation/README.md); the model priced
+            # way: tests/fixtures/model-validation/README.md); the model priced
             # the plan, not this code
             code_not_plan += 1
             if a.exclude_cp_async:

@@ -3,7 +3,7 @@
 replayed on committed --no-prune runs, and judged as scripts/model_check.py
 judges a pruned run.
 
-For each config and each day under results/model-check/runs-*/, the
+For each config and each day under tests/fixtures/model-check/runs-*/, the
 replay (tests/replay_measured, the tuner's own pruning, order and rules)
 decides with one day's timings; the figures are model_check.py's, judged
 against the same day's run and against the other day's (a real pruned run
@@ -14,12 +14,13 @@ run's registers, judged against each day's times.
 
 Usage: replay_measured.py REPLAY_BIN ROOT TMP [--profile P] [--check]
                           [CONFIG...]
+  --profile: the device profile (plain JSON, or xz'ed); default the
+           H200's newest under results/devices/
   --check: exit 1 if any group loses its best, or any size does where
            the day that decided judges (the CPU test
            replay_measured_committed)
 """
 import glob
-import gzip
 import json
 import os
 import re
@@ -48,11 +49,16 @@ def main():
     # date)
     profile = profile or sorted(glob.glob(os.path.join(
         root, "results", "devices", "sm_90-NVIDIA_H200-*.json")))[-1]
-    days = sorted(glob.glob(os.path.join(root, "results", "model-check",
+    if profile.endswith(".xz"):  # the tests' copy: the tuner reads JSON
+        plain = os.path.join(tmp, "profile.json")
+        with model_check.open_text(profile) as src, open(plain, "w") as dst:
+            shutil.copyfileobj(src, dst)
+        profile = plain
+    days = sorted(glob.glob(os.path.join(root, model_check.CHECK_DIR,
                                          "runs-*")))
     runs = {}
     for d in days:
-        for f in glob.glob(os.path.join(d, "*", "noprune-*.json.gz")):
+        for f in glob.glob(os.path.join(d, "*", "noprune-*.json*")):
             cfg = os.path.basename(os.path.dirname(f))
             runs.setdefault(cfg, {})[os.path.basename(d)] = f
     lost = 0
@@ -64,9 +70,11 @@ def main():
     for cfg in sorted(runs):
         if configs and cfg not in configs:
             continue
+        judges = {}
         for dec, path in sorted(runs[cfg].items()):
             plain = os.path.join(tmp, "%s-%s.json" % (cfg, dec))
-            with gzip.open(path, "rt") as src, open(plain, "w") as dst:
+            with model_check.open_text(path) as src, \
+                    open(plain, "w") as dst:
                 shutil.copyfileobj(src, dst)
             m = re.search(r"-(sm_[0-9]+[a-z]?)-[0-9]{8}T", path)
             out = os.path.join(tmp, "%s-%s-replayed.json" % (cfg, dec))
@@ -85,9 +93,11 @@ def main():
             pd = dict(pr, best=pr.get("predicted_best"))
             pd_path = os.path.join(tmp, "%s-%s-predict.json" % (cfg, dec))
             with open(pd_path, "w") as f:
-                json.dump(pd, f)
+                f.write(json.dumps(pd))  # dumps: C-encoded, dump is not
             for judge, jpath in sorted(runs[cfg].items()):
-                np_ = model_check.load_json(jpath)
+                np_ = judges.get(jpath)
+                if np_ is None:  # each day's run read once a config
+                    np_ = judges[jpath] = model_check.load_json(jpath)
                 fig, rows = model_check.pruning(np_, pr, lp)
                 sfig, srows = model_check.sizes(np_, pr)
                 q = model_check.prediction(np_, pd_path)

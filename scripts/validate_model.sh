@@ -2,7 +2,7 @@
 # validate_model.sh -- issue 16, part 5, on a GPU: for each config, a
 # --no-prune run, a pruned run and a --predict for the GPU's architecture
 # (no GPU: the profile and the model only), then scripts/model_check.py on
-# them, writing results/model-check/<config>.md and .json.
+# them, writing tests/fixtures/model-check/<config>.md and .json.
 #
 # Staged and resumable, for device calls of limited length: a stage whose
 # results file is there and complete is skipped; one that was interrupted
@@ -15,16 +15,17 @@
 #   CONFIG: the name of a file in configs/ (gemm, transpose, ...), a stage
 #   of one (gemm:noprune, gemm:pruned, gemm:predict, gemm:check), or all
 #   (the default): every configs/*.cfg.
-# Environment: TUNER (./build/tuner), RUNS (results/model-check/runs: the
-#   runs, one folder per config and stage), CHECK (results/model-check: the
-#   tables and summaries), ARCH (--predict's; default the --no-prune run's).
+# Environment: TUNER (./build/tuner), RUNS (tests/fixtures/model-check/runs:
+#   the runs, one folder per config and stage), CHECK
+#   (tests/fixtures/model-check: the tables and summaries), ARCH
+#   (--predict's; default the --no-prune run's).
 # Exit status: 0 done, 1 a stage failed or a figure is worse than the
 #   committed bar, 2 bad usage, 75 the budget ran out (run it again).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 TUNER=${TUNER:-./build/tuner}
-RUNS=${RUNS:-results/model-check/runs}
-CHECK=${CHECK:-results/model-check}
+RUNS=${RUNS:-tests/fixtures/model-check/runs}
+CHECK=${CHECK:-tests/fixtures/model-check}
 budget=0
 targets=()
 while [ $# -gt 0 ]; do
@@ -35,7 +36,7 @@ while [ $# -gt 0 ]; do
       echo "validate_model.sh: --budget: seconds expected" >&2; exit 2 ;;
     esac
     shift 2 ;;
-  -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
   *) targets+=("$1"); shift ;;
   esac
 done

@@ -50,8 +50,8 @@
  * (tuner/family/gemm_plan.c) lists exactly those, lane by lane.  Every
  * vector access is written as one (float4 / float2), every scalar one as a
  * scalar, so the compiled LDS/STS widths are the ones the plan prices
- * (tests/test_sass_widths.c checks them; tests/gpu_drift_trace.c the
- * addresses, on a GPU).
+ * (tests/integration/test_sass_widths.c checks them;
+ * tests/gpu/gpu_drift_trace.c the addresses, on a GPU).
  */
 #include "gemm_access.h"
 #include "smem_layout.h"

@@ -1,7 +1,7 @@
 /* smem_trace.h -- hooks around every shared-memory access of the templates.
  *
  * They expand to nothing unless TN_TRACE is defined to 1, as the drift GPU
- * test (tests/gpu_drift_trace.c) does in an instrumented build: then block
+ * test (tests/gpu/gpu_drift_trace.c) does in an instrumented build: then block
  * (0, 0, 0) records, for every access of every thread, the thread's warp,
  * the access's sequence number in the thread, its lane, the byte address
  * (relative to TN_TRACE_BASE's array), the op and the width, into

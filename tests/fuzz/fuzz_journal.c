@@ -1,8 +1,9 @@
 /* fuzz_journal.c -- libFuzzer target: any bytes as the journal that
  * `tuner --resume` continues.  The run it is checked against is fixed:
- * tests/configs/cpu-fake.cfg for sm_90 (16 candidates), so a journal of
- * that run (the seeds) passes the identity check of tn_precheck and the
- * mutations of its lines reach the reader, tn_journal_resume; every input
+ * tests/fixtures/configs/cpu-fake.cfg for sm_90 (16 candidates), so a
+ * journal of that run (the seeds) passes the identity check of
+ * tn_precheck and the mutations of its lines reach the reader,
+ * tn_journal_resume; every input
  * also goes to the reader directly.  Both must answer with a count or an
  * error message, never crash, leak or read out of bounds, and whatever the
  * reader restores must be a measurement of one of the run's candidates.
@@ -22,7 +23,7 @@
 #include "pipeline/run.h"
 #include "pipeline/space.h"
 
-#define CONFIG "tests/configs/cpu-fake.cfg"
+#define CONFIG "tests/fixtures/configs/cpu-fake.cfg"
 
 static tn_job job;
 static tn_template tpl;

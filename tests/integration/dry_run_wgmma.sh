@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The wgmma GEMM (family gemm_wg) as dry runs, no GPU: --arch sm_90a
+# compiles every point (0 failed) and so does --arch sm_90 (the family
+# needs sm_90a: the run compiles for it); --arch sm_80 and sm_100 refuse
+# the config before any work (exit 2) with the reason (sm_80: too old;
+# sm_100: not sm_90a, whose features later architectures lack); a size
+# whose rows are not 16-byte units (K = 1001) is
+# excluded by the tensor map's stride rule, saying so.
+# Usage: dry_run_wgmma.sh TUNER SRC
+set -u
+tuner=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+cfg=$src/tests/fixtures/configs/gpu-gemm-wg-edges.cfg
+for a in sm_90a sm_90; do
+  out=$("$tuner" --config "$cfg" --dry-run --arch $a --no-prune \
+        --cache-dir "$tmp/cache" 2>"$tmp/err")
+  rc=$?
+  [ $rc -eq 0 ] || { echo "FAIL: $a: exit $rc: $(tail -2 "$tmp/err")"; fail=1; }
+  grep -q ' 0 failed)' "$tmp/err" ||
+    { echo "FAIL: $a: $(tail -1 "$tmp/err")"; fail=1; }
+  n=$(printf '%s\n' "$out" | grep -cE '^ +[0-9]+  .* compiled ')
+  echo "--arch $a: $n points compiled"
+  [ "$n" -gt 0 ] || { echo "FAIL: $a: nothing compiled"; fail=1; }
+done
+for a in "sm_80:wgmma needs sm_90 or later, not sm_80" \
+  "sm_100:wgmma needs sm_90a (the architecture-specific features of sm_90"
+do
+  "$tuner" --config "$cfg" --dry-run --arch ${a%%:*} >/dev/null 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 2 ] || { echo "FAIL: ${a%%:*}: exit $rc, not 2"; fail=1; }
+  grep -qF "${a#*:}" "$tmp/err" ||
+    { echo "FAIL: ${a%%:*}: not the reason: $(cat "$tmp/err")"; fail=1; }
+done
+sed 's/sizes = (.*/sizes = ( [1000, 776, 1001] );/' "$cfg" > "$tmp/odd.cfg"
+sed -i "s|\.\./\.\./\.\./templates|$src/templates|" "$tmp/odd.cfg"
+"$tuner" --config "$tmp/odd.cfg" --dry-run --arch sm_90a >/dev/null \
+  2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] || { echo "FAIL: K = 1001: exit $rc, not 2"; fail=1; }
+grep -q "tensor map: the stride of dimension 1, 2002 bytes" "$tmp/err" ||
+  { echo "FAIL: K = 1001: $(cat "$tmp/err")"; fail=1; }
+[ $fail -eq 0 ] && echo "ok"
+exit $fail
