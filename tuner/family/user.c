@@ -209,6 +209,7 @@ void tn_user_kernel_free(tn_user_kernel *u)
     tn_uexpr_free(&x->warps);
     tn_uexpr_free(&x->times);
     tn_uexpr_free(&x->global);
+    tn_uexpr_free(&x->width_expr);
     for (j = 0; j < x->n_loops; j++)
       tn_uexpr_free(&x->loop_count[j]);
   }
