@@ -96,6 +96,12 @@ static int parse_array(tn_cfg *c, const config_setting_t *s,
   snprintf(what, sizeof(what), "plan.arrays.%s.pad", ar->name);
   if (rc == 0)
     rc = tn_config_user_opt_expr(c, s, "pad", what, &u->scope, &ar->pad);
+  if (rc == 0)
+    rc = tn_config_user_known(c, s, &ar->rows, NULL);
+  if (rc == 0)
+    rc = tn_config_user_known(c, s, &ar->cols, NULL);
+  if (rc == 0)
+    rc = tn_config_user_known(c, s, &ar->pad, NULL);
   if (rc)
     return rc;
   m = config_setting_get_member(s, "dynamic");
@@ -354,6 +360,8 @@ static int parse_access(tn_cfg *c, const config_setting_t *s,
     /* a loop's count is of the kernel's names, not of a lane's */
     rc = tn_config_user_expr(c, config_setting_get_elem(m, (unsigned)i), w,
                              &u->scope, &x->loop_count[i]);
+    if (rc == 0)
+      rc = tn_config_user_known(c, m, &x->loop_count[i], NULL);
     if (rc)
       return rc;
   }
@@ -370,6 +378,8 @@ static int parse_access(tn_cfg *c, const config_setting_t *s,
       char w[256];
       snprintf(w, sizeof(w), "%s.%s", what, parts[i]);
       rc = tn_config_user_opt_expr(c, s, parts[i], w, &x->scope, dst[i]);
+      if (rc == 0)
+        rc = tn_config_user_known(c, s, dst[i], NULL);
       if (rc)
         return rc;
     }
@@ -386,6 +396,12 @@ static int parse_access(tn_cfg *c, const config_setting_t *s,
     snprintf(w, sizeof(w), "%s.times", what);
     if (rc == 0)
       rc = tn_config_user_opt_expr(c, s, "times", w, &u->scope, &x->times);
+    if (rc == 0)
+      rc = tn_config_user_known(c, s, &x->warps, NULL);
+    if (rc == 0)
+      rc = tn_config_user_known(c, s, &x->times, NULL);
+    if (rc == 0)
+      rc = tn_config_user_known(c, s, &x->width_expr, NULL);
   }
   if (rc == 0 && (m = config_setting_get_member(s, "line")) != NULL)
     rc = parse_src_lines(c, m, u, x, what);
