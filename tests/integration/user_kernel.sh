@@ -51,6 +51,10 @@ grep -qx "#define SCALE_SM_90_PAD 1" "$d" ||
   { echo "FAIL: $d lacks the winner"; fail=1; }
 grep -q "#define block_size 128" "$d" ||
   { echo "FAIL: $d lacks the kernel's own macros"; fail=1; }
+grep -q "templates/scale.cu" "$d" &&
+  { echo "FAIL: $d sends the user to a template of ours"; fail=1; }
+grep -q "the kernel scale reads (its parameters' names)" "$d" ||
+  { echo "FAIL: $d does not say the macros are the kernel's"; fail=1; }
 cc -x c -fsyntax-only -Wall -Werror "$d" ||
   { echo "FAIL: the dispatch header is not C"; fail=1; }
 "$tuner" report "$tmp"/host2/*.json -o "$tmp/r.html" >/dev/null 2>"$tmp/r.err" ||
