@@ -2,8 +2,9 @@
  * (family/user_eval.c): the block's threads reach the grid, the dynamic
  * shared memory, the arrays of the plan and the scalar arguments, which
  * the worker is handed as prepare() checked them; a swizzle parameter
- * reads as its place in the space's list there; names that cannot be
- * known where they stand are refused when the config is read. */
+ * reads as its place in the space's list there, and one that needs an
+ * array to resolve against has one; names that cannot be known where they
+ * stand are refused when the config is read. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
@@ -98,6 +99,44 @@ static void check_refused(const char *launch, const char *extra,
     tn_config_free(&job);
 }
 
+/* A swizzle parameter that no array of the plan names: cute(B,M,S)
+ * stands alone; xor and sw128 have no width to take B, M, S from, and the
+ * point says so instead of compiling as no swizzle. */
+static void check_unresolved(void)
+{
+  static const char *const text =
+      "kernel = { file = \"ev.cu\"; name = \"ev\"; };\n"
+      "problem = { dims = [\"n\"]; sizes = ( [4096] ); };\n"
+      "space = { s = [\"cute(3,3,3)\", \"sw128\", \"xor\"]; };\n"
+      "launch = { block = 64; grid = \"n / threads\"; };\n"
+      "arguments = ( { name = \"y\"; buffer = \"fp32\"; count = \"n\";\n"
+      "                output = true; } );\n";
+  tn_job job;
+  tn_err err;
+  int j;
+  memset(&err, 0, sizeof(err));
+  if (tn_config_load_description(text, "sw.cfg", &job, &err) != 0) {
+    fprintf(stderr, "%s\n", err.msg);
+    tn_test_failures++;
+    return;
+  }
+  for (j = 0; j < 3; j++) {
+    tn_params p;
+    char why[512] = "";
+    int rc;
+    memset(&p, 0, sizeof(p));
+    p.v[0] = job.values[0].values[j];
+    rc = job.family->prepare(job.family, &p, &job.problems[0], why,
+                             sizeof(why));
+    CHECK_EQ_INT(rc, j == 0 ? 0 : 1);
+    if (j > 0 && strstr(why, "needs an array of the plan") == NULL) {
+      fprintf(stderr, "point %d: %s\n", j, why);
+      tn_test_failures++;
+    }
+  }
+  tn_config_free(&job);
+}
+
 int main(void)
 {
   tn_job job;
@@ -113,6 +152,8 @@ int main(void)
   check_point(&job, 1, 1, 128);
   check_point(&job, 1, 0, 128);
   tn_config_free(&job);
+
+  check_unresolved();
 
   /* the block cannot read its own size; smem_bytes is the constraints' */
   check_refused("launch = { block = \"threads\"; grid = 1; };", "",

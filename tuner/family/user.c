@@ -75,9 +75,16 @@ static int prepare(const tn_family *f, tn_params *p, const tn_problem *prob,
       }
       break;
     }
-    if (a == u->n_arrays && p->v[k].sw.kind == TN_SWZ_XOR) {
-      snprintf(why, n, "%s: \"xor\" needs an array of the plan to resolve "
-                       "against",
+    /* xor and the Hopper swizzles take their B, M, S from an array's
+     * width and element size; only cute(B,M,S) and none stand alone */
+    if (a == u->n_arrays && p->v[k].sw.kind != TN_SWZ_NONE &&
+        p->v[k].sw.kind != TN_SWZ_CUTE) {
+      char sw[32];
+      snprintf(why, n, "%s: \"%s\" needs an array of the plan to resolve "
+                       "against (swizzle = \"%s\"; in plan.arrays), or "
+                       "cute(B,M,S)",
+               u->params[k].name,
+               tn_swizzle_name(&p->v[k].sw, sw, sizeof(sw)),
                u->params[k].name);
       return 1;
     }
