@@ -51,6 +51,10 @@ grep -qx "#define SCALE_SM_90_PAD 1" "$d" ||
   { echo "FAIL: $d lacks the winner"; fail=1; }
 grep -q "#define block_size 128" "$d" ||
   { echo "FAIL: $d lacks the kernel's own macros"; fail=1; }
+grep -q "templates/scale.cu" "$d" &&
+  { echo "FAIL: $d sends the user to a template of ours"; fail=1; }
+grep -q "the kernel scale reads (its parameters' names)" "$d" ||
+  { echo "FAIL: $d does not say the macros are the kernel's"; fail=1; }
 cc -x c -fsyntax-only -Wall -Werror "$d" ||
   { echo "FAIL: the dispatch header is not C"; fail=1; }
 "$tuner" report "$tmp"/host2/*.json -o "$tmp/r.html" >/dev/null 2>"$tmp/r.err" ||
@@ -122,5 +126,24 @@ FAKE_WORKER_DEVICES=2 "$tuner" --config "$cfg" --device all \
   2>"$tmp/all.err" || { echo "FAIL: --device all"; cat "$tmp/all.err"; fail=1; }
 n=$(ls "$tmp"/all/scale-*.json 2>/dev/null | grep -vc jsonl)
 [ "$n" -eq 2 ] || { echo "FAIL: --device all wrote $n results files"; fail=1; }
+# without its plan: the summary says the model priced nothing, and the
+# table shows no wavefronts rather than 0; a pad too large for static
+# shared memory is no longer pruned before compiling, and its compile
+# error says why (ptxas's log names no error)
+cfgdir=$(cd "$(dirname "$cfg")" && pwd)
+sed -e '/^plan = {/,/^};/d' -e 's/pad = \[0, 1\]/pad = [1, 16384]/' \
+    -e "s|file = \"user/|file = \"$cfgdir/user/|" "$cfg" >"$tmp/noplan.cfg"
+"$tuner" --config "$tmp/noplan.cfg" --dry-run --arch sm_90 -q \
+  --cache-dir "$tmp/cache" >"$tmp/noplan.out" 2>"$tmp/noplan.err" ||
+  { echo "FAIL: the dry run without a plan exited $?"; fail=1; }
+grep -q "declares no shared-memory plan" "$tmp/noplan.err" ||
+  { echo "FAIL: no word of the missing plan"; cat "$tmp/noplan.err"; fail=1; }
+grep -qE '^ +2  block_size=128 pad=1 +compiled +- +- ' "$tmp/noplan.out" ||
+  { echo "FAIL: wavefronts shown without a plan:"; cat "$tmp/noplan.out"
+    fail=1; }
+grep -A1 -E '^ +1  block_size=64 pad=16384 +compile_error ' "$tmp/noplan.out" |
+  grep -q "ptxas gives scale 65792 bytes of static shared memory" ||
+  { echo "FAIL: the compile error does not say why:"; cat "$tmp/noplan.out"
+    fail=1; }
 [ $fail -eq 0 ] && echo "user kernel: run, header, merge elsewhere, report, bad results, resume, every GPU: ok"
 exit $fail

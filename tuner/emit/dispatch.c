@@ -115,16 +115,28 @@ static void put_intro(FILE *o, const tn_dispatch *d, const char *M,
           " * %s_lookup(NULL, ptxVersion / 10, ptxVersion %% 10), with\n"
           " * the ptxVersion of cudaFuncGetAttributes().  By problem size:\n"
           " * %s_lookup_size(name, cc_major, cc_minor, %s), the same\n"
-          " * entry's winner of the nearest size tuned (the rule is below).\n"
-          " * With TUNER_TEMPLATE_MACROS defined before this header, the\n"
-          " * TN_<...> macros templates/%s.cu reads are defined too: in\n"
-          " * device code the chosen entry's, in host code the default's\n"
-          " * (nvcc's host pass reads the template; launch with the entry\n"
-          " * of %s_lookup()).\n"
+          " * entry's winner of the nearest size tuned (the rule is below).\n",
+          d->family->name, M, M, M, M, id, id, id, d->family->dim_names);
+  if (d->family->plain_macros) /* a described kernel: its own names */
+    fprintf(o,
+            " * With TUNER_TEMPLATE_MACROS defined before this header, the\n"
+            " * macros the kernel %s reads (its parameters' names) are\n"
+            " * defined too: in device code the chosen entry's, in host\n"
+            " * code the default's (nvcc's host pass reads the kernel's\n"
+            " * file; launch with the entry of %s_lookup()).\n",
+            d->family->kernel, id);
+  else
+    fprintf(o,
+            " * With TUNER_TEMPLATE_MACROS defined before this header, the\n"
+            " * TN_<...> macros templates/%s.cu reads are defined too: in\n"
+            " * device code the chosen entry's, in host code the default's\n"
+            " * (nvcc's host pass reads the template; launch with the entry\n"
+            " * of %s_lookup()).\n",
+            d->family->name, id);
+  fprintf(o,
           " *\n"
           " * Entries (merged from %d results files):\n",
-          d->family->name, M, M, M, M, id, id, id, d->family->dim_names,
-          d->family->name, id, d->n_results);
+          d->n_results);
   for (i = 0; i < d->n_archs; i++) {
     const tn_header_entry *e = d->archs[i];
     if (e == NULL)

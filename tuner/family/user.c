@@ -75,9 +75,16 @@ static int prepare(const tn_family *f, tn_params *p, const tn_problem *prob,
       }
       break;
     }
-    if (a == u->n_arrays && p->v[k].sw.kind == TN_SWZ_XOR) {
-      snprintf(why, n, "%s: \"xor\" needs an array of the plan to resolve "
-                       "against",
+    /* xor and the Hopper swizzles take their B, M, S from an array's
+     * width and element size; only cute(B,M,S) and none stand alone */
+    if (a == u->n_arrays && p->v[k].sw.kind != TN_SWZ_NONE &&
+        p->v[k].sw.kind != TN_SWZ_CUTE) {
+      char sw[32];
+      snprintf(why, n, "%s: \"%s\" needs an array of the plan to resolve "
+                       "against (swizzle = \"%s\"; in plan.arrays), or "
+                       "cute(B,M,S)",
+               u->params[k].name,
+               tn_swizzle_name(&p->v[k].sw, sw, sizeof(sw)),
                u->params[k].name);
       return 1;
     }
@@ -209,6 +216,7 @@ void tn_user_kernel_free(tn_user_kernel *u)
     tn_uexpr_free(&x->warps);
     tn_uexpr_free(&x->times);
     tn_uexpr_free(&x->global);
+    tn_uexpr_free(&x->width_expr);
     for (j = 0; j < x->n_loops; j++)
       tn_uexpr_free(&x->loop_count[j]);
   }

@@ -28,7 +28,7 @@ void tn_user_slots(const tn_user_kernel *u, const tn_params *p,
   }
 }
 
-int tn_user_eval_launch(const tn_ulaunch *l, const long long *slots,
+int tn_user_eval_launch(const tn_ulaunch *l, long long *slots,
                         unsigned grid[3], unsigned block[3], int *smem,
                         char *why, size_t n)
 {
@@ -38,17 +38,7 @@ int tn_user_eval_launch(const tn_ulaunch *l, const long long *slots,
   int d;
 
   for (d = 0; d < 3; d++) {
-    grid[d] = block[d] = 1;
-    if (tn_uexpr_set(&l->grid[d])) {
-      if (tn_uexpr_eval(&l->grid[d], slots, &v, why, n) != 0)
-        return -1;
-      if (v < 1 || v > grid_max[d]) {
-        snprintf(why, n, "%s \"%s\" is %lld (the grid takes 1 to %lld)",
-                 l->grid[d].what, l->grid[d].text, v, grid_max[d]);
-        return -1;
-      }
-      grid[d] = (unsigned)v;
-    }
+    block[d] = 1;
     if (tn_uexpr_set(&l->block[d])) {
       if (tn_uexpr_eval(&l->block[d], slots, &v, why, n) != 0)
         return -1;
@@ -58,6 +48,22 @@ int tn_user_eval_launch(const tn_ulaunch *l, const long long *slots,
         return -1;
       }
       block[d] = (unsigned)v;
+    }
+    slots[TN_USLOT_BLOCK0 + d] = block[d];
+  }
+  /* the grid and the shared memory may read the block's threads */
+  slots[TN_USLOT_THREADS] = (long long)block[0] * block[1] * block[2];
+  for (d = 0; d < 3; d++) {
+    grid[d] = 1;
+    if (tn_uexpr_set(&l->grid[d])) {
+      if (tn_uexpr_eval(&l->grid[d], slots, &v, why, n) != 0)
+        return -1;
+      if (v < 1 || v > grid_max[d]) {
+        snprintf(why, n, "%s \"%s\" is %lld (the grid takes 1 to %lld)",
+                 l->grid[d].what, l->grid[d].text, v, grid_max[d]);
+        return -1;
+      }
+      grid[d] = (unsigned)v;
     }
   }
   *smem = 0;

@@ -13,8 +13,12 @@
 void tn_user_slots(const tn_user_kernel *u, const tn_params *p,
                    const tn_problem *prob, long long *slots);
 
-/* A launch's shape from l on slots.  0, or -1 with why. */
-int tn_user_eval_launch(const tn_ulaunch *l, const long long *slots,
+/* A launch's shape from l on slots: the block first, whose size goes into
+ * slots (threads, and the block's x, y, z) for the grid, the shared
+ * memory and what the caller evaluates after; for a reference's or a
+ * baseline's own launch, its own block's (tn_user_slots gives the
+ * kernel's).  0, or -1 with why. */
+int tn_user_eval_launch(const tn_ulaunch *l, long long *slots,
                         unsigned grid[3], unsigned block[3], int *smem,
                         char *why, size_t n);
 

@@ -91,7 +91,8 @@ typedef struct {
   char file[TN_USER_PATH];  /* the config (or @include) it is written in */
   int array;
   int op;                   /* tn_op (model/access.h) */
-  int width;                /* bytes per lane */
+  int width;                /* bytes per lane; 0: width_expr's */
+  tn_uexpr width_expr;      /* a width that depends on the point */
   int matrices, trans;      /* ldmatrix / stmatrix */
   tn_uexpr row, col, active, warps, times, global;
   int n_loops;

@@ -20,9 +20,19 @@ static tn_swizzle array_swizzle(const tn_uarray *ar, const tn_params *p)
   return ar->swizzle_param >= 0 ? p->v[ar->swizzle_param].sw : ar->swizzle;
 }
 
-/* Fills lane l's part of access x into wa; 0, 1 when the lane sits out,
- * -1 with why. */
-static int lane_address(const tn_uaccess *x, const tn_uarray *ar,
+const char *tn_user_width_problem(int op, long long width)
+{
+  if (width < 1 || width > 16 || (width & (width - 1)) != 0)
+    return "1, 2, 4, 8 or 16 bytes";
+  if ((op == TN_OP_CP_ASYNC_CA && width < 4) ||
+      (op == TN_OP_CP_ASYNC_CG && width != 16))
+    return "cp.async copies 4, 8 or 16 bytes (cp.async.cg: 16)";
+  return NULL;
+}
+
+/* Fills lane l's part of access x, width bytes a lane, into wa; 0, 1 when
+ * the lane sits out, -1 with why. */
+static int lane_address(const tn_uaccess *x, int width, const tn_uarray *ar,
                         const tn_swizzle *sw, long long rows, long long cols,
                         long long pad, long long base, long long *slots,
                         tn_warp_access *wa, int l, char *why, size_t n)
@@ -39,7 +49,7 @@ static int lane_address(const tn_uaccess *x, const tn_uarray *ar,
   if (row < 0 || row >= rows || col < 0 ||
       col * ar->elem + (x->op == TN_OP_LDMATRIX || x->op == TN_OP_STMATRIX
                             ? 16
-                            : x->width) >
+                            : width) >
           (cols + pad) * ar->elem) {
     snprintf(why, n,
              "plan.accesses.%s: lane %d of warp %lld touches (%lld, %lld), "
@@ -94,6 +104,7 @@ int tn_user_plan_access(const tn_family *f, const tn_params *p,
   const tn_uarray *ar = &u->arrays[x->array];
   long long slots[TN_USLOT_COUNT], count[TN_USER_MAX_LOOPS];
   long long rows, cols, pad = 0, base, warps, times = 1, blocks, total = 1;
+  long long width;
   unsigned grid[3], block[3];
   tn_swizzle sw = array_swizzle(ar, p);
   char *why = sink->why;
@@ -148,6 +159,18 @@ int tn_user_plan_access(const tn_family *f, const tn_params *p,
   }
   if (times == 0 || warps == 0)
     return 0;
+  width = x->width;
+  if (width == 0) {
+    const char *bad;
+    if (tn_uexpr_eval(&x->width_expr, slots, &width, why, n) != 0)
+      goto fail;
+    bad = tn_user_width_problem(x->op, width);
+    if (bad) {
+      snprintf(why, n, "plan.accesses.%s.width \"%s\" is %lld (%s)",
+               x->name, x->width_expr.text, width, bad);
+      goto fail;
+    }
+  }
   for (w = 0; w < warps; w++) {
     slots[TN_USLOT_WARP] = w;
     for (i = 0; i < x->n_loops; i++)
@@ -155,7 +178,7 @@ int tn_user_plan_access(const tn_family *f, const tn_params *p,
     do {
       tn_warp_access wa;
       int l, lanes = 32;
-      tn_warp_access_init(&wa, (tn_op)x->op, x->width);
+      tn_warp_access_init(&wa, (tn_op)x->op, (int)width);
       wa.matrices = x->matrices;
       wa.trans = x->trans;
       if (x->op == TN_OP_LDMATRIX || x->op == TN_OP_STMATRIX)
@@ -170,8 +193,8 @@ int tn_user_plan_access(const tn_family *f, const tn_params *p,
         slots[TN_USLOT_TX] = tid % block[0];
         slots[TN_USLOT_TY] = tid / block[0] % block[1];
         slots[TN_USLOT_TZ] = tid / ((long long)block[0] * block[1]);
-        rc = lane_address(x, ar, &sw, rows, cols, pad, base, slots, &wa, l,
-                          why, n);
+        rc = lane_address(x, (int)width, ar, &sw, rows, cols, pad, base,
+                          slots, &wa, l, why, n);
         if (rc < 0)
           goto fail;
       }

@@ -15,4 +15,8 @@ int tn_user_plan_access(const tn_family *f, const tn_params *p,
                         const tn_problem *prob, int index,
                         tn_access_sink *sink);
 
+/* NULL if width bytes per lane suit op, else what op takes ("1, 2, 4,
+ * 8 or 16 bytes"). */
+const char *tn_user_width_problem(int op, long long width);
+
 #endif

@@ -425,6 +425,39 @@ int tn_compile_start(const tn_job *job, const tn_template *t,
   return 0;
 }
 
+/* The reason of kernel's compile error: NVRTC's first line that says
+ * "error" (ptxas's info lines come first in its log), then the log. */
+static void error_reason(const char *log, const char *kernel, char *out,
+                         size_t n)
+{
+  const char *line = log, *e;
+  tn_candidate t;
+  while (line && *line) {
+    const char *end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) : strlen(line);
+    e = strstr(line, "error");
+    if (e && (size_t)(e - line) < len) {
+      snprintf(out, n, "NVRTC: %.*s\n%.800s", (int)(len < 300 ? len : 300),
+               line, log);
+      return;
+    }
+    line = end ? end + 1 : NULL;
+  }
+  /* ptxas refuses more than 48 KiB of static shared memory with nothing
+   * in the log but its info lines (NVRTC 13.0) */
+  memset(&t, 0, sizeof(t));
+  if (log && tn_compile_parse_resources(log, kernel, &t) == 0 &&
+      t.smem_bytes > 48 * 1024) {
+    snprintf(out, n, "NVRTC failed: ptxas gives %s %d bytes of static "
+                     "shared memory, above the 48 KiB a kernel may declare "
+                     "(a plan's arrays prune such points before "
+                     "compiling)\n%.700s",
+             kernel, t.smem_bytes, log);
+    return;
+  }
+  snprintf(out, n, "NVRTC: %.900s", log ? log : "compile error without a log");
+}
+
 /* Moves slot i into its candidate.  Returns 0 or TN_EINPUT: a CUBIN
  * without the family's kernel. */
 static int apply(tn_compile_run *r, int i, tn_err *err)
@@ -445,10 +478,9 @@ static int apply(tn_compile_run *r, int i, tn_err *err)
   if (s->why[0])
     snprintf(c->reason, sizeof(c->reason), "%s", s->why);
   else if (c->status == TN_ST_COMPILE_ERROR)
-    snprintf(c->reason, sizeof(c->reason), "NVRTC: %.900s",
-             c->log ? c->log : "compile error without a log");
+    error_reason(c->log, kernel, c->reason, sizeof(c->reason));
   else
-    tn_compile_parse_resources(c->log, c);
+    tn_compile_parse_resources(c->log, kernel, c);
   if (c->status != TN_ST_COMPILED ||
       cubin_has_function(c->cubin, c->cubin_len, kernel) != 0)
     return 0;

@@ -44,14 +44,37 @@ static int number_before(const char *line, const char *marker)
   return (q[0] >= '0' && q[0] <= '9') ? atoi(q) : -1;
 }
 
-int tn_compile_parse_resources(const char *log, tn_candidate *c)
+/* Where kernel's lines start in a ptxas -v log, and end (the next entry
+ * function's, or the log's end); NULL when the log does not name it. */
+static const char *entry_lines(const char *log, const char *kernel,
+                               const char **end)
 {
-  const char *p;
+  static const char mark[] = "Compiling entry function '";
+  const char *p = log, *next;
+  size_t kl = kernel ? strlen(kernel) : 0;
+  while (kl && (p = strstr(p, mark)) != NULL) {
+    p += sizeof(mark) - 1;
+    if (strncmp(p, kernel, kl) == 0 && p[kl] == '\'') {
+      next = strstr(p, mark);
+      *end = next ? next : p + strlen(p);
+      return p;
+    }
+  }
+  return NULL;
+}
+
+int tn_compile_parse_resources(const char *log, const char *kernel,
+                               tn_candidate *c)
+{
+  const char *p, *stop = NULL;
   int found = 0;
   c->regs = c->spill_stores = c->spill_loads = c->stack_bytes = 0;
   if (log == NULL)
     return -1;
-  for (p = log; p && *p;) {
+  p = entry_lines(log, kernel, &stop);
+  if (p == NULL)
+    p = log; /* one entry function, or no name: the last "Used" line */
+  for (; p && *p && (stop == NULL || p < stop);) {
     const char *eol = strchr(p, '\n');
     size_t len = eol ? (size_t)(eol - p) : strlen(p);
     char line[512];

@@ -33,8 +33,11 @@ int tn_compile_source(const char *source, const char *name,
 int tn_compile_ptx(const char *source, const char *name, const tn_template *t,
                    const tn_arch *arch, char **ptx, char **log, tn_err *err);
 
-/* Reads registers, stack, spills and shared memory from a ptxas -v log.
+/* Reads registers, stack, spills and shared memory from a ptxas -v log:
+ * those of kernel (its symbol), where the log compiled several entry
+ * functions (a user's file with its reference), else the log's last.
  * Returns 0 if it found the "Used N registers" line. */
-int tn_compile_parse_resources(const char *log, tn_candidate *c);
+int tn_compile_parse_resources(const char *log, const char *kernel,
+                               tn_candidate *c);
 
 #endif

@@ -43,6 +43,20 @@ int tn_config_user_expr(tn_cfg *c, const config_setting_t *s, const char *what,
   return 0;
 }
 
+int tn_config_user_known(tn_cfg *c, const config_setting_t *s,
+                         const tn_uexpr *e, const char *threads_why)
+{
+  if (tn_uexpr_uses(e, TN_USLOT_SMEM))
+    return tn_cfg_bad(c, s, "%s \"%s\": smem_bytes is known to the "
+                            "constraints alone (it is what the launch and "
+                            "the plan come to)",
+                      e->what, e->text);
+  if (threads_why && tn_uexpr_uses(e, TN_USLOT_THREADS))
+    return tn_cfg_bad(c, s, "%s \"%s\": threads is not known here (%s)",
+                      e->what, e->text, threads_why);
+  return 0;
+}
+
 /* An optional member of group s as an expression; absent: e is empty. */
 int tn_config_user_opt_expr(tn_cfg *c, const config_setting_t *s, const char *key,
                     const char *what, const tn_uscope *scope, tn_uexpr *e)

@@ -19,4 +19,10 @@ int tn_config_user_opt_expr(tn_cfg *c, const config_setting_t *s,
                             const char *key, const char *what,
                             const tn_uscope *scope, tn_uexpr *e);
 
+/* Where e stands it may not read smem_bytes (the constraints' alone: it
+ * is what the launch and the plan come to) nor, with threads_why, threads
+ * (threads_why says why).  0, or TN_EINPUT naming e's line. */
+int tn_config_user_known(tn_cfg *c, const config_setting_t *s,
+                         const tn_uexpr *e, const char *threads_why);
+
 #endif

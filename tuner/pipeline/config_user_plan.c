@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "family/user_eval.h"
+#include "family/user_plan.h"
 #include "model/access.h"
 #include "pipeline/config_user_expr.h"
 
@@ -95,6 +96,12 @@ static int parse_array(tn_cfg *c, const config_setting_t *s,
   snprintf(what, sizeof(what), "plan.arrays.%s.pad", ar->name);
   if (rc == 0)
     rc = tn_config_user_opt_expr(c, s, "pad", what, &u->scope, &ar->pad);
+  if (rc == 0)
+    rc = tn_config_user_known(c, s, &ar->rows, NULL);
+  if (rc == 0)
+    rc = tn_config_user_known(c, s, &ar->cols, NULL);
+  if (rc == 0)
+    rc = tn_config_user_known(c, s, &ar->pad, NULL);
   if (rc)
     return rc;
   m = config_setting_get_member(s, "dynamic");
@@ -173,9 +180,12 @@ static int parse_op(tn_cfg *c, const config_setting_t *s, tn_uaccess *x)
                     what, text);
 }
 
-/* width, matrices and trans, by op. */
-static int parse_shape(tn_cfg *c, const config_setting_t *s, tn_uaccess *x)
+/* width, matrices and trans, by op.  A width may be an expression of
+ * the kernel's names (4 * vec): it is checked on each point. */
+static int parse_shape(tn_cfg *c, const config_setting_t *s,
+                       const tn_user_kernel *u, tn_uaccess *x)
 {
+  const char *bad;
   const config_setting_t *m;
   char what[96];
   long long v;
@@ -208,19 +218,21 @@ static int parse_shape(tn_cfg *c, const config_setting_t *s, tn_uaccess *x)
   m = config_setting_get_member(s, "width");
   if (m == NULL)
     return tn_cfg_bad(c, s, "%s: missing 'width' (bytes per lane: 1, 2, 4, "
-                            "8 or 16)",
+                            "8 or 16, or an expression such as \"4 * "
+                            "vec\")",
                       what);
+  if (config_setting_type(m) == CONFIG_TYPE_STRING) {
+    char w[128];
+    snprintf(w, sizeof(w), "%s.width", what);
+    x->width = 0;
+    return tn_config_user_expr(c, m, w, &u->scope, &x->width_expr);
+  }
   rc = tn_cfg_get_int(c, m, what, 1, 16, &v);
   if (rc)
     return rc;
-  if (v & (v - 1))
-    return tn_cfg_bad(c, m, "%s.width: %lld bytes (1, 2, 4, 8 or 16)", what,
-                      v);
-  if ((x->op == TN_OP_CP_ASYNC_CA && v < 4) ||
-      (x->op == TN_OP_CP_ASYNC_CG && v != 16))
-    return tn_cfg_bad(c, m, "%s.width: cp.async copies 4, 8 or 16 bytes "
-                            "(cp.async.cg: 16)",
-                      what);
+  bad = tn_user_width_problem(x->op, v);
+  if (bad)
+    return tn_cfg_bad(c, m, "%s.width: %lld bytes (%s)", what, v, bad);
   x->width = (int)v;
   return 0;
 }
@@ -319,7 +331,7 @@ static int parse_access(tn_cfg *c, const config_setting_t *s,
                       what);
   rc = parse_op(c, m, x);
   if (rc == 0)
-    rc = parse_shape(c, s, x);
+    rc = parse_shape(c, s, u, x);
   if (rc)
     return rc;
   m = config_setting_get_member(s, "loops");
@@ -348,6 +360,8 @@ static int parse_access(tn_cfg *c, const config_setting_t *s,
     /* a loop's count is of the kernel's names, not of a lane's */
     rc = tn_config_user_expr(c, config_setting_get_elem(m, (unsigned)i), w,
                              &u->scope, &x->loop_count[i]);
+    if (rc == 0)
+      rc = tn_config_user_known(c, m, &x->loop_count[i], NULL);
     if (rc)
       return rc;
   }
@@ -364,6 +378,8 @@ static int parse_access(tn_cfg *c, const config_setting_t *s,
       char w[256];
       snprintf(w, sizeof(w), "%s.%s", what, parts[i]);
       rc = tn_config_user_opt_expr(c, s, parts[i], w, &x->scope, dst[i]);
+      if (rc == 0)
+        rc = tn_config_user_known(c, s, dst[i], NULL);
       if (rc)
         return rc;
     }
@@ -380,6 +396,12 @@ static int parse_access(tn_cfg *c, const config_setting_t *s,
     snprintf(w, sizeof(w), "%s.times", what);
     if (rc == 0)
       rc = tn_config_user_opt_expr(c, s, "times", w, &u->scope, &x->times);
+    if (rc == 0)
+      rc = tn_config_user_known(c, s, &x->warps, NULL);
+    if (rc == 0)
+      rc = tn_config_user_known(c, s, &x->times, NULL);
+    if (rc == 0)
+      rc = tn_config_user_known(c, s, &x->width_expr, NULL);
   }
   if (rc == 0 && (m = config_setting_get_member(s, "line")) != NULL)
     rc = parse_src_lines(c, m, u, x, what);
@@ -440,7 +462,8 @@ static int mark_layout(tn_cfg *c, const config_setting_t *root,
                    tn_uexpr_uses(&x->col, slot) ||
                    tn_uexpr_uses(&x->active, slot) ||
                    tn_uexpr_uses(&x->warps, slot) ||
-                   tn_uexpr_uses(&x->times, slot);
+                   tn_uexpr_uses(&x->times, slot) ||
+                   tn_uexpr_uses(&x->width_expr, slot);
       for (d = 0; d < x->n_loops; d++)
         elsewhere |= tn_uexpr_uses(&x->loop_count[d], slot);
     }

@@ -73,6 +73,8 @@ static int parse_launch(tn_cfg *c, const config_setting_t *s,
           tn_cfg_is_list(m) ? config_setting_get_elem(m, (unsigned)d) : m;
       snprintf(what, sizeof(what), "%s.%s[%d]", where, part[g], d);
       rc = tn_config_user_expr(c, x, what, scope, &e[d]);
+      if (rc == 0 && g == 0)
+        rc = tn_config_user_known(c, x, &e[d], NULL);
       if (rc)
         return rc;
       /* threads and smem_bytes come of the block: it cannot read them */
@@ -84,7 +86,11 @@ static int parse_launch(tn_cfg *c, const config_setting_t *s,
     }
   }
   snprintf(what, sizeof(what), "%s.smem", where);
-  return tn_config_user_opt_expr(c, s, "smem", what, scope, &l->smem);
+  rc = tn_config_user_opt_expr(c, s, "smem", what, scope, &l->smem);
+  if (rc == 0 && tn_uexpr_set(&l->smem))
+    rc = tn_config_user_known(c, config_setting_get_member(s, "smem"),
+                              &l->smem, NULL);
+  return rc;
 }
 
 /* An init: "zeros", "ramp", or { random = [a, b]; } { constant = v; }
@@ -214,6 +220,10 @@ static int parse_output(tn_cfg *c, const config_setting_t *s, tn_uarg *g)
   return 0;
 }
 
+/* Why a size or an amount of work may not read threads. */
+#define DIMS_ALONE                                                           \
+  "it is of the problem's dimensions alone: the same for every candidate"
+
 /* The largest element count of a buffer or constant, in bytes too. */
 #define MAX_BUFFER_BYTES (1LL << 40)
 
@@ -273,7 +283,8 @@ static int parse_argument(tn_cfg *c, const config_setting_t *s,
                                &g->literal_value);
     }
     snprintf(what, sizeof(what), "arguments.%s.value", g->name);
-    return tn_config_user_expr(c, m, what, &u->scope, &g->value);
+    rc = tn_config_user_expr(c, m, what, &u->scope, &g->value);
+    return rc ? rc : tn_config_user_known(c, m, &g->value, NULL);
   }
   g->kind = TN_UARG_BUFFER;
   rc = parse_type(c, buf, what, &g->type);
@@ -294,7 +305,9 @@ static int parse_argument(tn_cfg *c, const config_setting_t *s,
                               "dimensions alone (it names the parameter "
                               "%s): one buffer serves every candidate",
                         what, g->count.text, u->param_names[v]);
-  rc = eval_on_problems(c, m, job, &g->count, 1,
+  rc = tn_config_user_known(c, m, &g->count, DIMS_ALONE);
+  if (rc == 0)
+    rc = eval_on_problems(c, m, job, &g->count, 1,
                         MAX_BUFFER_BYTES / tn_elem_bytes(g->type), &v);
   if (rc)
     return rc;
@@ -397,6 +410,14 @@ static int parse_constants(tn_cfg *c, const config_setting_t *s, tn_job *job)
       return tn_cfg_bad(c, e, "%s: missing 'count'", what);
     snprintf(what, sizeof(what), "constants.%s.count", k->name);
     rc = tn_config_user_expr(c, m, what, &u->scope, &k->count);
+    for (v = 0; rc == 0 && v < u->n_params; v++)
+      if (tn_uexpr_uses(&k->count, TN_USLOT_PARAM0 + (int)v))
+        rc = tn_cfg_bad(c, m, "%s \"%s\": of the dimensions alone (it "
+                              "names the parameter %s): one symbol serves "
+                              "every candidate",
+                        what, k->count.text, u->param_names[v]);
+    if (rc == 0)
+      rc = tn_config_user_known(c, m, &k->count, DIMS_ALONE);
     if (rc == 0)
       rc = eval_on_problems(c, m, job, &k->count, 1, 65536 / 1, &v);
     if (rc)
@@ -525,7 +546,9 @@ static int parse_rate(tn_cfg *c, const config_setting_t *s, tn_job *job)
                               "(it names the parameter %s): every "
                               "candidate does the same work",
                         u->work.text, u->param_names[k]);
-  rc = eval_on_problems(c, m, job, &u->work, 1, 1LL << 62, &v);
+  rc = tn_config_user_known(c, m, &u->work, DIMS_ALONE);
+  if (rc == 0)
+    rc = eval_on_problems(c, m, job, &u->work, 1, 1LL << 62, &v);
   if (rc)
     return rc;
   m = config_setting_get_member(s, "unit");
@@ -589,6 +612,14 @@ static int parse_baseline(tn_cfg *c, const config_setting_t *s, tn_job *job)
     rc = tn_cfg_only_keys(c, s, "baseline", keys);
     if (rc == 0)
       rc = tn_config_user_expr(c, m, "baseline.copy", &u->scope, &u->copy_bytes);
+    for (v = 0; rc == 0 && v < u->n_params; v++)
+      if (tn_uexpr_uses(&u->copy_bytes, TN_USLOT_PARAM0 + (int)v))
+        rc = tn_cfg_bad(c, m, "baseline.copy \"%s\": of the dimensions "
+                              "alone (it names the parameter %s): one copy "
+                              "is every candidate's baseline",
+                        u->copy_bytes.text, u->param_names[v]);
+    if (rc == 0)
+      rc = tn_config_user_known(c, m, &u->copy_bytes, DIMS_ALONE);
     if (rc == 0)
       rc = eval_on_problems(c, m, job, &u->copy_bytes, 1, MAX_BUFFER_BYTES,
                             &v);

@@ -206,12 +206,15 @@ static json_t *accesses_json(const plan_ctx *pc)
     for (j = 0; j < x->n_src_lines; j++)
       json_array_append_new(lines, json_integer(x->src_line[j]));
     json_array_append_new(
-        a, json_pack("{s:i, s:s, s:s, s:i, s:s, s:s, s:s, s:i, s:o}",
+        a, json_pack("{s:i, s:s, s:s, s:i, s:s, s:s, s:s, s:o, s:o}",
                      "index", i, "name", x->name, "config", x->file,
                      "config_line", x->line, "array",
                      pc->u->arrays[x->array].name, "op", tn_plan_op_name(x->op),
                      "kind", tn_model_ncu_kind_name(tn_plan_access_kind(x)),
-                     "width", x->width, "kernel_lines", lines));
+                     /* a width of the point's: its expression */
+                     "width", x->width ? json_integer(x->width)
+                                       : json_string(x->width_expr.text),
+                     "kernel_lines", lines));
   }
   return a;
 }

@@ -18,7 +18,8 @@ void tn_summary_table(const tn_run *run, FILE *out)
     const tn_candidate *c = &run->space.c[i];
     char ptxt[512], model[16] = "-", deg[16] = "-", regs[16] = "-",
                     ms[16] = "-", rate[16] = "-", pct[16] = "-";
-    int modelled = tn_candidate_modelled(c);
+    /* a described kernel without a plan has no wavefronts, not 0 */
+    int modelled = f->plan != NULL && tn_candidate_modelled(c);
     tn_params_format(f->params, f->n_params, &c->params, ptxt, sizeof(ptxt));
     if (modelled) {
       snprintf(model, sizeof(model), "%.1f",
