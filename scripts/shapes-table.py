@@ -2,8 +2,9 @@
 """shapes-table.py RESULTS.json [--csv] -- a run of several sizes as one
 table: for each size, its own winner (best_by_size), the single best over
 all sizes (best) at that size, and the reference baseline measured in the
-same run (cuBLAS for gemm, the device copy for transpose), in ms, in the
-family's unit and in %.
+same run (cuBLAS for gemm, the device copy for transpose; as timed nearest
+to that size's winner, best_by_size[].baseline_ms, where the file has
+it), in ms, in the family's unit and in %.
 
     python3 scripts/shapes-table.py results/gemm-shapes-sm_90-*.json
 
@@ -86,7 +87,10 @@ def main(argv):
         named[b["id"]] = w["params_text"]
         wms = w["timings"][k]["median_ms"]
         sms = single["timings"][k]["median_ms"]
-        bms = base["timings"][k]["median_ms"] if base else None
+        # the baseline as timed nearest to this size's winner (files
+        # before it: the baseline's one figure)
+        bms = b.get("baseline_ms") or \
+            (base["timings"][k]["median_ms"] if base else None)
         gain = 100.0 * (sms / wms - 1.0)
         gains.append(sms / wms)
         tot["w"] += wms

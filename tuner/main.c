@@ -426,6 +426,7 @@ int main(int argc, char **argv)
     if (!opts.dry_run) {
       tn_summary_cost_line(run, stderr);
       tn_summary_size_lines(run, stderr);
+      tn_summary_drift_lines(run, stderr);
     }
     if (opts.verbose)
       tn_compile_trace_print(&run->compile.trace, run->t0, stderr);

@@ -192,6 +192,16 @@ bad_journal 'lines.insert(1, {"kind": "baseline", "name": "cublas", "status": "o
   "baseline: name: not a baseline of family transpose"
 bad_journal 'lines.insert(1, dict(lines[0], seed=lines[0]["seed"] + 1)); at = 2' \
   "seed:"
+# issue 31, part 5: a candidate's time and clocks, the baseline's timings
+bad_journal 'c["timed_at_ms"] = -1' "@timed_at_ms: expected milliseconds"
+bad_journal 'c["clocks"] = {"samples": 2, "sm_mhz_min": 1980, "sm_mhz_max": 1450}' \
+  "@clocks: sm_mhz_first 0 outside sm_mhz_min 1980"
+bad_journal 'c["clocks"] = {"samples": 1, "reasons": ["<b>"]}' \
+  "@clocks.reasons[0]: not a reason's name"
+bad_journal 'b = [l for l in lines if l["kind"] == "baseline"][0]; lines.append(dict(b, measurement=9)); at = len(lines)' \
+  "baseline memcpy: measurement 9, but"
+bad_journal 'b = [l for l in lines if l["kind"] == "baseline"][0]; lines.append(dict(b, median_ms=7.0)); at = len(lines)' \
+  "baseline memcpy: measurement 0 taken already on line"
 # a line written twice alike (and a cut last line) is taken
 journal 'lines.append(dict(c))' >/dev/null
 printf '{"kind": "candidate", "id": 3' >>"$tmp/wrong/r.jsonl"

@@ -78,8 +78,10 @@ assert [p["problem"] for p in per] == [0, 1, 2]
 assert sum(p["launches"] for p in per) == cost["launches"], (per, cost)
 for k, p in enumerate(per):
     assert p["raced_out"] >= 8, (k, p)
+    # the baselines' launches: every timing of them through the run
     assert p["launches"] == sum(c["timings"][k]["repetitions"] for c in r.values()) + \
-        sum(b["timings"][k]["repetitions"] for b in race["baselines"])
+        sum(m["timings"][k]["repetitions"] for b in race["baselines"]
+            for m in b["measurements"])
 fl = full["run"]["cost"]
 assert all(p["raced_out"] == 0 for p in fl["per_size"])
 assert cost["launches"] < fl["launches"] / 3, (cost["launches"], fl["launches"])

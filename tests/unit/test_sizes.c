@@ -33,6 +33,7 @@
 #include "family/size.h"
 #include "fleet/fleet.h"
 #include "fleet/predict.h"
+#include "pipeline/baselines.h"
 #include "pipeline/results.h"
 #include "pipeline/select.h"
 
@@ -371,12 +372,18 @@ static int setup_run(const char *config)
   run.n_baselines = 1;
   strcpy(run.baselines[0].name, "memcpy");
   run.baselines[0].status = TN_ST_OK;
-  for (k = 0; k < 3; k++) {
-    run.baselines[0].timing[k].median_ms = 0.9 + k;
-    run.baselines[0].timing[k].q1_ms = 0.9 + k;
-    run.baselines[0].timing[k].q3_ms = 0.9 + k;
-    run.baselines[0].timing[k].repetitions = 40;
-    run.baselines[0].total_ms += 0.9 + k;
+  {
+    /* one timing of the baseline (baselines.h) */
+    tn_baseline_measure m;
+    memset(&m, 0, sizeof(m));
+    for (k = 0; k < 3; k++) {
+      m.timing[k].median_ms = 0.9 + k;
+      m.timing[k].q1_ms = 0.9 + k;
+      m.timing[k].q3_ms = 0.9 + k;
+      m.timing[k].repetitions = 40;
+      m.total_ms += 0.9 + k;
+    }
+    CHECK(tn_baselines_add(&run.baselines[0], &m) == 0);
   }
   tn_select(&run.space, job.bench.min_noise, &run.sel);
   for (k = 0; k < 3; k++)

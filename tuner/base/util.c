@@ -257,6 +257,13 @@ double tn_now(void)
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+double tn_wall_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 void tn_utc_iso(char *out, size_t n)
 {
   time_t t = time(NULL);

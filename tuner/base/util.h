@@ -50,6 +50,10 @@ void tn_dirname(char *out, size_t n, const char *path);
 
 /* Monotonic seconds. */
 double tn_now(void);
+/* Seconds since 1970 (the host's clock, CLOCK_REALTIME): when something
+ * happened, in a record that other processes read (tn_now's origin is
+ * the boot). */
+double tn_wall_now(void);
 /* UTC time as "2026-11-30T03:48:20Z" into out (at least 21 bytes). */
 void tn_utc_iso(char *out, size_t n);
 

@@ -17,6 +17,12 @@ typedef struct {
                           a candidate (gpu/race.h) */
   double ci_target;  /* a median's 95% interval this narrow (relative)
                         stops its launches; 0: always all repetitions */
+  /* the baselines are timed again after this many seconds of
+   * benchmarking (0: not by time) or this many candidates (0: not by
+   * count), and at the end (pipeline/baselines.h); the supervisor's, not
+   * the worker's */
+  double baseline_every_s;
+  int baseline_every;
 } tn_bench_settings;
 
 typedef struct {

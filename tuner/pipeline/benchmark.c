@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/progress.h"
+#include "pipeline/baselines.h"
 #include "pipeline/journal.h"
 #include "pipeline/measured.h"
 #include "pipeline/precheck.h"
@@ -57,47 +58,105 @@ static int run_job(tn_run *run, tn_worker *w, tn_bench_job *bj, int k,
   return rc;
 }
 
-static int run_baselines(tn_run *run, tn_worker *w, FILE *journal,
-                         tn_err *err)
+/* Where the benchmark stands on timing the baselines again. */
+typedef struct {
+  int timed;          /* candidates benchmarked in this run (resumed too) */
+  int since;          /* of them, since the last measurement */
+  double last_s;      /* the last measurement's end (tn_now) */
+} retime_state;
+
+/* Times baseline b once at every size: a measurement, appended to b and
+ * journaled.  A baseline that fails before its first measurement is
+ * failed for the run (and measured again by --resume); one that fails
+ * later keeps its measurements, with a note.  Returns 0 or the worker's
+ * or the journal's error. */
+static int time_baseline(tn_run *run, tn_worker *w, FILE *journal, int i,
+                         int after, tn_err *err)
 {
   const tn_job *job = run->job;
-  int i, k, rc;
-  for (i = 0; i < run->n_baselines; i++) {
-    tn_baseline_result *b = &run->baselines[i];
-    if (b->status == TN_ST_OK)
-      continue; /* resumed */
-    b->total_ms = 0;
-    b->status = TN_ST_OK;
-    for (k = 0; k < job->n_problems && b->status == TN_ST_OK; k++) {
-      tn_bench_job bj;
-      tn_bench_result res;
-      memset(&bj, 0, sizeof(bj));
-      bj.kind = TN_JOB_BASELINE;
-      tn_strlcpy(bj.family, job->family->name, sizeof(bj.family));
-      tn_strlcpy(bj.baseline, b->name, sizeof(bj.baseline));
-      bj.problem = job->problems[k];
-      bj.bench = job->bench;
-      bj.seed = job_seed(run, -1 - i, k);
-      /* a kernel of the user's runs as a candidate runs */
-      if (tn_kernel_ref_baseline_job(job, &run->base, &run->ref, &bj, k,
-                                     err) != 0)
-        return TN_EINPUT;
-      rc = run_job(run, w, &bj, k, run->base.cubin, &res, err);
-      if (rc)
-        return rc;
-      if (res.status != TN_BENCH_OK) {
-        b->status = TN_ST_FAILED;
-        tn_strlcpy(b->reason, res.reason, sizeof(b->reason));
-        break;
+  tn_baseline_result *b = &run->baselines[i];
+  tn_baseline_measure m;
+  double t0 = tn_wall_now();
+  int k, rc;
+
+  memset(&m, 0, sizeof(m));
+  for (k = 0; k < job->n_problems; k++) {
+    tn_bench_job bj;
+    tn_bench_result res;
+    memset(&bj, 0, sizeof(bj));
+    bj.kind = TN_JOB_BASELINE;
+    tn_strlcpy(bj.family, job->family->name, sizeof(bj.family));
+    tn_strlcpy(bj.baseline, b->name, sizeof(bj.baseline));
+    bj.problem = job->problems[k];
+    bj.bench = job->bench;
+    bj.seed = job_seed(run, -1 - i, k);
+    /* a kernel of the user's runs as a candidate runs */
+    if (tn_kernel_ref_baseline_job(job, &run->base, &run->ref, &bj, k,
+                                   err) != 0)
+      return TN_EINPUT;
+    rc = run_job(run, w, &bj, k, run->base.cubin, &res, err);
+    if (rc)
+      return rc;
+    if (res.status != TN_BENCH_OK) {
+      if (b->n_meas > 0) {
+        fprintf(stderr, "\ntuner: note: the baseline %s could not be timed "
+                        "again (%s); its %d measurements stand\n",
+                b->name, res.reason, b->n_meas);
+        return 0;
       }
-      b->timing[k] = res.timing;
-      b->total_ms += res.timing.median_ms;
+      b->status = TN_ST_FAILED;
+      tn_strlcpy(b->reason, res.reason, sizeof(b->reason));
+      if (tn_journal_append(journal, "baseline",
+                            tn_results_baseline_line(run, b, -1), err) != 0)
+        return TN_ETOOL;
+      return 0;
     }
-    if (tn_journal_append(journal, "baseline", tn_results_baseline(run, b),
-                          err) != 0)
-      return TN_ETOOL;
+    m.timing[k] = res.timing;
+    m.total_ms += res.timing.median_ms;
+    tn_clocks_merge(&m.clocks, &res.clocks);
   }
+  m.timed_at = 0.5 * (t0 + tn_wall_now());
+  m.after = after;
+  if (tn_baselines_add(b, &m) != 0)
+    return tn_errf(err, TN_ETOOL, "out of memory");
+  b->status = TN_ST_OK;
+  b->reason[0] = '\0';
+  if (tn_journal_append(journal, "baseline",
+                        tn_results_baseline_line(run, b, b->n_meas - 1),
+                        err) != 0)
+    return TN_ETOOL;
   return 0;
+}
+
+/* Times every baseline once more: at the start (first: also one that a
+ * resumed run restored as failed), through the run, at the end.  A
+ * baseline that failed in this run is not tried again. */
+static int time_baselines(tn_run *run, tn_worker *w, FILE *journal,
+                          retime_state *rs, int first, tn_err *err)
+{
+  int i, rc;
+  for (i = 0; i < run->n_baselines; i++) {
+    if (!first && run->baselines[i].status != TN_ST_OK)
+      continue;
+    rc = time_baseline(run, w, journal, i, rs->timed, err);
+    if (rc)
+      return rc;
+  }
+  rs->since = 0;
+  rs->last_s = tn_now();
+  return 0;
+}
+
+/* 1 when the baselines are due again (bench.baseline_every_s,
+ * bench.baseline_every). */
+static int retime_due(const tn_run *run, const retime_state *rs)
+{
+  const tn_bench_settings *bs = &run->job->bench;
+  if (rs->since == 0)
+    return 0;
+  return (bs->baseline_every > 0 && rs->since >= bs->baseline_every) ||
+         (bs->baseline_every_s > 0 &&
+          tn_now() - rs->last_s >= bs->baseline_every_s);
 }
 
 /* Verifies and times one candidate on every problem; racing at each size
@@ -107,8 +166,10 @@ static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
 {
   const tn_job *job = run->job;
   int k, rc, leader;
+  double t0 = tn_wall_now();
   c->total_ms = 0;
   c->raced_out = 0;
+  memset(&c->clocks, 0, sizeof(c->clocks));
   for (k = 0; k < job->n_problems; k++) {
     tn_bench_job bj;
     tn_bench_result res;
@@ -143,7 +204,10 @@ static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
     c->timing[k] = res.timing;
     c->total_ms += res.timing.median_ms;
     c->raced_out |= res.raced_out;
+    tn_clocks_merge(&c->clocks, &res.clocks);
   }
+  /* the middle of its jobs: what the baselines' times are compared with */
+  c->timed_at = 0.5 * (t0 + tn_wall_now());
   c->status = TN_ST_OK;
   run->raced_out += c->raced_out;
   return 0;
@@ -190,6 +254,7 @@ int tn_benchmark_run(tn_run *run, tn_worker *w, tn_err *err)
   int group_start = 0, group_end = 0;
   tn_measured_verdict *verdicts = NULL;
   double t0 = tn_now(), last_write = t0; /* the file exists: measure() */
+  retime_state rs;
 
   if (order == NULL ||
       tn_select_order(job->family, &run->space, order) != 0) {
@@ -213,9 +278,16 @@ int tn_benchmark_run(tn_run *run, tn_worker *w, tn_err *err)
                      tn_run_identity(run)),
            err)) != 0)
     goto done;
-  rc = run_baselines(run, w, journal, err);
-  if (rc)
-    goto done;
+  memset(&rs, 0, sizeof(rs));
+  rs.timed = run->resumed;
+  /* a resumed run times them again unless nothing is left to time: its
+   * candidates are compared with the baselines of their own time */
+  if (todo > 0 || !run->resumed || run->n_baselines == 0 ||
+      run->baselines[0].n_meas == 0) {
+    rc = time_baselines(run, w, journal, &rs, 1, err);
+    if (rc)
+      goto done;
+  }
   tn_progress_start(&bar, "bench", todo, run->opts->quiet);
   for (i = 0; i < run->space.n; i++) {
     /* likely winners first (select.h), so the leader is known early */
@@ -248,6 +320,8 @@ int tn_benchmark_run(tn_run *run, tn_worker *w, tn_err *err)
     rc = run_candidate(run, w, c, err);
     if (rc)
       break;
+    rs.timed++;
+    rs.since++;
     rc = tn_journal_append(journal, "candidate",
                            tn_results_candidate(run, c), err);
     if (rc != 0)
@@ -263,9 +337,17 @@ int tn_benchmark_run(tn_run *run, tn_worker *w, tn_err *err)
         break;
       last_write = tn_now();
     }
+    if (retime_due(run, &rs)) {
+      rc = time_baselines(run, w, journal, &rs, 0, err);
+      if (rc)
+        break;
+    }
     tn_progress_step(&bar, "");
   }
   tn_progress_end(&bar);
+  /* and at the end, when candidates were timed since the last time */
+  if (rc == 0 && rs.since > 0)
+    rc = time_baselines(run, w, journal, &rs, 0, err);
 done:
   run->bench_s = tn_now() - t0;
   fclose(journal);

@@ -233,7 +233,8 @@ static int parse_bench(tn_cfg *c, const config_setting_t *s, tn_job *job)
 {
   static const char *const keys[] = {"repetitions", "warmup", "timeout_s",
                                      "seed", "min_noise", "min_repetitions",
-                                     "ci_target", NULL};
+                                     "ci_target", "baseline_every_s",
+                                     "baseline_every", NULL};
   const config_setting_t *m;
   long long v;
   int rc;
@@ -292,6 +293,20 @@ static int parse_bench(tn_cfg *c, const config_setting_t *s, tn_job *job)
     if (rc)
       return rc;
   }
+  m = config_setting_get_member(s, "baseline_every_s");
+  if (m) {
+    rc = tn_cfg_get_number(c, m, "bench.baseline_every_s", 0.0, 86400.0,
+                           &job->bench.baseline_every_s);
+    if (rc)
+      return rc;
+  }
+  m = config_setting_get_member(s, "baseline_every");
+  if (m) {
+    rc = tn_cfg_get_int(c, m, "bench.baseline_every", 0, 1000000, &v);
+    if (rc)
+      return rc;
+    job->bench.baseline_every = (int)v;
+  }
   return 0;
 }
 
@@ -346,6 +361,7 @@ static void set_defaults(tn_job *job)
   job->bench.min_noise = 0.01;
   job->bench.min_repetitions = 5;
   job->bench.ci_target = 0.01;
+  job->bench.baseline_every_s = 10.0;
   tn_strlcpy(job->output_dir, "results", sizeof(job->output_dir));
 }
 

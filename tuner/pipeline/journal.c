@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pipeline/baselines.h"
 #include "pipeline/journal_check.h"
+#include "pipeline/results_drift.h"
 
 static int timing_from_json(json_t *o, tn_timing *t)
 {
@@ -38,16 +40,31 @@ int tn_journal_append(FILE *journal, const char *kind, json_t *obj,
   return rc;
 }
 
+/* o's "timed_at_ms" and "clocks" (checked by journal_check.c; absent in
+ * journals before them: 0). */
+static int restore_drift(json_t *o, double *timed_at, tn_clocks *clocks)
+{
+  json_t *at = json_object_get(o, "timed_at_ms");
+  json_t *c = json_object_get(o, "clocks");
+  char why[160];
+  *timed_at = json_is_integer(at) ? json_integer_value(at) / 1000.0 : 0.0;
+  memset(clocks, 0, sizeof(*clocks));
+  return c ? tn_results_clocks_parse(c, clocks, why, sizeof(why)) : 0;
+}
+
 static int restore_candidate(tn_run *run, json_t *o)
 {
   const tn_family *f = run->job->family;
   const char *text = NULL, *status = NULL, *reason = "";
   json_t *timings = NULL;
   int i, st, raced = 0;
+  double timed_at;
+  tn_clocks clocks;
 
   if (json_unpack(o, "{s:s, s:s, s?s, s?o, s?b}", "params_text", &text,
                   "status", &status, "reason", &reason, "timings", &timings,
-                  "raced_out", &raced) != 0)
+                  "raced_out", &raced) != 0 ||
+      restore_drift(o, &timed_at, &clocks) != 0)
     return -1;
   st = tn_status_parse(status);
   if (st != TN_ST_OK && st != TN_ST_WRONG && st != TN_ST_FAILED)
@@ -73,6 +90,8 @@ static int restore_candidate(tn_run *run, json_t *o)
         c->total_ms += c->timing[k].median_ms;
       }
       c->raced_out = raced;
+      c->timed_at = timed_at;
+      c->clocks = clocks;
     }
     c->status = (tn_status)st;
     tn_strlcpy(c->reason, reason, sizeof(c->reason));
@@ -81,13 +100,19 @@ static int restore_candidate(tn_run *run, json_t *o)
   return 0;
 }
 
+/* A finished measurement of a baseline: appended in the order of its
+ * "measurement" (0 in journals before it); one already restored (the
+ * same line again, journal_check.c made sure) is skipped. */
 static int restore_baseline(tn_run *run, json_t *o)
 {
   const char *name = NULL, *status = NULL;
   json_t *timings = NULL;
+  json_int_t j = 0, after = 0;
+  tn_baseline_measure m;
   int i, k;
-  if (json_unpack(o, "{s:s, s:s, s?o}", "name", &name, "status", &status,
-                  "timings", &timings) != 0)
+  if (json_unpack(o, "{s:s, s:s, s?o, s?I, s?I}", "name", &name, "status",
+                  &status, "timings", &timings, "measurement", &j, "after",
+                  &after) != 0)
     return -1;
   if (tn_status_parse(status) != TN_ST_OK)
     return 0;
@@ -95,18 +120,26 @@ static int restore_baseline(tn_run *run, json_t *o)
     tn_baseline_result *b = &run->baselines[i];
     if (strcmp(b->name, name) != 0)
       continue;
-    if (!json_is_array(timings) ||
+    if (j < b->n_meas)
+      return 0;
+    if (j > b->n_meas || !json_is_array(timings) ||
         (int)json_array_size(timings) != run->job->n_problems)
       return -1;
-    b->total_ms = 0;
+    memset(&m, 0, sizeof(m));
     for (k = 0; k < run->job->n_problems; k++) {
       if (timing_from_json(json_array_get(timings, (size_t)k),
-                           &b->timing[k]) != 0)
+                           &m.timing[k]) != 0)
         return -1;
-      b->total_ms += b->timing[k].median_ms;
+      m.total_ms += m.timing[k].median_ms;
     }
+    if (restore_drift(o, &m.timed_at, &m.clocks) != 0)
+      return -1;
+    m.after = after > 0 && after < 2147483647 ? (int)after : 0;
+    if (tn_baselines_add(b, &m) != 0)
+      return -1;
     b->status = TN_ST_OK;
-    return 1;
+    b->reason[0] = '\0';
+    return j == 0; /* a baseline restored counts once, as before */
   }
   return 0;
 }

@@ -10,11 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipeline/results_drift.h"
 #include "pipeline/run.h"
 
 /* Times past this (ms, about 11 days) are not measurements: the bound
  * `tuner merge` puts on a results file's (fleet.h). */
 #define MAX_MS 1e9
+/* A time of day past this (ms since 1970: the year 5138) is not one. */
+#define MAX_WALL_MS 100000000000000LL
 
 /* What the lines seen so far said, for duplicates. */
 typedef struct {
@@ -24,9 +27,34 @@ typedef struct {
   json_int_t seed;
   json_t **cand;     /* by id: the first line of that id (borrowed) */
   int *cand_line;
-  json_t *base[TN_MAX_BASELINES]; /* by the family's baseline index */
-  int base_line[TN_MAX_BASELINES];
+  /* by the family's baseline index: its finished measurements' lines in
+   * order (an array holding them) and the line of each */
+  json_t *base[TN_MAX_BASELINES];
+  int *base_line[TN_MAX_BASELINES];
 } seen_t;
+
+/* o's "timed_at_ms" (a time of day) and "clocks" (NVML's readings), both
+ * optional: journals before them have neither. */
+static int check_drift(json_t *o, char *why, size_t n)
+{
+  json_t *at = json_object_get(o, "timed_at_ms");
+  json_t *c = json_object_get(o, "clocks");
+  tn_clocks clocks;
+  char sub[160];
+  if (at != NULL &&
+      (!json_is_integer(at) || json_integer_value(at) <= 0 ||
+       json_integer_value(at) > MAX_WALL_MS)) {
+    snprintf(why, n, "timed_at_ms: expected milliseconds since 1970 in "
+                     "[1, %lld]",
+             MAX_WALL_MS);
+    return -1;
+  }
+  if (c != NULL && tn_results_clocks_parse(c, &clocks, sub, sizeof(sub))) {
+    snprintf(why, n, "clocks%s", sub);
+    return -1;
+  }
+  return 0;
+}
 
 /* One timing object: finite times in [0, MAX_MS], a positive median,
  * min <= q1 <= median <= q3 <= max, repetitions in [1, INT_MAX]. */
@@ -211,7 +239,8 @@ static int check_candidate(seen_t *s, json_t *o, int line, char *why,
   }
   if (st == TN_ST_OK) {
     char sub[256];
-    if (check_timings(s->job, o, sub, sizeof(sub)) != 0) {
+    if (check_timings(s->job, o, sub, sizeof(sub)) != 0 ||
+        check_drift(o, sub, sizeof(sub)) != 0) {
       snprintf(why, n, "candidate %d: %s", i, sub);
       return -1;
     }
@@ -233,7 +262,9 @@ static int check_baseline(seen_t *s, json_t *o, int line, char *why,
                           size_t n)
 {
   const tn_family *f = s->job->family;
-  json_t *name = json_object_get(o, "name"), *status;
+  json_t *name = json_object_get(o, "name"), *status, *v;
+  json_int_t j = 0;
+  size_t have;
   int i, st;
 
   for (i = 0; json_is_string(name) && i < f->n_baselines &&
@@ -254,24 +285,60 @@ static int check_baseline(seen_t *s, json_t *o, int line, char *why,
     snprintf(why, n, "baseline %s: status: not a status", f->baselines[i]);
     return -1;
   }
-  if (st == TN_ST_OK) {
+  if (st != TN_ST_OK)
+    return 0; /* one that failed is measured again when resumed */
+  {
     char sub[256];
-    if (check_timings(s->job, o, sub, sizeof(sub)) != 0) {
+    if (check_timings(s->job, o, sub, sizeof(sub)) != 0 ||
+        check_drift(o, sub, sizeof(sub)) != 0) {
       snprintf(why, n, "baseline %s: %s", f->baselines[i], sub);
       return -1;
     }
   }
-  /* one that failed is measured again when the run is resumed: only a
-   * finished one stands */
-  if (s->base[i] != NULL && !json_equal(s->base[i], o)) {
-    snprintf(why, n, "baseline %s: measured already on line %d, with other "
-                     "results",
-             f->baselines[i], s->base_line[i]);
+  v = json_object_get(o, "after");
+  if (v != NULL && (!json_is_integer(v) || json_integer_value(v) < 0 ||
+                    json_integer_value(v) > INT_MAX)) {
+    snprintf(why, n, "baseline %s: after: expected a count of candidates",
+             f->baselines[i]);
     return -1;
   }
-  if (st == TN_ST_OK && s->base[i] == NULL) {
-    s->base[i] = o;
-    s->base_line[i] = line;
+  /* its measurements in the order taken, each once (or the same line
+   * again): "measurement" 0, 1, ... (none: 0, a journal before them) */
+  v = json_object_get(o, "measurement");
+  if (v != NULL && !json_is_integer(v)) {
+    snprintf(why, n, "baseline %s: measurement: expected an integer",
+             f->baselines[i]);
+    return -1;
+  }
+  j = v ? json_integer_value(v) : 0;
+  have = s->base[i] ? json_array_size(s->base[i]) : 0;
+  if (j < 0 || j > (json_int_t)have) {
+    snprintf(why, n, "baseline %s: measurement %lld, but %zu came before "
+                     "it",
+             f->baselines[i], (long long)j, have);
+    return -1;
+  }
+  if (j < (json_int_t)have) {
+    if (!json_equal(json_array_get(s->base[i], (size_t)j), o)) {
+      snprintf(why, n, "baseline %s: measurement %lld taken already on "
+                       "line %d, with other results",
+               f->baselines[i], (long long)j, s->base_line[i][j]);
+      return -1;
+    }
+    return 0;
+  }
+  {
+    int *lines = realloc(s->base_line[i], sizeof(int) * (have + 1));
+    if (lines != NULL)
+      s->base_line[i] = lines; /* the old block is freed at the end */
+    if (s->base[i] == NULL)
+      s->base[i] = json_array();
+    if (lines == NULL || s->base[i] == NULL ||
+        json_array_append(s->base[i], o) != 0) {
+      snprintf(why, n, "out of memory");
+      return -1;
+    }
+    lines[have] = line;
   }
   return 0;
 }
@@ -285,7 +352,7 @@ int tn_journal_check(const char *path, const tn_job *job,
   char *buf = NULL, why[768];
   size_t cap = 0;
   ssize_t len;
-  int lineno = 0, rc = 0;
+  int lineno = 0, rc = 0, i;
 
   memset(&s, 0, sizeof(s));
   s.job = job;
@@ -339,6 +406,10 @@ int tn_journal_check(const char *path, const tn_job *job,
   free(buf);
   free(s.cand);
   free(s.cand_line);
+  for (i = 0; i < TN_MAX_BASELINES; i++) {
+    json_decref(s.base[i]);
+    free(s.base_line[i]);
+  }
   json_decref(lines);
   return rc;
 }

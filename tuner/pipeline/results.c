@@ -1,6 +1,7 @@
 /* results.c -- the results of a run as JSON (results.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline/results.h"
+#include "pipeline/results_drift.h"
 #include "pipeline/results_model.h"
 
 #include <errno.h>
@@ -145,15 +146,10 @@ static json_t *layout_params_json(const tn_family *f)
   return a;
 }
 
-/* The reference baseline's total, or 0 if it was not measured. */
-static double reference_ms(const tn_run *run)
-{
-  if (run->n_baselines > 0 && run->baselines[0].status == TN_ST_OK)
-    return run->baselines[0].total_ms;
-  return 0.0;
-}
-
-json_t *tn_results_candidate(const tn_run *run, const tn_candidate *c)
+/* A candidate's object; t: the run's clocks judged (NULL: a journal
+ * line, written before the run's later timings are known). */
+static json_t *candidate_json(const tn_run *run, const tn_candidate *c,
+                              const tn_throttle *t)
 {
   const tn_job *job = run->job;
   const tn_family *f = job->family;
@@ -212,11 +208,10 @@ json_t *tn_results_candidate(const tn_run *run, const tn_candidate *c)
     json_object_set_new(o, "compile", comp);
   }
   if (c->status == TN_ST_OK) {
-    json_t *t = json_array();
-    double ref = reference_ms(run);
+    json_t *ts = json_array(), *clocks = tn_results_clocks(&c->clocks, t);
     for (k = 0; k < job->n_problems; k++)
-      json_array_append_new(t, timing_json(&c->timing[k]));
-    json_object_set_new(o, "timings", t);
+      json_array_append_new(ts, timing_json(&c->timing[k]));
+    json_object_set_new(o, "timings", ts);
     json_object_set_new(o, "median_ms", json_real(c->total_ms));
     json_object_set_new(o, "launches", json_integer(launches(run, c)));
     json_object_set_new(o, "raced_out", json_boolean(c->raced_out));
@@ -229,14 +224,41 @@ json_t *tn_results_candidate(const tn_run *run, const tn_candidate *c)
                                                  job->n_problems,
                                                  c->total_ms)));
     json_object_set_new(o, "unit", json_string(f->unit));
-    if (ref > 0)
-      json_object_set_new(o, "pct_of_baseline",
-                          json_real(100.0 * ref / c->total_ms));
+    if (c->timed_at > 0)
+      json_object_set_new(
+          o, "timed_at_ms",
+          json_integer(tn_results_ms_since_1970(c->timed_at)));
+    if (clocks)
+      json_object_set_new(o, "clocks", clocks);
+    /* not in a journal line: the baseline's timing nearest to it may
+     * come after it */
+    if (t != NULL)
+      tn_results_vs_baseline(run, c, -1, o);
   }
   return o;
 }
 
-json_t *tn_results_baseline(const tn_run *run, const tn_baseline_result *b)
+json_t *tn_results_candidate(const tn_run *run, const tn_candidate *c)
+{
+  return candidate_json(run, c, NULL);
+}
+
+json_t *tn_results_baseline_line(const tn_run *run,
+                                 const tn_baseline_result *b, int j)
+{
+  json_t *o = json_pack("{s:s, s:s}", "name", b->name, "status",
+                        tn_status_name((tn_status)b->status));
+  if (b->reason[0])
+    json_object_set_new(o, "reason", json_string(b->reason));
+  if (j >= 0 && j < b->n_meas)
+    json_object_update_new(o, tn_results_measure(run, b, j, NULL));
+  return o;
+}
+
+/* A baseline's object: its median measurement's figures and every
+ * measurement (t: the run's clocks judged). */
+static json_t *baseline_json(const tn_run *run, const tn_baseline_result *b,
+                             const tn_throttle *t)
 {
   const tn_job *job = run->job;
   json_t *o = json_pack("{s:s, s:s}", "name", b->name, "status",
@@ -244,11 +266,11 @@ json_t *tn_results_baseline(const tn_run *run, const tn_baseline_result *b)
   int k;
   if (b->reason[0])
     json_object_set_new(o, "reason", json_string(b->reason));
-  if (b->status == TN_ST_OK) {
-    json_t *t = json_array();
+  if (b->status == TN_ST_OK && b->n_meas > 0) {
+    json_t *ts = json_array();
     for (k = 0; k < job->n_problems; k++)
-      json_array_append_new(t, timing_json(&b->timing[k]));
-    json_object_set_new(o, "timings", t);
+      json_array_append_new(ts, timing_json(&b->timing[k]));
+    json_object_set_new(o, "timings", ts);
     json_object_set_new(o, "median_ms", json_real(b->total_ms));
     json_object_set_new(o, "min_ms", json_real(b->timing[0].min_ms));
     json_object_set_new(o, "max_ms", json_real(b->timing[0].max_ms));
@@ -256,6 +278,7 @@ json_t *tn_results_baseline(const tn_run *run, const tn_baseline_result *b)
                         json_real(tn_family_rate(job->family, job->problems,
                                           job->n_problems, b->total_ms)));
     json_object_set_new(o, "unit", json_string(job->family->unit));
+    tn_results_measurements(run, b, t, o);
   }
   return o;
 }
@@ -286,7 +309,7 @@ json_t *tn_results_size_best(const tn_run *run, int k, int predicted)
   const tn_candidate *c, *single;
   json_t *o, *size = json_array(), *ties;
   char text[512];
-  double ms, ref;
+  double ms;
   int i;
 
   if (s->best < 0 || s->best >= run->space.n ||
@@ -315,13 +338,8 @@ json_t *tn_results_size_best(const tn_run *run, int k, int predicted)
                    "tie", s->n_ties > 1, "within_noise", ties, "fastest_id",
                    run->space.c[s->fastest].id, "noise", s->noise, "rule",
                    TN_SELECT_SIZE_RULE));
-  ref = run->n_baselines > 0 && run->baselines[0].status == TN_ST_OK
-            ? run->baselines[0].timing[k].median_ms
-            : 0.0;
-  if (ref > 0) {
-    json_object_set_new(o, "baseline_ms", json_real(ref));
-    json_object_set_new(o, "pct_of_baseline", json_real(100.0 * ref / ms));
-  }
+  /* the baseline as measured nearest in time to this winner */
+  tn_results_vs_baseline(run, c, k, o);
   if (run->sel.best >= 0) {
     single = &run->space.c[run->sel.best];
     json_object_set_new(o, "single_best_ms",
@@ -340,6 +358,7 @@ json_t *tn_results_json(const tn_run *run)
   json_t *doc, *probs = json_array(), *cands = json_array(),
                *bases = json_array(), *best = json_null();
   char nvrtc[32];
+  tn_throttle thr;
   int i, k;
 
   for (i = 0; i < job->n_problems; i++) {
@@ -351,14 +370,16 @@ json_t *tn_results_json(const tn_run *run)
     tn_problem_options_json(f, p, po);
     json_array_append_new(probs, po);
   }
+  tn_throttle_judge(run, &thr);
   for (i = 0; i < run->n_baselines; i++)
-    json_array_append_new(bases, tn_results_baseline(run, &run->baselines[i]));
+    json_array_append_new(bases,
+                          baseline_json(run, &run->baselines[i], &thr));
   for (i = 0; i < run->space.n; i++)
-    json_array_append_new(cands, tn_results_candidate(run, &run->space.c[i]));
+    json_array_append_new(cands,
+                          candidate_json(run, &run->space.c[i], &thr));
   if (run->sel.best >= 0) {
     const tn_candidate *c = &run->space.c[run->sel.best];
     json_t *ties = json_array();
-    double ref = reference_ms(run);
     for (i = 0; i < run->sel.n_ties; i++) {
       const tn_candidate *t = &run->space.c[run->sel.ties[i]];
       json_array_append_new(ties, json_integer(t->id));
@@ -373,9 +394,7 @@ json_t *tn_results_json(const tn_run *run)
                      "within_noise", ties, "fastest_id",
                      run->space.c[run->sel.fastest].id, "noise",
                      run->sel.noise, "rule", TN_SELECT_RULE);
-    if (ref > 0)
-      json_object_set_new(best, "pct_of_baseline",
-                          json_real(100.0 * ref / c->total_ms));
+    tn_results_vs_baseline(run, c, -1, best);
     json_object_set_new(best, "scope", json_string(TN_SELECT_SINGLE));
   }
   tn_nvrtc_version(nvrtc, sizeof(nvrtc));
@@ -402,6 +421,9 @@ json_t *tn_results_json(const tn_run *run)
   json_object_set_new(json_object_get(doc, "run"), "full_protocol",
                       json_boolean(run->opts->full_protocol));
   json_object_set_new(json_object_get(doc, "run"), "cost", cost_json(run));
+  if (run->have_device)
+    json_object_set_new(json_object_get(doc, "run"), "clocks",
+                        tn_results_run_clocks(run, &thr));
   tn_results_profile(run, json_object_get(doc, "run"));
   json_object_set_new(json_object_get(json_object_get(doc, "run"), "compile"),
                       "trace", trace_json(&run->compile.trace));

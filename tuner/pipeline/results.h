@@ -17,9 +17,14 @@
 
 /* The whole document for run. */
 json_t *tn_results_json(const tn_run *run);
-/* One candidate / baseline as they appear in "candidates" / "baselines". */
+/* One candidate's journal line: as in "candidates", but neither its
+ * clocks' verdict nor its comparison with the baseline, which depend on
+ * timings taken after it. */
 json_t *tn_results_candidate(const tn_run *run, const tn_candidate *c);
-json_t *tn_results_baseline(const tn_run *run, const tn_baseline_result *b);
+/* A baseline's journal line: name, status, reason, and measurement j's
+ * figures (tn_results_measure; j < 0: none, a baseline that failed). */
+json_t *tn_results_baseline_line(const tn_run *run,
+                                 const tn_baseline_result *b, int j);
 
 /* "best_by_size"[k]: the winner of size k (run->sel_size[k]) with its
  * median there, its noise and ties, the baseline's median and the single

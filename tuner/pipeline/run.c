@@ -266,4 +266,9 @@ void tn_run_free(tn_run *run)
   tn_selection_free(&run->sel);
   for (k = 0; k < TN_MAX_SIZES; k++)
     tn_selection_free(&run->sel_size[k]);
+  for (k = 0; k < TN_MAX_BASELINES; k++) {
+    free(run->baselines[k].meas);
+    run->baselines[k].meas = NULL;
+    run->baselines[k].n_meas = run->baselines[k].cap_meas = 0;
+  }
 }

@@ -17,12 +17,27 @@
 
 #define TN_MAX_BASELINES 4
 
+/* One timing of a baseline at every size, at one time of the run. */
+typedef struct {
+  tn_timing timing[TN_MAX_SIZES];
+  double total_ms;   /* sum of the medians over the problems */
+  double timed_at;   /* tn_wall_now, the middle of its jobs; 0: unknown */
+  int after;         /* candidates benchmarked before it in the run */
+  tn_clocks clocks;  /* NVML's readings while it was timed */
+} tn_baseline_measure;
+
+/* A baseline, timed at the start of the benchmark and again through it
+ * (pipeline/baselines.h): every measurement in meas, in the order taken;
+ * timing and total_ms are those of the median measurement (by total), the
+ * baseline's figure where one figure stands for the run. */
 typedef struct {
   char name[32];
   int status;    /* TN_ST_OK, or TN_ST_FAILED (see reason) */
   char reason[TN_REASON_LEN];
   tn_timing timing[TN_MAX_SIZES];
   double total_ms;
+  int n_meas, cap_meas;
+  tn_baseline_measure *meas; /* malloc'd; freed by tn_run_free */
 } tn_baseline_result;
 
 /* What one size of a job cost in a measured run (results' run.cost.per_size):

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "emit/emit.h"
+#include "pipeline/baselines.h"
 
 /* Why size k's winner of run: its time there against the single best's
  * and the baseline's. */
@@ -21,10 +22,10 @@ static void size_why(const tn_run *run, int k, char *out, size_t n)
                           "there (%+.1f%%)",
                           w->id, ms, s->n_ties > 1 ? " (among ties)" : "",
                           one_ms, 100.0 * (one_ms / ms - 1.0));
-  if (used < n && run->n_baselines > 0 &&
-      run->baselines[0].status == TN_ST_OK)
+  /* the baseline as timed nearest to the winner (baselines.h) */
+  if (used < n && tn_baselines_ms(run, w, k) > 0)
     snprintf(out + used, n - used, "; %.1f%% of %s",
-             100.0 * run->baselines[0].timing[k].median_ms / ms,
+             100.0 * tn_baselines_ms(run, w, k) / ms,
              run->baselines[0].name);
 }
 
@@ -51,11 +52,12 @@ static int entry_of(const tn_run *run, run_entry *h, tn_err *err)
            "candidate %d, the fastest verified%s%s", c->id,
            job->n_problems > 1 ? " over all sizes (the single best)" : "",
            run->sel.n_ties > 1 ? "; chosen among ties within noise" : "");
-  if (run->n_baselines > 0 && run->baselines[0].status == TN_ST_OK)
+  if (tn_baselines_ms(run, c, -1) > 0)
     snprintf(h->median, sizeof(h->median),
-             "median %.4f ms = %.1f%% of %s (%.4f ms, same run)",
-             c->total_ms, 100.0 * run->baselines[0].total_ms / c->total_ms,
-             run->baselines[0].name, run->baselines[0].total_ms);
+             "median %.4f ms = %.1f%% of %s (%.4f ms, same run, timed "
+             "nearest to it)",
+             c->total_ms, 100.0 * tn_baselines_ms(run, c, -1) / c->total_ms,
+             run->baselines[0].name, tn_baselines_ms(run, c, -1));
   else
     snprintf(h->median, sizeof(h->median), "median %.4f ms", c->total_ms);
   used = (size_t)snprintf(h->problems, sizeof(h->problems), "problems:");

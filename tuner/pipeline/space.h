@@ -14,6 +14,7 @@
 #include "model/profile.h"
 #include "model/time.h"
 #include "family/param.h"
+#include "gpu/clocks.h"
 #include "gpu/timing.h"
 
 #define TN_MAX_CANDIDATES 100000
@@ -66,6 +67,9 @@ typedef struct {
   tn_timing timing[TN_MAX_SIZES];
   double total_ms;  /* sum of medians over the problems */
   int raced_out;    /* its launches stopped early: it cannot win */
+  double timed_at;  /* when it was timed (tn_wall_now, the middle of its
+                       jobs); 0: not known (a journal before it) */
+  tn_clocks clocks; /* NVML's readings while it was timed, all sizes */
 } tn_candidate;
 
 typedef struct {

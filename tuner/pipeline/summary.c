@@ -1,9 +1,12 @@
 /* summary.c -- what a run prints when it ends (summary.h). */
 #include "pipeline/summary.h"
 
+#include <math.h>
 #include <string.h>
 
+#include "pipeline/baselines.h"
 #include "pipeline/results.h"
+#include "pipeline/throttle.h"
 
 void tn_summary_table(const tn_run *run, FILE *out)
 {
@@ -33,9 +36,10 @@ void tn_summary_table(const tn_run *run, FILE *out)
       snprintf(rate, sizeof(rate), "%.1f",
                tn_family_rate(f, run->job->problems, run->job->n_problems,
                               c->total_ms));
-      if (run->n_baselines > 0 && run->baselines[0].status == TN_ST_OK)
+      /* against the baseline timed nearest to it (baselines.h) */
+      if (tn_baselines_ms(run, c, -1) > 0)
         snprintf(pct, sizeof(pct), "%.1f",
-                 100.0 * run->baselines[0].total_ms / c->total_ms);
+                 100.0 * tn_baselines_ms(run, c, -1) / c->total_ms);
     }
     fprintf(out, "%4d  %-52s %-13s %9s %3s %4s %9s %9s %6s%s\n", c->id,
             ptxt, tn_status_name(c->status), model, deg, regs, ms, rate, pct,
@@ -56,11 +60,12 @@ void tn_summary_table(const tn_run *run, FILE *out)
   for (i = 0; i < run->n_baselines && run->have_device; i++) {
     const tn_baseline_result *b = &run->baselines[i];
     if (b->status == TN_ST_OK)
-      fprintf(out, "baseline %-10s %9.4f ms %9.1f %s\n", b->name,
-              b->total_ms,
+      fprintf(out, "baseline %-10s %9.4f ms %9.1f %s (median of %d "
+                   "timings)\n",
+              b->name, b->total_ms,
               tn_family_rate(f, run->job->problems, run->job->n_problems,
                              b->total_ms),
-              unit);
+              unit, b->n_meas);
     else
       fprintf(out, "baseline %-10s unavailable: %s\n", b->name, b->reason);
   }
@@ -110,20 +115,18 @@ void tn_summary_size_lines(const tn_run *run, FILE *out)
   for (k = 0; k < job->n_problems; k++) {
     const tn_selection *s = &run->sel_size[k];
     const tn_size_cost *sc = &run->size_cost[k];
-    const tn_baseline_result *b =
-        run->n_baselines > 0 && run->baselines[0].status == TN_ST_OK
-            ? &run->baselines[0]
-            : NULL;
+    const tn_baseline_result *b = tn_baselines_ref(run);
     char size[96], base[64] = "";
-    double w, one;
+    double w, one, bms;
     tn_size_format(&job->problems[k].size, size, sizeof(size));
     if (s->best < 0)
       continue;
     w = run->space.c[s->best].timing[k].median_ms;
     one = single->timing[k].median_ms;
-    if (b)
-      snprintf(base, sizeof(base), ", %s %.4f ms (%.1f%%)", b->name,
-               b->timing[k].median_ms, 100.0 * b->timing[k].median_ms / w);
+    bms = tn_baselines_ms(run, &run->space.c[s->best], k);
+    if (b && bms > 0)
+      snprintf(base, sizeof(base), ", %s %.4f ms (%.1f%%)", b->name, bms,
+               100.0 * bms / w);
     fprintf(out,
             "tuner:   %-16s id %-5d %.4f ms %8.2f %s; single best %.4f ms "
             "(%+.1f%%)%s; %d launches, %d raced out, %.2f s timed\n",
@@ -132,4 +135,47 @@ void tn_summary_size_lines(const tn_run *run, FILE *out)
             100.0 * (one / w - 1.0), base, sc->launches, sc->raced_out,
             sc->verify_s + sc->timed_s);
   }
+}
+
+void tn_summary_drift_lines(const tn_run *run, FILE *out)
+{
+  const tn_baseline_result *b = tn_baselines_ref(run);
+  tn_throttle t;
+  char line[768];
+  if (!run->have_device)
+    return;
+  if (b != NULL) {
+    const tn_baseline_measure *lo = &b->meas[0], *hi = &b->meas[0];
+    int j;
+    for (j = 1; j < b->n_meas; j++) {
+      if (b->meas[j].total_ms < lo->total_ms)
+        lo = &b->meas[j];
+      if (b->meas[j].total_ms > hi->total_ms)
+        hi = &b->meas[j];
+    }
+    fprintf(out,
+            "tuner: baseline %s timed %d times over %.1f s: %.4f to %.4f "
+            "ms (spread %.1f%%); each candidate is compared with the "
+            "timing nearest to it\n",
+            b->name, b->n_meas,
+            b->meas[b->n_meas - 1].timed_at - b->meas[0].timed_at,
+            lo->total_ms, hi->total_ms, 100.0 * tn_baselines_spread(b));
+    if (run->sel.best >= 0) {
+      const tn_candidate *c = &run->space.c[run->sel.best];
+      const tn_baseline_measure *m = tn_baselines_for(run, c, &j);
+      double mn = run->job->bench.min_noise;
+      if (m != NULL)
+        fprintf(out,
+                "tuner: the best (id %d) is %.1f%% of %s as timed %.1f s "
+                "%s it, noise %.1f%%: %s\n",
+                c->id, 100.0 * m->total_ms / c->total_ms, b->name,
+                fabs(c->timed_at - m->timed_at),
+                m->timed_at >= c->timed_at ? "after" : "before",
+                100.0 * tn_baselines_noise(run, c, -1, mn),
+                tn_baselines_verdict(run, c, -1, mn));
+    }
+  }
+  tn_throttle_judge(run, &t);
+  tn_throttle_line(run, &t, line, sizeof(line));
+  fprintf(out, "tuner: %s\n", line);
 }

@@ -27,4 +27,10 @@ void tn_summary_size_lines(const tn_run *run, FILE *out);
 /* With several sizes, "tuner: N sizes [dims]: AxB ..." (every run). */
 void tn_summary_sizes_line(const tn_run *run, FILE *out);
 
+/* A measured run: how often the reference baseline was timed and how far
+ * it moved; the best against the timing nearest to it, with the noise of
+ * that comparison; and what the clocks did ("clocks steady", "THROTTLED:
+ * ...", "clocks unknown: why": throttle.h). */
+void tn_summary_drift_lines(const tn_run *run, FILE *out);
+
 #endif

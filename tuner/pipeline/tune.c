@@ -273,6 +273,11 @@ static int clone_prepared(tn_run *dst, const tn_run *src, tn_err *err)
   dst->pruned_by_model = src->pruned_by_model;
   dst->n_baselines = src->n_baselines;
   memcpy(dst->baselines, src->baselines, sizeof(dst->baselines));
+  for (i = 0; i < TN_MAX_BASELINES; i++) {
+    /* each device times its own (none is timed yet: the names only) */
+    dst->baselines[i].meas = NULL;
+    dst->baselines[i].n_meas = dst->baselines[i].cap_meas = 0;
+  }
   dst->compile = src->compile;
   return 0;
 }
