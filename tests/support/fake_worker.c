@@ -18,7 +18,12 @@
  * per job ("candidate ID" or "baseline NAME") before it runs;
  * FAKE_WORKER_STARTED appends "started N" each time a worker opens its
  * device; FAKE_WORKER_NAME and FAKE_WORKER_PCI are the device's name and PCI
- * bus id it reports (default "Fake GPU N", 0000:01:00.0). */
+ * bus id it reports (default "Fake GPU N", 0000:01:00.0).
+ * FAKE_WORKER_DRIFT=F makes the GPU drift: every job's times (baselines'
+ * and candidates') are multiplied by 1 + F * (the jobs this worker ran
+ * before it).  Like the GPU worker it reads the clocks with NVML while it
+ * "times" (gpu/nvml.h: TUNER_NVML names the library, the tests' scripted
+ * one is tests/fake_nvml.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
@@ -28,8 +33,13 @@
 #include <unistd.h>
 
 #include "pipeline/space.h"
+#include "gpu/nvml.h"
 #include "gpu/race.h"
 #include "gpu/worker.h"
+
+/* This worker's NVML, NULL when it has none; the jobs it ran. */
+static tn_nvml *nvml;
+static int jobs_run;
 
 static const char *action_of(int id)
 {
@@ -77,12 +87,19 @@ static int fake_open(int ordinal, void **state, tn_device_info *info,
   info->device_count = getenv("FAKE_WORKER_DEVICES")
                            ? atoi(getenv("FAKE_WORKER_DEVICES"))
                            : 1;
+  /* as the GPU worker (gpu/bench.c): the clocks are a record, not a need */
+  info->clocks_known = tn_nvml_open(info->pci_bus_id, &nvml, info->clocks_why,
+                                    sizeof(info->clocks_why)) == 0;
+  info->power_limit_mw = tn_nvml_power_limit_mw(nvml);
+  info->sm_max_mhz = tn_nvml_max_sm_mhz(nvml);
   return 0;
 }
 
 static void ok(tn_bench_result *res, const tn_bench_job *job, double ms)
 {
   const tn_bench_settings *bs = &job->bench;
+  const char *drift = getenv("FAKE_WORKER_DRIFT");
+  tn_nvml_sampler clocks;
   int n = 0, chunk, i;
   double *x = calloc((size_t)bs->repetitions, sizeof(double));
   double *sorted = calloc((size_t)bs->repetitions, sizeof(double));
@@ -93,6 +110,9 @@ static void ok(tn_bench_result *res, const tn_bench_job *job, double ms)
     snprintf(res->reason, sizeof(res->reason), "out of memory");
     return;
   }
+  if (drift)
+    ms *= 1.0 + atof(drift) * (jobs_run - 1);
+  tn_nvml_sampler_start(&clocks, nvml);
   while ((chunk = tn_race_next_chunk(bs, job->full, n)) > 0) {
     tn_race_verdict v;
     for (i = n; i < n + chunk; i++)
@@ -106,6 +126,7 @@ static void ok(tn_bench_result *res, const tn_bench_job *job, double ms)
     if (v != TN_RACE_GO_ON)
       break;
   }
+  tn_nvml_sampler_stop(&clocks, &res->clocks);
   res->status = TN_BENCH_OK;
   tn_timing_from_samples(x, n, &res->timing);
   /* steps, so that the run's cost split has something to add */
@@ -128,6 +149,7 @@ static void fake_run(void *state, const tn_bench_job *job, const void *cubin,
   (void)state;
   (void)cubin;
   memset(res, 0, sizeof(*res));
+  jobs_run++;
   if (log) {
     FILE *f = fopen(log, "a");
     if (f) {
@@ -178,6 +200,8 @@ static void fake_run(void *state, const tn_bench_job *job, const void *cubin,
 static void fake_close(void *state)
 {
   (void)state;
+  tn_nvml_close(nvml);
+  nvml = NULL;
 }
 
 /* A described kernel's config: taken as it is (the script decides the

@@ -94,10 +94,6 @@ static double fastest_at(const mg_run *r, int k)
   return k < 0 ? r->fastest : r->fastest_at[k];
 }
 
-static double baseline_at(const mg_run *r, int k)
-{
-  return k < 0 ? r->baseline_ms : r->baseline_at[k];
-}
 
 static int best_at(const mg_run *r, int k)
 {
@@ -192,10 +188,12 @@ static int choose_at(const mg_set *s, int k, double wsum, int n_dev,
     tn_strlcpy(text, win->text, tn);
     for (i = 0; i < s->n; i++) {
       const mg_cand *o = tn_fleet_find_cand(s->r[i], win->text);
-      if (!(baseline_at(s->r[i], k) > 0))
+      /* each against its own run's baseline timed nearest to it */
+      if (!(tn_fleet_baseline_of(s->r[i], o, k) > 0))
         have_pct = 0;
       else
-        pct += w[i] * log(100.0 * baseline_at(s->r[i], k) / ms_at(o, k));
+        pct += w[i] * log(100.0 * tn_fleet_baseline_of(s->r[i], o, k) /
+                          ms_at(o, k));
     }
     if (have_pct)
       snprintf(why, wn,

@@ -7,6 +7,8 @@
  *   json.c     typed access: a key of a kind, a time, a parameter object
  *   check.c    a results file's table agrees with itself
  *   read.c     one results file read and checked (FILE: JSON path: what)
+ *   drift.c    its baselines timed through the run, each candidate's
+ *              comparison with them, its clocks
  *   winners.c  each row's winner recorded in the history, for the next
  *              night's rule that a near tie keeps the old one
  *   choose.c   the rules: an entry per architecture and device, a default
@@ -42,6 +44,8 @@ typedef struct {
   double *ms_at;    /* the median at each problem (n_problems; 0 if not
                        ok), in the run's `at` */
   double *spread_at; /* its relative interquartile range there */
+  int base_meas;    /* the reference baseline's measurement it is
+                       compared with (drift.c), -1: the run's figure */
 } mg_cand;
 
 typedef struct {
@@ -89,6 +93,15 @@ typedef struct {
   double fastest_at[TN_MAX_SIZES];
   double baseline_at[TN_MAX_SIZES]; /* the reference baseline's median
                                        there, 0 if not measured */
+  /* the reference baseline timed through the run (drift.c): each
+   * measurement's total and its medians by size ([j * n_problems + k]);
+   * none in files before it */
+  int n_base_meas;
+  double *base_meas_total, *base_meas_at;
+  /* run.clocks: 1 read, 0 unknown (clocks_why), -1 a file before it */
+  int clocks_known;
+  int throttled;
+  const char *clocks_why; /* borrowed from the document */
 } mg_run;
 
 typedef struct {
@@ -230,6 +243,23 @@ int tn_fleet_check_future(const mg_run *r, long long now,
 void tn_fleet_run_free(mg_run *r);
 /* The ok candidate of r with this parameter text, or NULL. */
 const mg_cand *tn_fleet_find_cand(const mg_run *r, const char *text);
+
+/* ---- drift.c ---- */
+
+/* The drift's fields of r's document, all optional, checked as untrusted
+ * input: baselines[0].measurements (each its index, time, medians,
+ * clocks), median_measurement, spread; each ok candidate's timed_at_ms,
+ * clocks and comparison with the baseline (baseline_measurement among
+ * those measurements, baseline_ms, pct_of_baseline, baseline_noise,
+ * vs_baseline), the same of best and best_by_size; run.clocks.  After
+ * the candidates and baselines are read.  0, TN_EINPUT naming the file
+ * and the JSON path, or TN_ETOOL. */
+int tn_fleet_read_drift(mg_run *r, tn_err *err);
+/* The reference baseline candidate c is compared with at size k (k < 0:
+ * the sum): the measurement nearest in time to it where the file says
+ * which, else the run's one figure; 0 when not measured.  c may be
+ * NULL. */
+double tn_fleet_baseline_of(const mg_run *r, const mg_cand *c, int k);
 
 /* ---- find.c ---- */
 

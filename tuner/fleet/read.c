@@ -553,6 +553,9 @@ int tn_fleet_read_doc(const char *path, const char *text, size_t len,
         r->baseline_at[0] = r->baseline_ms;
     }
   }
+  rc = tn_fleet_read_drift(r, err);
+  if (rc != 0)
+    return rc;
 
   if (tn_fleet_get(path, r->doc, "", "best", K_OBJECT_OR_NULL, 0, &best, err) ||
       tn_fleet_get(path, r->doc, "", "best_by_size", K_ARRAY, 1, &v, err))
@@ -600,5 +603,7 @@ void tn_fleet_run_free(mg_run *r)
   free(r->cands);
   free(r->sorted);
   free(r->at);
+  free(r->base_meas_total);
+  free(r->base_meas_at);
   free(r);
 }

@@ -97,6 +97,12 @@ void tn_report_winner(tn_html *h, const mg_run *r, int n)
     row_num(h, "rate", num(best, "rate"), str(best, "unit"));
     row_num(h, "% of baseline", num(best, "pct_of_baseline"),
             str(r->doc, "reference_baseline"));
+    if (json_is_string(json_object_get(best, "vs_baseline"))) {
+      /* against the baseline timed nearest to it, with that noise */
+      row_text(h, "against the baseline", str(best, "vs_baseline"));
+      row_num(h, "noise against the baseline (relative)",
+              num(best, "baseline_noise"), "");
+    }
     row_num(h, "noise (relative)", num(best, "noise"), "");
     row_text(h, "rule", str(best, "rule"));
     tn_html_table_end(h);

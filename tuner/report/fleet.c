@@ -151,12 +151,12 @@ static void matrix(tn_html *h, const jobs *js)
       tn_html_text(h, js->cx[j]->name);
       tn_html_printf(h, "\" data-pct=\"");
       if (r != NULL)
-        tn_html_num(h, 100.0 * r->baseline_ms / c->ms);
+        tn_html_num(h, 100.0 * tn_fleet_baseline_of(r, c, -1) / c->ms);
       tn_html_printf(h, "\"><strong>%s</strong>",
                      e->predicted ? "predicted" : "measured");
       if (r != NULL) {
         tn_html_printf(h, ": ");
-        tn_html_num(h, 100.0 * r->baseline_ms / c->ms);
+        tn_html_num(h, 100.0 * tn_fleet_baseline_of(r, c, -1) / c->ms);
         tn_html_printf(h, "%% of baseline (");
         tn_html_num(h, c->ms);
         tn_html_printf(h, " ms)");

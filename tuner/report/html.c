@@ -123,6 +123,7 @@ static const char css[] =
 ".reg{fill:var(--reg)}svg.sw{display:inline-block;width:.9em;height:.9em;"
 "vertical-align:-.1em;margin-right:.3em;border-radius:2px}\n"
 ".key span{margin-right:1.2em;white-space:nowrap}.mute{color:var(--mute)}"
+".warn{color:var(--reg)}"
 "td.measured{background:var(--cell)}figure{margin:0}"
 ".grid{display:grid;grid-template-columns:repeat(auto-fill,"
 "minmax(360px,1fr));gap:.5em 1.5em}\n"

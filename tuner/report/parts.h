@@ -17,6 +17,10 @@ void tn_report_run(tn_html *h, const mg_run *r, int n);
 void tn_report_winner(tn_html *h, const mg_run *r, int n);
 void tn_report_effect(tn_html *h, const mg_run *r, int n);
 
+/* The GPU through the run (drift.c): whether its clocks held or
+ * throttled, and the baseline timed through the run with its clocks. */
+void tn_report_drift(tn_html *h, const mg_run *r, int n);
+
 /* The fleet's sections for runs (the inputs, then the history's runs):
  * the matrix architecture x job by merge's rules (choose.c), and each job
  * and architecture's nights with regressions marked.  0 or TN_ETOOL. */

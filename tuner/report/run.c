@@ -417,6 +417,8 @@ void tn_report_run(tn_html *h, const mg_run *r, int n)
     bars(h, r, n, ok, n_ok);
   else
     tn_html_printf(h, "<p>No candidate was verified and timed.</p>\n");
+  if (!r->predicted)
+    tn_report_drift(h, r, n);
   scatter(h, r, n);
   tn_report_effect(h, r, n);
   tn_html_printf(h, "</section>\n");
