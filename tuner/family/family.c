@@ -297,6 +297,12 @@ int tn_problem_equal(const tn_family *f, const tn_problem *a,
   return 1;
 }
 
+int tn_option_left_out(const tn_family *f, const tn_problem *prob, int i)
+{
+  return i < 32 && (f->options_added >> i & 1u) &&
+         prob->opt[i] == f->options[i].def;
+}
+
 void tn_problem_options_json(const tn_family *f, const tn_problem *prob,
                              json_t *o)
 {
@@ -304,6 +310,8 @@ void tn_problem_options_json(const tn_family *f, const tn_problem *prob,
   for (i = 0; i < f->n_options; i++) {
     const tn_option_desc *d = &f->options[i];
     json_t *v;
+    if (tn_option_left_out(f, prob, i))
+      continue; /* as the files written before it was added */
     if (d->kind == TN_OPT_BOOL) {
       v = json_boolean(prob->opt[i] != 0);
     } else if (d->kind == TN_OPT_CHOICE) {
@@ -325,6 +333,10 @@ int tn_problem_options_from_json(const tn_family *f, json_t *o,
   for (i = 0; i < f->n_options; i++) {
     const tn_option_desc *d = &f->options[i];
     json_t *v = json_object_get(o, d->name);
+    if (v == NULL && i < 32 && (f->options_added >> i & 1u)) {
+      prob->opt[i] = d->def; /* a file from before the option */
+      continue;
+    }
     if (v == NULL) {
       snprintf(why, n, "%s: missing", d->name);
       return -1;

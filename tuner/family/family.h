@@ -201,6 +201,11 @@ typedef struct tn_family {
   const char *dim_names;   /* "rows, cols" */
   const tn_option_desc *options; /* the problem's other keys, or NULL */
   int n_options;
+  /* Bit i: option i was added after results files were written.  A file
+   * without it means its default, and at its default it is left out of
+   * the files and texts that name a problem, so that those of older
+   * files match (as tn_param_desc.added does for a parameter). */
+  unsigned options_added;
 
   /* Completes layout parameters of p (resolves "xor" against the tile
    * width) and checks the family's rules.  Returns 0 if p is a valid
@@ -433,12 +438,18 @@ void tn_problem_defaults(const tn_family *f, tn_problem *prob);
 /* 1 if a and b are the same problem of f (size and options). */
 int tn_problem_equal(const tn_family *f, const tn_problem *a,
                      const tn_problem *b);
+/* 1 if option i of f is at its default and was added after results
+ * files were written (tn_family.options_added): left out of them. */
+int tn_option_left_out(const tn_family *f, const tn_problem *prob, int i);
 /* Adds prob's options to the JSON object o, each as its kind (a choice
- * as its name; null if its value is not one, a bug the reader reports). */
+ * as its name; null if its value is not one, a bug the reader reports);
+ * an option added later (tn_family.options_added) only when it is not
+ * at its default. */
 void tn_problem_options_json(const tn_family *f, const tn_problem *prob,
                              json_t *o);
-/* Reads prob's options from JSON object o: every option must be there,
- * of its kind and in range (a choice: a string among its names).
+/* Reads prob's options from JSON object o: every option must be there
+ * (one added later may be missing: its default), of its kind and in
+ * range (a choice: a string among its names).
  * Returns 0, or -1 with the offending key and what was expected in why. */
 int tn_problem_options_from_json(const tn_family *f, json_t *o,
                                  tn_problem *prob, char *why, size_t n);

@@ -195,6 +195,8 @@ static void problems_text(const tn_job *job, char *out, size_t n)
       const char *name = d->kind == TN_OPT_CHOICE
                              ? tn_option_choice_name(d, p->opt[k])
                              : NULL;
+      if (tn_option_left_out(f, p, k))
+        continue; /* the text of the jobs from before it */
       /* a choice by its name, as the config says it: the identity then
        * survives a reordering of the family's table */
       if (name)
