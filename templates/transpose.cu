@@ -1,19 +1,29 @@
-/* transpose.cu -- tiled out-of-place transpose of a row-major fp32 matrix.
+/* transpose.cu -- tiled out-of-place transpose of a row-major matrix of
+ * 1-, 2-, 4- or 8-byte elements (fp8/int8, fp16/bf16, fp32, fp64), moved
+ * as bits.
  *
  * out (cols x rows) = transpose(in (rows x cols)), any rows and cols.
  * Rendered by the tuner, which defines before this text:
- *   TN_TILE             tile edge in elements (8 .. 64, a power of two)
+ *   TN_TILE             tile edge in elements (8 .. 128, a power of two)
  *   TN_ROWS_PER_THREAD  tile rows each thread moves (divides TN_TILE)
- *   TN_VEC              elements each thread moves per row (1, 2, 4): the
- *                       width of its global loads and stores
- *   TN_PAD              padding elements at the end of each tile row
- *   TN_SWIZZLE_B, _M, _S  Swizzle<B, M, S> of the tile (B = 0: none)
+ *   TN_VEC              elements each thread moves per row (1 .. 16, at
+ *                       most 16 bytes): the width of its global accesses
+ *   TN_PAD, TN_PAD_UNIT padding at the end of each tile row, in elements
+ *                       (TN_PAD_UNIT 0) or 4-byte words (4)
+ *   TN_SWIZZLE_B, _M, _S  Swizzle<B, M, S> of the tile's element offsets
+ *                       (B = 0: none)
  *   TN_GROUP            tile rows per group in the order blocks take tiles
  *   TN_TMA              1: the copy engine (TMA, sm_90+) loads the tile
  *   TN_TMA_STORE        with TN_TMA: 1 the copy engine stores it too
  *   TN_BOX_ROWS, TN_BOX_COLS  the box as configured (0: the default)
- * and the layout values its access plan derives from them (computed once,
- * in shape_of() of tuner/family/transpose.c):
+ *   TN_PACK             tile columns one shared load reads on the fast
+ *                       paths (1 .. 16, at most 16 bytes), transposed in
+ *                       registers into TN_PACK output rows
+ * and the values its access plan derives from them (computed once, in
+ * tn_transpose_shape_of() of tuner/family/transpose_plan.c):
+ *   TN_ELEM_BYTES       bytes of an element: 1, 2, 4 or 8 (the problem's
+ *                       elem)
+ *   TN_PAD_ELEMS        the pad in elements
  *   TN_THREADS_X, TN_BLOCK_Y  the block: TN_TILE / TN_VEC x
  *                       TN_TILE / TN_ROWS_PER_THREAD threads
  *   TN_THREADS          TN_THREADS_X * TN_BLOCK_Y
@@ -33,21 +43,57 @@
  * it.
  *
  * Interior tiles of a matrix whose sizes are multiples of TN_VEC take a
- * path without bounds checks, with TN_VEC-wide global accesses and shared
- * stores TN_SW elements wide: the widest the padding and swizzle keep
- * contiguous and aligned.  Other tiles move element by element, each
- * access predicated on lying in the matrix.  The tuner's access plan
- * (tuner/family/transpose.c) lists exactly these shared-memory accesses;
- * the TN_TRACE_* hooks (smem_trace.h) mark each one for the drift test.
+ * path without bounds checks, with TN_VEC-wide global accesses, shared
+ * stores TN_SW elements wide (the widest the padding and swizzle keep
+ * contiguous and aligned) and column reads TN_PACK elements wide: a
+ * thread reads TN_PACK adjacent columns of each of its TN_VEC rows and
+ * writes TN_PACK output rows of TN_VEC elements.  Other tiles move element
+ * by element, each access predicated on lying in the matrix.  The tuner's
+ * access plan (tuner/family/transpose_plan.c) lists exactly these
+ * shared-memory accesses; the TN_TRACE_* hooks (smem_trace.h) mark each
+ * one for the drift test.
  */
 #include "smem_layout.h"
 #include "smem_trace.h"
 
-template <int N> struct vec_of;
-template <> struct vec_of<1> { typedef float type; };
-template <> struct vec_of<2> { typedef float2 type; };
-template <> struct vec_of<4> { typedef float4 type; };
-typedef vec_of<TN_VEC>::type vec_t;
+/* A type of B bytes: B bytes moved as one access, as bits (no value is
+ * ever computed on; 4 to 16 bytes are fp32's types, as the code fp32
+ * had before the other widths, which compiles to the same). */
+template <int B> struct bits_of;
+template <> struct bits_of<1> { typedef unsigned char type; };
+template <> struct bits_of<2> { typedef unsigned short type; };
+template <> struct bits_of<4> { typedef float type; };
+template <> struct bits_of<8> { typedef float2 type; };
+template <> struct bits_of<16> { typedef float4 type; };
+typedef bits_of<TN_ELEM_BYTES>::type elem_t;
+typedef bits_of<TN_ELEM_BYTES * TN_VEC>::type vec_t;
+typedef bits_of<TN_ELEM_BYTES * TN_PACK>::type pack_t;
+
+/* Element i of a vector or a packed word. */
+#define ELEM(v, i) (reinterpret_cast<elem_t *>(&(v))[i])
+
+static_assert(TN_THREADS_X * TN_VEC == TN_TILE,
+              "a tile row is TN_THREADS_X vectors of TN_VEC");
+static_assert(TN_BLOCK_Y * TN_ROWS_PER_THREAD == TN_TILE,
+              "TN_BLOCK_Y rows of threads cover the tile");
+static_assert(TN_THREADS == TN_THREADS_X * TN_BLOCK_Y, "threads");
+static_assert(TN_ROWS_PER_THREAD % TN_PACK == 0,
+              "a thread's rows are read TN_PACK columns at a time");
+static_assert(sizeof(elem_t) == TN_ELEM_BYTES, "the element");
+
+/* The fast paths' column reads: a thread's TN_PACK output rows r ..
+ * r + TN_PACK - 1 of its TN_VEC elements each, from the tile whose
+ * element (row, col) AT gives: one load of TN_PACK elements a tile row,
+ * transposed into v. */
+#define READ_COLUMNS(v, AT, r)                                               \
+  do {                                                                       \
+    _Pragma("unroll") for (int k = 0; k < TN_VEC; k++) {                     \
+      TN_TRACE_LD(&tile[AT(c0 + k, (r))], TN_ELEM_BYTES * TN_PACK, true);    \
+      pack_t w = *reinterpret_cast<const pack_t *>(&tile[AT(c0 + k, (r))]);  \
+      _Pragma("unroll") for (int q = 0; q < TN_PACK; q++)                    \
+        ELEM(v[q], k) = ELEM(w, q);                                          \
+    }                                                                        \
+  } while (0)
 
 #if TN_TMA
 /* The copy engine's path.  One thread loads the tile as TN_BOXR x TN_BOXC
@@ -69,16 +115,15 @@ typedef vec_of<TN_VEC>::type vec_t;
 #define TMA_BOXES_Y (TN_TILE / TN_BOXR)
 #define TMA_TILE (TN_TILE * TN_TILE)
 
-static_assert(TN_THREADS_X * TN_VEC == TN_TILE,
-              "a tile row is TN_THREADS_X vectors of TN_VEC");
-static_assert(TN_BLOCK_Y * TN_ROWS_PER_THREAD == TN_TILE,
-              "TN_BLOCK_Y rows of threads cover the tile");
-static_assert(TN_THREADS == TN_THREADS_X * TN_BLOCK_Y, "threads");
-static_assert(TN_PAD == 0, "the copy engine writes dense boxes");
+static_assert(TN_PAD_ELEMS == 0, "the copy engine writes dense boxes");
 static_assert(TN_TILE % TN_BOXC == 0 && TN_TILE % TN_BOXR == 0,
               "boxes tile the tile");
-static_assert(TN_BOXC % 4 == 0 && TN_VEC <= 4,
-              "a thread's vector stays in one 16-byte chunk");
+static_assert((TN_BOXC * TN_ELEM_BYTES) % 16 == 0 &&
+                  TN_VEC * TN_ELEM_BYTES <= 16 &&
+                  TN_PACK * TN_ELEM_BYTES <= 16,
+              "a thread's vector and packed load stay in one 16-byte chunk");
+static_assert((TMA_TILE * TN_ELEM_BYTES) % 1024 == 0,
+              "the second tile starts on 1024 bytes too");
 static_assert(TN_SMEM_ELEMS == TMA_TILE * (1 + TN_TMA_STORE), "the tiles");
 
 extern "C" __global__ void __launch_bounds__(TN_THREADS)
@@ -86,10 +131,10 @@ transpose(const __grid_constant__ tn_tensor_map map_in,
 #if TN_TMA_STORE
           const __grid_constant__ tn_tensor_map map_out,
 #endif
-          const float *__restrict__ in, float *__restrict__ out, int rows,
+          const elem_t *__restrict__ in, elem_t *__restrict__ out, int rows,
           int cols)
 {
-  __shared__ __align__(1024) float tile[TN_SMEM_ELEMS];
+  __shared__ __align__(1024) elem_t tile[TN_SMEM_ELEMS];
   __shared__ __align__(8) unsigned long long bar;
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int tid = tx + TN_THREADS_X * ty;
@@ -115,7 +160,7 @@ transpose(const __grid_constant__ tn_tensor_map map_in,
   __syncthreads();
   if (tid == 0) {
     /* boxes reaching beyond the matrix still deliver all their bytes */
-    tn_mbar_expect_tx(&bar, TMA_TILE * 4);
+    tn_mbar_expect_tx(&bar, TMA_TILE * TN_ELEM_BYTES);
 #pragma unroll
     for (int by = 0; by < TMA_BOXES_Y; by++)
 #pragma unroll
@@ -129,37 +174,33 @@ transpose(const __grid_constant__ tn_tensor_map map_in,
 #if TN_TMA_STORE
   /* every read and write lies in the tiles, at the edges too */
 #pragma unroll
-  for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
-    int r = ty + j * TN_BLOCK_Y;
-    vec_t v;
-    float *e = reinterpret_cast<float *>(&v);
+  for (int j = 0; j < TN_ROWS_PER_THREAD / TN_PACK; j++) {
+    const int r = TN_PACK * (ty + j * TN_BLOCK_Y);
+    vec_t v[TN_PACK];
+    READ_COLUMNS(v, TMA_AT, r);
 #pragma unroll
-    for (int k = 0; k < TN_VEC; k++) {
-      TN_TRACE_LD(&tile[TMA_AT(c0 + k, r)], 4, true);
-      e[k] = tile[TMA_AT(c0 + k, r)];
+    for (int q = 0; q < TN_PACK; q++) {
+      TN_TRACE_ST(&tile[TMA_TILE + TMA_AT(r + q, c0)],
+                  TN_ELEM_BYTES * TN_VEC, true);
+      *reinterpret_cast<vec_t *>(&tile[TMA_TILE + TMA_AT(r + q, c0)]) = v[q];
     }
-    TN_TRACE_ST(&tile[TMA_TILE + TMA_AT(r, c0)], 4 * TN_VEC, true);
-    *reinterpret_cast<vec_t *>(&tile[TMA_TILE + TMA_AT(r, c0)]) = v;
   }
 #else
   /* The threads store: a full tile of a matrix whose rows are a multiple
    * of TN_VEC with vector stores; elsewhere element by element, each read
    * made only where its store is (the compiler would sink the reads into
    * the predicated stores anyway, which ncu counted: the plan says so). */
-  float *dst = out + (size_t)col0 * rows + row0;
+  elem_t *dst = out + (size_t)col0 * rows + row0;
   if (row0 + TN_TILE <= rows && col0 + TN_TILE <= cols &&
       (rows & (TN_VEC - 1)) == 0) {
 #pragma unroll
-    for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
-      int r = ty + j * TN_BLOCK_Y;
-      vec_t v;
-      float *e = reinterpret_cast<float *>(&v);
+    for (int j = 0; j < TN_ROWS_PER_THREAD / TN_PACK; j++) {
+      const int r = TN_PACK * (ty + j * TN_BLOCK_Y);
+      vec_t v[TN_PACK];
+      READ_COLUMNS(v, TMA_AT, r);
 #pragma unroll
-      for (int k = 0; k < TN_VEC; k++) {
-        TN_TRACE_LD(&tile[TMA_AT(c0 + k, r)], 4, true);
-        e[k] = tile[TMA_AT(c0 + k, r)];
-      }
-      *reinterpret_cast<vec_t *>(dst + (size_t)r * rows + c0) = v;
+      for (int q = 0; q < TN_PACK; q++)
+        *reinterpret_cast<vec_t *>(dst + (size_t)(r + q) * rows + c0) = v[q];
     }
     return;
   }
@@ -169,7 +210,7 @@ transpose(const __grid_constant__ tn_tensor_map map_in,
 #pragma unroll
     for (int k = 0; k < TN_VEC; k++) {
       const bool in = col0 + r < cols && row0 + c0 + k < rows;
-      TN_TRACE_LD(&tile[TMA_AT(c0 + k, r)], 4, in);
+      TN_TRACE_LD(&tile[TMA_AT(c0 + k, r)], TN_ELEM_BYTES, in);
       if (in)
         dst[(size_t)r * rows + c0 + k] = tile[TMA_AT(c0 + k, r)];
     }
@@ -195,30 +236,29 @@ transpose(const __grid_constant__ tn_tensor_map map_in,
 #else /* the threads' path */
 
 #define TILE_AT(row, col)                                                    \
-  tn_smem_offset((row), (col), TN_TILE, TN_PAD, TN_SWIZZLE_B, TN_SWIZZLE_M,   \
-                 TN_SWIZZLE_S)
+  tn_smem_offset((row), (col), TN_TILE, TN_PAD_ELEMS, TN_SWIZZLE_B,           \
+                 TN_SWIZZLE_M, TN_SWIZZLE_S)
 
 /* What the plan assumes of the defines. */
-static_assert(TN_THREADS_X * TN_VEC == TN_TILE,
-              "a tile row is TN_THREADS_X vectors of TN_VEC");
-static_assert(TN_BLOCK_Y * TN_ROWS_PER_THREAD == TN_TILE,
-              "TN_BLOCK_Y rows of threads cover the tile");
-static_assert(TN_THREADS == TN_THREADS_X * TN_BLOCK_Y, "threads");
-static_assert(TN_SW == 1 || TN_SW == 2 || TN_SW == 4, "store width");
+static_assert(TN_SW == 1 || TN_SW == 2 || TN_SW == 4 || TN_SW == 8 ||
+                  TN_SW == 16,
+              "store width");
 static_assert(TN_VEC % TN_SW == 0, "the store width divides the vector");
-static_assert(TN_PAD % TN_SW == 0, "the pad keeps the stores aligned");
-static_assert(TN_SWIZZLE_B == 0 || (1 << TN_SWIZZLE_M) >= TN_SW,
-              "the swizzle keeps the stores' chunks whole");
-static_assert(TN_SMEM_ELEMS == TN_TILE * (TN_TILE + TN_PAD),
+static_assert(TN_PAD_ELEMS % TN_SW == 0 && TN_PAD_ELEMS % TN_PACK == 0,
+              "the pad keeps the stores and the packed loads aligned");
+static_assert(TN_SWIZZLE_B == 0 || ((1 << TN_SWIZZLE_M) >= TN_SW &&
+                                    (1 << TN_SWIZZLE_M) >= TN_PACK),
+              "the swizzle keeps the stores' and the loads' pieces whole");
+static_assert(TN_SMEM_ELEMS == TN_TILE * (TN_TILE + TN_PAD_ELEMS),
               "the padded tile");
 
-typedef vec_of<TN_SW>::type store_t;
+typedef bits_of<TN_ELEM_BYTES * TN_SW>::type store_t;
 
 extern "C" __global__ void __launch_bounds__(TN_THREADS)
-transpose(const float *__restrict__ in, float *__restrict__ out,
+transpose(const elem_t *__restrict__ in, elem_t *__restrict__ out,
           int rows, int cols)
 {
-  __shared__ __align__(16) float tile[TN_SMEM_ELEMS];
+  __shared__ __align__(16) elem_t tile[TN_SMEM_ELEMS];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int tiles_r = (rows + TN_TILE - 1) / TN_TILE;
   const int tiles_c = (cols + TN_TILE - 1) / TN_TILE;
@@ -229,8 +269,8 @@ transpose(const float *__restrict__ in, float *__restrict__ out,
   const int row0 = (first + in_group % height) * TN_TILE;
   const int col0 = (in_group / height) * TN_TILE;
   const int c0 = TN_VEC * tx;
-  const float *src = in + (size_t)row0 * cols + col0;
-  float *dst = out + (size_t)col0 * rows + row0;
+  const elem_t *src = in + (size_t)row0 * cols + col0;
+  elem_t *dst = out + (size_t)col0 * rows + row0;
   TN_TRACE_BASE(tile);
 
   if (row0 + TN_TILE <= rows && col0 + TN_TILE <= cols &&
@@ -239,26 +279,22 @@ transpose(const float *__restrict__ in, float *__restrict__ out,
     for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
       int r = ty + j * TN_BLOCK_Y;
       vec_t v = *reinterpret_cast<const vec_t *>(src + (size_t)r * cols + c0);
-      const float *e = reinterpret_cast<const float *>(&v);
 #pragma unroll
       for (int k = 0; k < TN_VEC; k += TN_SW) {
-        TN_TRACE_ST(&tile[TILE_AT(r, c0 + k)], 4 * TN_SW, true);
+        TN_TRACE_ST(&tile[TILE_AT(r, c0 + k)], TN_ELEM_BYTES * TN_SW, true);
         *reinterpret_cast<store_t *>(&tile[TILE_AT(r, c0 + k)]) =
-            *reinterpret_cast<const store_t *>(e + k);
+            *reinterpret_cast<const store_t *>(&ELEM(v, k));
       }
     }
     __syncthreads();
 #pragma unroll
-    for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
-      int r = ty + j * TN_BLOCK_Y;
-      vec_t v;
-      float *e = reinterpret_cast<float *>(&v);
+    for (int j = 0; j < TN_ROWS_PER_THREAD / TN_PACK; j++) {
+      const int r = TN_PACK * (ty + j * TN_BLOCK_Y);
+      vec_t v[TN_PACK];
+      READ_COLUMNS(v, TILE_AT, r);
 #pragma unroll
-      for (int k = 0; k < TN_VEC; k++) {
-        TN_TRACE_LD(&tile[TILE_AT(c0 + k, r)], 4, true);
-        e[k] = tile[TILE_AT(c0 + k, r)];
-      }
-      *reinterpret_cast<vec_t *>(dst + (size_t)r * rows + c0) = v;
+      for (int q = 0; q < TN_PACK; q++)
+        *reinterpret_cast<vec_t *>(dst + (size_t)(r + q) * rows + c0) = v[q];
     }
     return;
   }
@@ -268,7 +304,7 @@ transpose(const float *__restrict__ in, float *__restrict__ out,
 #pragma unroll
     for (int k = 0; k < TN_VEC; k++) {
       const bool in = row0 + r < rows && col0 + c0 + k < cols;
-      TN_TRACE_ST(&tile[TILE_AT(r, c0 + k)], 4, in);
+      TN_TRACE_ST(&tile[TILE_AT(r, c0 + k)], TN_ELEM_BYTES, in);
       if (in)
         tile[TILE_AT(r, c0 + k)] = src[(size_t)r * cols + c0 + k];
     }
@@ -280,7 +316,7 @@ transpose(const float *__restrict__ in, float *__restrict__ out,
 #pragma unroll
     for (int k = 0; k < TN_VEC; k++) {
       const bool in = col0 + r < cols && row0 + c0 + k < rows;
-      TN_TRACE_LD(&tile[TILE_AT(c0 + k, r)], 4, in);
+      TN_TRACE_LD(&tile[TILE_AT(c0 + k, r)], TN_ELEM_BYTES, in);
       if (in)
         dst[(size_t)r * rows + c0 + k] = tile[TILE_AT(c0 + k, r)];
     }

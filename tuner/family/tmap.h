@@ -23,7 +23,7 @@
 
 typedef struct {
   int buffer;         /* index into the family's buffers() */
-  tn_elem_type elem;  /* fp32, bf16, fp16 */
+  tn_elem_type elem;  /* any: the copy engine moves its width */
   int rank;           /* 1 to 5 */
   unsigned long long dims[TN_TMAP_MAX_RANK];     /* elements, innermost
                                                     first */

@@ -1,6 +1,7 @@
 /* transpose_check.h -- the transpose family's check (transpose_check.c),
- * private to the family's two parts: every element of out = in^T must
- * match its input bit for bit, on the host or on the GPU. */
+ * private to the family's parts: every element of out = in^T, of
+ * whichever width, must match its input bit for bit, on the host or on
+ * the GPU. */
 #ifndef TN_TRANSPOSE_CHECK_H
 #define TN_TRANSPOSE_CHECK_H
 

@@ -4,13 +4,34 @@
 
 #include "gpu/tmap.h"
 
+/* The copy engine's type of t: it moves bits, so a type it has no name
+ * for travels as the unsigned one of its width (int8 and fp8 as bytes). */
 static CUtensorMapDataType data_type(tn_elem_type t)
 {
-  if (t == TN_ELEM_BF16)
+  switch (t) {
+  case TN_ELEM_BF16:
     return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  if (t == TN_ELEM_F16)
+  case TN_ELEM_F16:
     return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  case TN_ELEM_F64:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+  case TN_ELEM_I8:
+  case TN_ELEM_U8:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  case TN_ELEM_I16:
+  case TN_ELEM_U16:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  case TN_ELEM_I32:
+    return CU_TENSOR_MAP_DATA_TYPE_INT32;
+  case TN_ELEM_U32:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT32;
+  case TN_ELEM_I64:
+    return CU_TENSOR_MAP_DATA_TYPE_INT64;
+  case TN_ELEM_U64:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT64;
+  default:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  }
 }
 
 static CUtensorMapSwizzle swizzle(int bytes)

@@ -1,0 +1,79 @@
+/* transpose_shape.h -- what the parts of the transpose family share
+ * (private to tuner/family/transpose*.c): the parameters' and the
+ * option's indices, the element types, and the shape a point gives
+ * templates/transpose.cu.  The parts, each calling only those above it:
+ *
+ *   transpose_check.c  every element compared bit for bit
+ *   transpose_plan.c   the shape of a point, the shared-memory access plan
+ *   transpose.c        the family: parameters, rules, launch, defines,
+ *                      tensor maps, buffers, units, baseline */
+#ifndef TN_TRANSPOSE_SHAPE_H
+#define TN_TRANSPOSE_SHAPE_H
+
+#include "family/family.h"
+
+enum {
+  TP_TILE,
+  TP_ROWS,
+  TP_VEC,
+  TP_PAD,
+  TP_SWIZZLE,
+  TP_GROUP,
+  TP_TMA,
+  TP_TMA_STORE,
+  TP_BOX_ROWS,
+  TP_BOX_COLS,
+  TP_PAD_UNIT,
+  TP_PACK,
+  TP_N_PARAMS
+};
+
+/* The problem options, in the order of transpose.c's table. */
+enum { TP_OPT_ELEM, TP_N_OPTIONS };
+
+/* The element types the option names, in the order of its choices: a
+ * transpose moves bits, so each stands for its width (fp8 is moved as
+ * bytes, whatever its format). */
+enum {
+  TP_ELEM_FP32,
+  TP_ELEM_FP16,
+  TP_ELEM_BF16,
+  TP_ELEM_FP8,
+  TP_ELEM_INT8,
+  TP_ELEM_FP64,
+  TP_N_ELEMS
+};
+
+/* The buffer type of the problem's element (fp8: bytes, u8). */
+tn_elem_type tn_transpose_elem(const tn_problem *prob);
+/* Bytes of one element: 1, 2, 4 or 8. */
+int tn_transpose_elem_bytes(const tn_problem *prob);
+
+/* What the launch, the template (through defines()) and the plan derive
+ * from a point, computed in one place (tn_transpose_shape_of). */
+typedef struct {
+  int eb;              /* bytes of an element */
+  int tile, rpt, vec;
+  int pad;             /* padding elements a row (pad_unit resolved) */
+  int pack;            /* tile columns one shared load brings (fast path) */
+  int nx, by, threads; /* block of nx x by threads */
+  int sw;              /* fast-path store width in elements */
+  int smem_elems;
+  int tma, tma_store;  /* the copy engine's path, and its store */
+  int box_rows, box_cols;
+} tn_transpose_shape;
+
+/* The copy engine's swizzle in bytes for a swizzle parameter (0: none),
+ * or -1 for one it does not have. */
+int tn_transpose_tma_span(const tn_swizzle *sw);
+/* The pad in elements: pad_unit 0 counts elements, 4 counts 4-byte
+ * words (prepare() refuses a pad of words that is no whole number of
+ * elements). */
+int tn_transpose_pad_elems(const tn_params *p, int eb);
+void tn_transpose_shape_of(const tn_params *p, const tn_problem *prob,
+                           tn_transpose_shape *s);
+/* Emits every shared-memory warp access of one launch on prob. */
+void tn_transpose_plan(const tn_family *fam, const tn_params *p,
+                       const tn_problem *prob, tn_access_sink *sink);
+
+#endif
