@@ -107,6 +107,91 @@ static void test_tile_columns(void)
   }
 }
 
+/* A column of a tile of eb-byte elements, `width` wide and padded by pad
+ * elements: lane i reads element (i, col), eb bytes. */
+static int elem_column_cost(int eb, int width, int pad, int col)
+{
+  unsigned addr[32];
+  int lane;
+  for (lane = 0; lane < 32; lane++)
+    addr[lane] = (unsigned)eb *
+                 (unsigned)tn_smem_offset(lane, col, width, pad, 0, 0, 0);
+  return cost_of(TN_OP_LD, eb, addr, 0xffffffffu).wavefronts;
+}
+
+/* Accesses of 1 and 2 bytes, counted by hand from the rules of the
+ * design notes ("Shared memory"): the warp is one group; the cost is the most distinct 4-byte words
+ * any bank must deliver, lanes on one word sharing it, loads and stores
+ * alike. */
+static void test_subword(void)
+{
+  unsigned addr[32];
+  int lane, col;
+
+  /* 32 bytes in a row: 8 words on 8 banks, one wavefront */
+  for (lane = 0; lane < 32; lane++)
+    addr[lane] = (unsigned)lane;
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 1, addr, ~0u).wavefronts, 1);
+  CHECK_EQ_INT(cost_of(TN_OP_ST, 1, addr, ~0u).wavefronts, 1);
+  /* 32 halves in a row: 16 words, two lanes a word, one wavefront */
+  for (lane = 0; lane < 32; lane++)
+    addr[lane] = 2u * (unsigned)lane;
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 2, addr, ~0u).wavefronts, 1);
+  CHECK_EQ_INT(cost_of(TN_OP_ST, 2, addr, ~0u).wavefronts, 1);
+  /* a byte each 128 bytes apart: 32 words of bank 0 */
+  for (lane = 0; lane < 32; lane++)
+    addr[lane] = 128u * (unsigned)lane;
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 1, addr, ~0u).wavefronts, 32);
+  CHECK_EQ_INT(cost_of(TN_OP_ST, 1, addr, ~0u).degree, 32);
+  /* four lanes on the 4 bytes of one word, the 8 words in bank 0: 8,
+   * the four sharing their word (broadcast for loads; for stores the
+   * rule is the same: one word) */
+  for (lane = 0; lane < 32; lane++)
+    addr[lane] = 128u * (unsigned)(lane / 4) + (unsigned)(lane % 4);
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 1, addr, ~0u).wavefronts, 8);
+  CHECK_EQ_INT(cost_of(TN_OP_ST, 1, addr, ~0u).wavefronts, 8);
+  /* two lanes on the halves of one word, 16 words in bank 0: 16 */
+  for (lane = 0; lane < 32; lane++)
+    addr[lane] = 128u * (unsigned)(lane / 2) + 2u * (unsigned)(lane % 2);
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 2, addr, ~0u).wavefronts, 16);
+  CHECK_EQ_INT(cost_of(TN_OP_ST, 2, addr, ~0u).wavefronts, 16);
+  /* all lanes on one byte: one word, one wavefront */
+  for (lane = 0; lane < 32; lane++)
+    addr[lane] = 77;
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 1, addr, ~0u).wavefronts, 1);
+
+  for (col = 0; col < 64; col++) {
+    /* fp16, 64 wide (rows of 128 bytes = 32 words): row i's element is
+     * in word 32 i + col / 2, all in one bank: 32-way.  A pad of one
+     * element (130-byte rows): row 2k in word 65 k + col / 2, bank
+     * k + col / 2, row 2k + 1 in word 65 k + 32 + (col + 1) / 2, bank
+     * k + (col + 1) / 2 (65 = 1 mod 32): two rows a bank, 2-way.  A pad
+     * of one word (33 words a row): bank (i + col / 2) % 32, one each:
+     * conflict-free. */
+    CHECK_EQ_INT(elem_column_cost(2, 64, 0, col), 32);
+    CHECK_EQ_INT(elem_column_cost(2, 64, 1, col), 2);
+    CHECK_EQ_INT(elem_column_cost(2, 64, 2, col), 1);
+    /* int8, 64 wide (16 words a row): row i on bank 16 (i % 2) + col / 4,
+     * the 16 rows of one parity on one bank: 16-way.  One byte of pad
+     * (65-byte rows): row i in word floor((65 i + col) / 4), rows i and
+     * i + 2 on one bank: 2-way.  One word of pad (17 words, odd): every
+     * row on its own bank. */
+    CHECK_EQ_INT(elem_column_cost(1, 64, 0, col), 16);
+    CHECK_EQ_INT(elem_column_cost(1, 64, 1, col), 2);
+    CHECK_EQ_INT(elem_column_cost(1, 64, 4, col), 1);
+    /* int8, 128 wide (32 words a row): all rows on bank col / 4: 32 */
+    CHECK_EQ_INT(elem_column_cost(1, 128, 0, col), 32);
+  }
+  for (col = 0; col < 32; col++) {
+    /* fp64, 32 wide (64 words a row), half-warps: the 16 rows of a
+     * phase on banks 0 and 1 of their row, 16 words a bank: 16 each,
+     * 32 in all; a pad of one element (66 words): lane i on banks 2 i,
+     * 2 i + 1 (mod 32), 16 lanes on 32 banks: 1 each, 2 in all */
+    CHECK_EQ_INT(elem_column_cost(8, 32, 0, col), 32);
+    CHECK_EQ_INT(elem_column_cost(8, 32, 1, col), 2);
+  }
+}
+
 /* Inactive lanes cost nothing; a warp with none costs no wavefront. */
 static void test_masks(void)
 {
@@ -282,6 +367,7 @@ int main(void)
   test_strides();
   test_broadcast();
   test_tile_columns();
+  test_subword();
   test_masks();
   test_layout_bijective();
   test_errors();
