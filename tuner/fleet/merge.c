@@ -83,6 +83,40 @@ static int same_problems(const mg_run *a, const mg_run *b)
   return 1;
 }
 
+/* Where a and b, whose problems differ, differ first in an option of
+ * their family rather than in a size: "elem \"fp16\" against \"fp32\""
+ * into out, 1; else 0. */
+static int option_differs(const mg_run *a, const mg_run *b, char *out,
+                          size_t n)
+{
+  const tn_family *f = a->family;
+  int k, i, d;
+  for (k = 0; k < a->n_problems && k < b->n_problems; k++) {
+    const tn_problem *x = &a->problem_list[k], *y = &b->problem_list[k];
+    if (x->size.n_dims != y->size.n_dims)
+      return 0;
+    for (d = 0; d < x->size.n_dims; d++)
+      if (x->size.dims[d] != y->size.dims[d])
+        return 0;
+    for (i = 0; i < f->n_options; i++) {
+      const tn_option_desc *o = &f->options[i];
+      const char *nx, *ny;
+      if (x->opt[i] == y->opt[i])
+        continue;
+      nx = o->kind == TN_OPT_CHOICE ? tn_option_choice_name(o, x->opt[i])
+                                    : NULL;
+      ny = o->kind == TN_OPT_CHOICE ? tn_option_choice_name(o, y->opt[i])
+                                    : NULL;
+      if (nx && ny)
+        snprintf(out, n, "%s \"%s\" against \"%s\"", o->name, nx, ny);
+      else
+        snprintf(out, n, "%s %g against %g", o->name, x->opt[i], y->opt[i]);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* Checks a run against the first input: one name, one set of problems.
  * From the history, others are skipped (returns 1). */
 static int compatible(const mg_ctx *cx, const mg_run *first, const mg_run *r,
@@ -97,8 +131,18 @@ static int compatible(const mg_ctx *cx, const mg_run *first, const mg_run *r,
                    r->path, r->name, first->path, first->name);
   }
   if (!same_problems(r, first)) {
+    char what[256];
     if (from_history)
       return 1;
+    /* a header holds one kind of problem: the transposes of fp16 and
+     * fp32, say, are two jobs, merged apart (the shipped configs name
+     * them apart) */
+    if (option_differs(r, first, what, sizeof(what)))
+      return tn_errf(err, TN_EINPUT,
+                     "%s: problems: %s of %s; a merge writes the headers "
+                     "of one kind of problem: merge them apart, one name "
+                     "each",
+                     r->path, what, first->path);
     return tn_errf(err, TN_EINPUT,
                    "%s: problems: not those of %s (the same config on every "
                    "host?)",

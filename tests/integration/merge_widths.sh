@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Transposes of two element widths through runs and merges, with the fake
+# worker (no GPU): each width's results name their elem (fp32's as before
+# the option: none), each merge writes the header of one width
+# (ELEM_BYTES), and a merge of both is refused with exit 2 and nothing
+# written: with two names, asking for --name; with one name (or --name),
+# naming the option that differs.
+set -u
+tuner=$1
+fake=$2
+src=$3
+case "$tuner" in /*) ;; *) tuner=$PWD/$tuner ;; esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+export TUNER_WORKER=$fake
+export FAKE_WORKER_SCRIPT="1:fast"
+# config NAME ELEM: two points of the threads' path at 256 x 256
+config() {
+  cat >"$tmp/$1-$2.cfg" <<CFG
+name = "$1";
+family = "transpose";
+template = "$src/templates/transpose.cu";
+problem = { sizes = ( [256, 256] ); elem = "$2"; };
+space = { tile = [32]; rows_per_thread = [4]; vec = [2]; pad = [0, 1]; };
+bench = { repetitions = 5; warmup = 1; timeout_s = 5.0; seed = 7; };
+CFG
+}
+for job in "tw-f32 fp32" "tw-f16 fp16" "tw fp32" "tw fp16"; do
+  set -- $job
+  config "$1" "$2"
+  "$tuner" --config "$tmp/$1-$2.cfg" --cache-dir "$tmp/cache" -q \
+    --output "$tmp/run-$1-$2" >"$tmp/$1-$2.out" 2>&1 ||
+    { echo "FAIL: run $1 $2 exited $?"; cat "$tmp/$1-$2.out"; fail=1; }
+done
+python3 - "$tmp"/run-tw-f32-fp32/*.json "$tmp"/run-tw-f16-fp16/*.json <<'PY' || fail=1
+import json, sys
+f32, f16 = (json.load(open(p)) for p in sys.argv[1:3])
+assert "elem" not in f32["problems"][0], f32["problems"][0]
+assert f16["problems"][0]["elem"] == "fp16", f16["problems"][0]
+PY
+# one merge a width: one header each, its width in it
+for job in "tw-f32 fp32 4" "tw-f16 fp16 2"; do
+  set -- $job
+  "$tuner" merge -q --output "$tmp/h" "$tmp"/run-$1-$2/*.json \
+    >"$tmp/merge-$1.out" 2>&1 ||
+    { echo "FAIL: merge of $1 exited $?"; cat "$tmp/merge-$1.out"; fail=1; }
+  m=$(echo "$1" | tr a-z- A-Z_)
+  grep -qx "#define ${m}_SM_90_ELEM_BYTES $3" "$tmp/h/sm_90/$1.h" ||
+    { echo "FAIL: $tmp/h/sm_90/$1.h lacks ${m}_SM_90_ELEM_BYTES $3"; fail=1; }
+done
+[ "$(ls "$tmp/h/sm_90")" = "$(printf 'tw-f16.h\ntw-f32.h')" ] ||
+  { echo "FAIL: headers: $(ls "$tmp/h/sm_90")"; fail=1; }
+# both widths in one merge: refused, nothing written
+refused() { # WHAT TEXT ARGS...
+  local what=$1 text=$2 msg rc
+  shift 2
+  msg=$("$tuner" merge -q --output "$tmp/both" "$@" 2>&1 >/dev/null)
+  rc=$?
+  if [ $rc -ne 2 ] || [[ "$msg" != *"$text"* ]]; then
+    echo "FAIL: $what: exit $rc, expected 2 with '$text': $msg"; fail=1
+  fi
+  [ -e "$tmp/both" ] && { echo "FAIL: $what wrote $tmp/both"; fail=1; }
+}
+refused "two names" 'give --name to merge them' \
+  "$tmp"/run-tw-f32-fp32/*.json "$tmp"/run-tw-f16-fp16/*.json
+refused "two names, --name" 'problems: elem "fp16" against "fp32"' \
+  --name tw "$tmp"/run-tw-f32-fp32/*.json "$tmp"/run-tw-f16-fp16/*.json
+refused "one name" 'merge them apart, one name each' \
+  "$tmp"/run-tw-fp32/*.json "$tmp"/run-tw-fp16/*.json
+[ $fail -eq 0 ] && echo "ok: one header per width; widths merged together refused"
+exit $fail
