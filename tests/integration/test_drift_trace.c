@@ -4,7 +4,9 @@
  * one-block problems: the plan of that block is not empty; a trace made
  * from the plan (records as the instrumented kernel writes them, lanes in
  * any order) groups and compares equal to it; a trace with one address
- * moved, or one lane dropped, or one lane recorded twice is caught.  Then,
+ * moved (to the next word, or to the next element: within a word for the
+ * transposes of 1- and 2-byte elements), or one lane dropped, or one lane
+ * recorded twice is caught.  Then,
  * with STRIDE above 0, the instrumented template (TN_TRACE 1) compiles with
  * NVRTC for sm_90: all candidates of the first config, every STRIDE-th of
  * the others; STRIDE 0 checks the plans only (the builds are a test of
@@ -113,6 +115,9 @@ static long long check_trace(const tn_block_plan *plan, int mutate)
   }
   if (mutate == 1)
     r[n / 2].addr += 4; /* one lane reads the next word */
+  else if (mutate == 4)
+    r[n / 2].addr += r[n / 2].width; /* the next element: for 1- and
+                                        2-byte ones, in the same word */
   else if (mutate == 2) {
     r[n / 2] = r[n - 1]; /* a lane missing */
     n--;
@@ -168,7 +173,7 @@ static int run_config(const char *arg, int stride, const tn_arch *arch)
       tn_problem prob;
       tn_block_plan plan;
       char why[256];
-      long long d0, d1, d2, d3;
+      long long d0, d1, d2, d3, d4;
       int ob = tn_drift_one_block(job.family, &c->params,
                                   &job.problems[0], ragged, &prob, why,
                                   sizeof(why));
@@ -194,13 +199,16 @@ static int run_config(const char *arg, int stride, const tn_arch *arch)
       d1 = check_trace(&plan, 1);
       d2 = check_trace(&plan, 2);
       d3 = check_trace(&plan, 3);
-      if (plan.n == 0 || d0 != 0 || d1 != 2 || d2 != 2 || d3 != -1) {
+      d4 = check_trace(&plan, 4);
+      if (plan.n == 0 || d0 != 0 || d1 != 2 || d2 != 2 || d3 != -1 ||
+          d4 != 2) {
         fprintf(stderr,
                 "%s candidate %d %s: %d accesses; differences: as planned "
                 "%lld (want 0), an address moved %lld (2), a lane dropped "
-                "%lld (2), a lane twice %lld (-1: refused)\n",
+                "%lld (2), a lane twice %lld (-1: refused), a lane on the "
+                "next element %lld (2)\n",
                 path, c->id, ragged ? "ragged" : "full", plan.n, d0, d1, d2,
-                d3);
+                d3, d4);
         tn_test_failures++;
       }
       tn_block_plan_free(&plan);
