@@ -4,7 +4,7 @@
 # the option: none), each merge writes the header of one width
 # (ELEM_BYTES), and a merge of both is refused with exit 2 and nothing
 # written: with two names, asking for --name; with one name (or --name),
-# naming the option that differs.
+# naming the option that differs.  And their table by width.
 set -u
 tuner=$1
 fake=$2
@@ -51,6 +51,33 @@ for job in "tw-f32 fp32 4" "tw-f16 fp16 2"; do
 done
 [ "$(ls "$tmp/h/sm_90")" = "$(printf 'tw-f16.h\ntw-f32.h')" ] ||
   { echo "FAIL: headers: $(ls "$tmp/h/sm_90")"; fail=1; }
+# the table by width (scripts/widths_table.py): each file's row, the
+# scripted fast candidate (id 1: pad 1) its best, the copy engine's path
+# not in these spaces; a file that is not results refused
+table=$(python3 "$src/scripts/widths_table.py" "$tmp"/run-tw-f32-fp32/*.json \
+        "$tmp"/run-tw-f16-fp16/*.json) ||
+  { echo "FAIL: widths_table.py exited $?"; fail=1; }
+for want in "| tw-f32 | fp32 | 256x256 |" "| tw-f16 | fp16 | 256x256 |"; do
+  row=$(grep -F "$want" <<<"$table")
+  [[ "$row" == *"% copy"*"pad=1 swizzle=none"*"none timed: not in the "* ]] ||
+    { echo "FAIL: table row '$want': $row"; fail=1; }
+done
+python3 "$src/scripts/widths_table.py" "$tmp/tw-f16-fp16.cfg" \
+  >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL: widths_table.py took a config"; fail=1; }
+# results from another host whose timing is no number: refused, named
+python3 - "$tmp"/run-tw-f16-fp16/*.json "$tmp/bad.json" <<'PY' || fail=1
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["baselines"][0]["timings"][0]["median_ms"] = "fast"
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+msg=$(python3 "$src/scripts/widths_table.py" "$tmp"/run-tw-f32-fp32/*.json \
+      "$tmp/bad.json" 2>&1)
+rc=$?
+[ $rc -eq 2 ] && [[ "$msg" == *"bad.json: not a transpose's results"* ]] &&
+  [[ "$msg" != *"| tw-f32 |"* ]] ||
+  { echo "FAIL: widths_table.py on a bad timing: $rc: $msg"; fail=1; }
 # both widths in one merge: refused, nothing written
 refused() { # WHAT TEXT ARGS...
   local what=$1 text=$2 msg rc
@@ -68,5 +95,5 @@ refused "two names, --name" 'problems: elem "fp16" against "fp32"' \
   --name tw "$tmp"/run-tw-f32-fp32/*.json "$tmp"/run-tw-f16-fp16/*.json
 refused "one name" 'merge them apart, one name each' \
   "$tmp"/run-tw-fp32/*.json "$tmp"/run-tw-fp16/*.json
-[ $fail -eq 0 ] && echo "ok: one header per width; widths merged together refused"
+[ $fail -eq 0 ] && echo "ok: one header per width; widths merged together refused; the table"
 exit $fail
