@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a GPU with Nsight Compute: the model's shared-memory wavefronts per
-# launch against ncu's, for every candidate of the transpose at odd sizes
-# (all equal), of every shipped tensor-core GEMM candidate (ldmatrix,
+# launch against ncu's, for every candidate of the transpose at odd sizes,
+# of each element width by the threads and the copy engine (all equal),
+# of every shipped tensor-core GEMM candidate (ldmatrix,
 # stmatrix and shared stores all equal, cp.async's shared side apart) and
 # of the GEMM model config (equal on every launch without
 # cp.async whose executed instructions are the plan's; with cp.async ncu's
@@ -22,6 +23,18 @@ python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
   --config "$src/tests/fixtures/configs/gpu-transpose.cfg" --kernel transpose \
   --no-prune --out "$tmp/transpose" >"$tmp/transpose.log" 2>&1 || fail=1
 tail -3 "$tmp/transpose.log"
+# the transposes of the other widths (sub-word loads and stores, packed
+# loads, 8-byte accesses in half-warps), by the threads and the copy
+# engine: all equal
+widths="gpu-transpose-f16 gpu-transpose-i8 gpu-transpose-f64"
+widths="$widths gpu-transpose-tma-bf16 gpu-transpose-tma-fp8"
+widths="$widths gpu-transpose-tma-f64"
+for cfg in $widths; do
+  python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
+    --config "$src/tests/fixtures/configs/$cfg.cfg" --kernel transpose --no-prune \
+    --out "$tmp/$cfg" >"$tmp/$cfg.log" 2>&1 || fail=1
+  echo "$cfg: $(tail -1 "$tmp/$cfg.log")"
+done
 python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
   --config "$src/tests/fixtures/configs/gpu-gemm-model.cfg" --kernel gemm \
   --no-prune --exclude-cp-async --out "$tmp/gemm" >"$tmp/gemm.log" 2>&1 ||
@@ -43,7 +56,8 @@ done
 if [ -n "${TUNER_TEST_LOGS:-}" ]; then
   mkdir -p "$TUNER_TEST_LOGS/model_vs_ncu" &&
     cp "$tmp"/*.log "$TUNER_TEST_LOGS/model_vs_ncu/" &&
-    for k in transpose gemm gemm-bf16-layouts gemm-fp16-odd gemm-bf16; do
+    for k in transpose gemm gemm-bf16-layouts gemm-fp16-odd gemm-bf16 \
+             $widths; do
       cp "$tmp/$k/model_vs_ncu.tsv" "$TUNER_TEST_LOGS/model_vs_ncu/$k.tsv"
     done
 fi
