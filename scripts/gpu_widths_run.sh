@@ -8,7 +8,7 @@
 # order of need.
 #
 # Usage, from the repository root on the GPU machine (the project's
-# libraries as .deps/env.sh provides them):
+# libraries from .deps/env.sh, sourced when it is there):
 #   [BUDGET=450] [TREE=commit] OUT=DIR bash scripts/gpu_widths_run.sh
 # Every step runs under `timeout`, within what is left of BUDGET seconds
 # (the whole script, the build included); a step that finds too little
@@ -61,6 +61,12 @@ step() {
   return $rc
 }
 
+# the carried libraries (.deps, DESIGN.md "Building on the GPU machine"),
+# for the build and for the tuner that loads them
+if [ -f .deps/env.sh ]; then
+  # shellcheck disable=SC1091
+  source .deps/env.sh
+fi
 : >"$OUT/summary.txt"
 {
   echo "tree ${TREE:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
@@ -71,9 +77,10 @@ step() {
   echo "start $(date -u +%FT%TZ)"
 } >"$OUT/environment.txt" 2>&1
 
+# the tuner alone (the GPU tests below need no other target)
 # shellcheck disable=SC2016 # expanded by the inner shell
 step build 240 bash -c 'cmake -S . -B build -DCMAKE_BUILD_TYPE=Release &&
-  cmake --build build -j"$(nproc)"' || { pack; exit 1; }
+  cmake --build build -j"$(nproc)" --target tuner' || { pack; exit 1; }
 
 # fp32 (the threads alone, both paths at 8192^2 and 5000 x 3004) and each
 # other width at both sizes, every run with its copy of the same bytes
