@@ -3,14 +3,16 @@
 
 For each results file of the transpose family and each of its problems:
 the element type and size, the device copy of the same bytes timed in the
-same run (GB/s counting bytes read and written), the best candidate, the
-best of the threads' path and the best of the copy engine's (tma = 1),
-each as GB/s, % of that copy and % of the H200's 4.8 TB/s, with the
-model's wavefronts per block, and the copy engine's time against the
-threads' (where it wins, where it loses); a path none of whose points was
-timed says why (excluded by the family's rules, pruned, failed).  The
-fastest median is shown, which may differ within noise from the tuner's
-chosen best (that prefers less shared memory among ties).
+same run (GB/s counting bytes read and written; its median timing), the
+fastest candidate, the fastest of the threads' path and of the copy
+engine's (tma = 1), each as GB/s, % of that copy (its timing nearest to
+the candidate, as the tuner compares them, where the file has one
+problem) and % of the H200's 4.8 TB/s, with the model's wavefronts per
+block, and the copy engine's rate against the threads' (where it wins,
+where it loses); a path none of whose points was timed says why
+(excluded by the family's rules, pruned, failed).  The fastest median is
+shown, which may differ within noise from the tuner's chosen best (that
+prefers less shared memory among ties).
 
 Usage: scripts/widths_table.py [--peak-gbs 4800] RESULTS.json...
 Prints Markdown; exits 2 on a file that is not a transpose's results
@@ -60,6 +62,19 @@ def why_none(cands):
     return text + (" (%s)" % first[:90] if first else "")
 
 
+def nearest_copy(c, one_problem, copy_ms):
+    """The copy's timing nearest in time to candidate c (baseline_ms, the
+    tuner's own comparison) where the results have one problem (it is
+    over all problems), else the copy's median timing."""
+    ms = c.get("baseline_ms")
+    if one_problem and ms is not None:
+        if not isinstance(ms, (int, float)) or isinstance(ms, bool) or \
+                ms <= 0:
+            raise ValueError("baseline_ms %r is not a positive number" % ms)
+        return ms
+    return copy_ms
+
+
 def cell(c, k, ms, copy_ms, gb, peak):
     gbs = gb / (ms * 1e-3)
     wf = wavefronts(c, k)
@@ -76,7 +91,8 @@ def rows_of(path, doc, peak):
     base = next((b for b in doc.get("baselines", [])
                  if b.get("name") == ref), None)
     out = []
-    for k, prob in enumerate(doc.get("problems", [])):
+    problems = doc.get("problems", [])
+    for k, prob in enumerate(problems):
         elem = prob.get("elem", "fp32")
         if elem not in ELEM_BYTES or len(prob.get("size", [])) != 2:
             raise BadInput("%s: problems[%d]: not a transpose's problem"
@@ -105,7 +121,9 @@ def rows_of(path, doc, peak):
             if sel:
                 ms, c = min(sel, key=lambda x: x[0])
                 fastest[path_tma] = ms
-                row.append(cell(c, k, ms, copy_ms, gb, peak))
+                row.append(cell(c, k, ms,
+                                nearest_copy(c, len(problems) == 1, copy_ms),
+                                gb, peak))
             else:
                 cands = [c for c in doc.get("candidates", [])
                          if path_tma is None or

@@ -65,6 +65,24 @@ done
 python3 "$src/scripts/widths_table.py" "$tmp/tw-f16-fp16.cfg" \
   >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: widths_table.py took a config"; fail=1; }
+# each candidate against the copy's timing nearest to it (baseline_ms,
+# set here to the fast one's own time: 100 %), not the copy's median
+python3 - "$tmp"/run-tw-f16-fp16/*.json "$tmp/near.json" \
+  "$tmp/near-bad.json" <<'PY' || fail=1
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for c in doc["candidates"]:
+    if c["id"] == 1:
+        c["baseline_ms"] = c["timings"][0]["median_ms"]
+json.dump(doc, open(sys.argv[2], "w"))
+doc["candidates"][1]["baseline_ms"] = "x"
+json.dump(doc, open(sys.argv[3], "w"))
+PY
+row=$(python3 "$src/scripts/widths_table.py" "$tmp/near.json" | grep -F "| tw-f16 |")
+[[ "$row" == *"100.0 % copy"*"pad=1 swizzle=none"* ]] ||
+  { echo "FAIL: the nearest copy's timing not taken: $row"; fail=1; }
+python3 "$src/scripts/widths_table.py" "$tmp/near-bad.json" >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL: widths_table.py took baseline_ms \"x\""; fail=1; }
 # results from another host whose timing is no number: refused, named
 python3 - "$tmp"/run-tw-f16-fp16/*.json "$tmp/bad.json" <<'PY' || fail=1
 import json, sys
