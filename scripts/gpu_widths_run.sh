@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Issue 33 on the H200 in one call: the transposes of every element width
-# tuned at 8192^2 and 5000 x 3004 against the device copy of the same
-# bytes in the same run, their table by width (scripts/widths_table.py),
-# one header per width (tuner merge), the GPU tests of the widths (every
-# candidate verified bit for bit) and the model against Nsight Compute on
-# the shipped launches of each width (scripts/model_vs_ncu.py), in that
-# order of need.
+# Issue 33 on the H200 in one call, in this order: the build; the
+# transposes of every element width tuned at 8192^2 and 5000 x 3004
+# against the device copy of the same bytes in the same run; their table
+# by width (scripts/widths_table.py); one header per config (tuner
+# merge); the model against Nsight Compute on the shipped launches of
+# each width at 8192^2 (scripts/model_vs_ncu.py); the GPU tests of the
+# widths (every candidate verified bit for bit); then, as the budget
+# allows, the odd sizes under ncu.
 #
 # Usage, from the repository root on the GPU machine (the project's
 # libraries from .deps/env.sh, sourced when it is there):
