@@ -198,7 +198,7 @@ static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
       return rc;
     if (res.status != TN_BENCH_OK) {
       c->status = res.status == TN_BENCH_WRONG ? TN_ST_WRONG : TN_ST_FAILED;
-      tn_strlcpy(c->reason, res.reason, sizeof(c->reason));
+      tn_candidate_set_reason(c, "%s", res.reason);
       return 0;
     }
     c->timing[k] = res.timing;
@@ -306,8 +306,7 @@ int tn_benchmark_run(tn_run *run, tn_worker *w, tn_err *err)
     if (verdicts != NULL && verdicts[i - group_start].prune) {
       c->status = TN_ST_PRUNED;
       c->pruned_by = TN_BY_MEASURED;
-      tn_strlcpy(c->reason, verdicts[i - group_start].reason,
-                 sizeof(c->reason));
+      tn_candidate_set_reason(c, "%s", verdicts[i - group_start].reason);
       run->pruned_by_measured++;
       tn_progress_step(&bar, "");
       continue;

@@ -476,10 +476,12 @@ static int apply(tn_compile_run *r, int i, tn_err *err)
   s->cubin = NULL;
   s->state = S_APPLIED;
   if (s->why[0])
-    snprintf(c->reason, sizeof(c->reason), "%s", s->why);
-  else if (c->status == TN_ST_COMPILE_ERROR)
-    error_reason(c->log, kernel, c->reason, sizeof(c->reason));
-  else
+    tn_candidate_set_reason(c, "%s", s->why);
+  else if (c->status == TN_ST_COMPILE_ERROR) {
+    char why[1024];
+    error_reason(c->log, kernel, why, sizeof(why));
+    tn_candidate_set_reason(c, "%s", why);
+  } else
     tn_compile_parse_resources(c->log, kernel, c);
   if (c->status != TN_ST_COMPILED ||
       cubin_has_function(c->cubin, c->cubin_len, kernel) != 0)

@@ -94,7 +94,7 @@ static int restore_candidate(tn_run *run, json_t *o)
       c->clocks = clocks;
     }
     c->status = (tn_status)st;
-    tn_strlcpy(c->reason, reason, sizeof(c->reason));
+    tn_candidate_set_reason(c, "%s", reason);
     return 1;
   }
   return 0;

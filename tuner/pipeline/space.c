@@ -1,7 +1,9 @@
 /* space.c -- the candidates of a job: enumeration, constraints, limits and
  * pruning by the model. */
+#define _POSIX_C_SOURCE 200809L
 #include "pipeline/space.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,12 +70,40 @@ static int constraints_compile(const tn_job *job, constraint_set *cs,
   return 0;
 }
 
-static void prune(tn_candidate *c, tn_pruned_by by, const char *fmt,
-                  const char *a, const char *b)
+/* The reason of a candidate that has none, and of one whose reason found
+ * no memory: neither is freed. */
+static const char no_reason[] = "";
+static const char no_memory[] = "(no memory left for the reason)";
+
+static int reason_owned(const char *r)
+{
+  return r != NULL && r != no_reason && r != no_memory;
+}
+
+void tn_candidate_set_reason(tn_candidate *c, const char *fmt, ...)
+{
+  va_list ap;
+  char *text;
+  int n;
+  va_start(ap, fmt);
+  n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (text != NULL) {
+    va_start(ap, fmt);
+    vsnprintf(text, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+  }
+  if (reason_owned(c->reason))
+    free((char *)c->reason);
+  c->reason = text != NULL ? text : no_memory;
+}
+
+static void prune(tn_candidate *c, tn_pruned_by by, const char *text)
 {
   c->status = TN_ST_PRUNED;
   c->pruned_by = by;
-  snprintf(c->reason, sizeof(c->reason), fmt, a, b);
+  tn_candidate_set_reason(c, "%s", text);
 }
 
 /* Checks the launch against the architecture; 0 if it fits. */
@@ -122,7 +152,7 @@ static int classify(const tn_job *job, const tn_arch *arch,
 
   for (k = 0; k < job->n_problems; k++) {
     if (f->prepare(f, &c->params, &job->problems[k], why, sizeof(why)) != 0) {
-      prune(c, TN_BY_FAMILY, "%s%s", why, "");
+      prune(c, TN_BY_FAMILY, why);
       return 0;
     }
   }
@@ -152,8 +182,10 @@ static int classify(const tn_job *job, const tn_arch *arch,
                        job->constraints[i], ptxt, why);
       }
       if (!v) {
-        prune(c, TN_BY_CONSTRAINT, "constraint \"%s\" is false%s",
-              job->constraints[i], "");
+        c->status = TN_ST_PRUNED;
+        c->pruned_by = TN_BY_CONSTRAINT;
+        tn_candidate_set_reason(c, "constraint \"%s\" is false",
+                                job->constraints[i]);
         return 0;
       }
     }
@@ -164,7 +196,7 @@ static int classify(const tn_job *job, const tn_arch *arch,
     tn_launch l;
     f->launch(f, &c->params, &job->problems[k], &l);
     if (check_limits(&l, arch, why, sizeof(why)) != 0) {
-      prune(c, TN_BY_LIMITS, "%s%s", why, "");
+      prune(c, TN_BY_LIMITS, why);
       return 0;
     }
   }
@@ -184,6 +216,40 @@ static int classify(const tn_job *job, const tn_arch *arch,
                      k);
     }
     c->model_total += c->model[k].ld_wavefronts + c->model[k].st_wavefronts;
+  }
+  return 0;
+}
+
+/* The per-problem arrays of n candidates of n_problems problems, one
+ * allocation, each candidate pointed at its part.  0, or -1. */
+static int alloc_per_problem(tn_space *space, int n_problems)
+{
+  size_t each = sizeof(tn_model_cost) + sizeof(tn_time_pred) +
+                sizeof(tn_timing), n;
+  char *block;
+  int i;
+  space->per_problem = NULL;
+  if (space->n <= 0 || space->n > TN_MAX_CANDIDATES)
+    return space->n == 0 ? 0 : -1;
+  if (n_problems > TN_MAX_SIZES)
+    return -1;
+  if (n_problems < 1)
+    n_problems = 1; /* a space of no problem (tests) has one entry */
+  n = (size_t)space->n;
+  block = calloc(n * (size_t)n_problems, each);
+  space->per_problem = block;
+  if (block == NULL)
+    return -1;
+  for (i = 0; i < space->n; i++) {
+    tn_candidate *c = &space->c[i];
+    size_t at = (size_t)i * (size_t)n_problems;
+    c->n_problems = n_problems;
+    c->model = (tn_model_cost *)block + at;
+    c->pred = (tn_time_pred *)(block + n * (size_t)n_problems *
+                                           sizeof(tn_model_cost)) + at;
+    c->timing = (tn_timing *)(block + n * (size_t)n_problems *
+                                          (sizeof(tn_model_cost) +
+                                           sizeof(tn_time_pred))) + at;
   }
   return 0;
 }
@@ -215,11 +281,19 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
   }
   space->n = (int)total;
   space->arch = arch;
+  if (alloc_per_problem(space, job->n_problems) != 0) {
+    constraints_free(&cs);
+    tn_space_free(space);
+    return tn_errf(err, TN_ETOOL, "out of memory for %lld candidates of %d "
+                                  "problems",
+                   total, job->n_problems);
+  }
 
   for (i = 0; i < space->n; i++) {
     tn_candidate *c = &space->c[i];
     c->id = i;
     c->status = TN_ST_PENDING;
+    c->reason = no_reason;
     /* the last parameter varies fastest, so siblings sit together */
     for (k = 0; k < f->n_params; k++)
       c->params.v[k] = job->values[k].values[idx[k]];
@@ -351,7 +425,7 @@ static void prune_reason(tn_candidate *c, const tn_candidate *b,
 {
   c->status = TN_ST_PRUNED;
   c->pruned_by = TN_BY_TIME_MODEL;
-  snprintf(c->reason, sizeof(c->reason),
+  tn_candidate_set_reason(c,
            "predicted %.4g ms (%.4g-%.4g, %s-bound, %lld wavefronts) "
            "against %.4g ms (%.4g-%.4g, %lld wavefronts) for %s %d (%s)",
            c->pred_total.ms, c->pred_total.lo_ms, c->pred_total.hi_ms,
@@ -482,7 +556,7 @@ void tn_space_check_registers(tn_space *space, const tn_arch *arch)
     if (c->status != TN_ST_COMPILED || need <= arch->regs_per_sm)
       continue;
     c->status = TN_ST_FAILED;
-    snprintf(c->reason, sizeof(c->reason),
+    tn_candidate_set_reason(c,
              "too many resources: %d registers x %d threads exceed %s's %d "
              "per SM",
              c->regs, c->launch.threads, arch->name, arch->regs_per_sm);
@@ -497,15 +571,70 @@ int tn_space_count(const tn_space *space, tn_status st)
   return n;
 }
 
+int tn_space_copy(tn_space *dst, const tn_space *src)
+{
+  int i, k, bad = 0;
+  *dst = *src;
+  dst->c = NULL;
+  dst->per_problem = NULL;
+  dst->n = 0;
+  if (src->n == 0)
+    return 0;
+  dst->c = malloc(sizeof(tn_candidate) * (size_t)src->n);
+  if (dst->c == NULL)
+    return TN_ETOOL;
+  memcpy(dst->c, src->c, sizeof(tn_candidate) * (size_t)src->n);
+  dst->n = src->n;
+  for (i = 0; i < dst->n; i++) {
+    tn_candidate *c = &dst->c[i];
+    c->log = NULL;
+    c->cubin = NULL;
+    c->reason = no_reason;
+  }
+  if (alloc_per_problem(dst, src->c[0].n_problems) != 0)
+    bad = 1;
+  for (i = 0; i < dst->n && !bad; i++) {
+    tn_candidate *c = &dst->c[i];
+    const tn_candidate *s = &src->c[i];
+    for (k = 0; k < s->n_problems; k++) {
+      c->model[k] = s->model[k];
+      c->pred[k] = s->pred[k];
+      c->timing[k] = s->timing[k];
+    }
+    if (s->reason != NULL && s->reason[0] != '\0')
+      tn_candidate_set_reason(c, "%s", s->reason);
+    if (s->log) {
+      c->log = strdup(s->log);
+      bad |= c->log == NULL;
+    }
+    if (s->cubin) {
+      c->cubin = malloc(s->cubin_len);
+      if (c->cubin)
+        memcpy(c->cubin, s->cubin, s->cubin_len);
+      bad |= c->cubin == NULL;
+    }
+    bad |= c->reason == no_memory;
+  }
+  if (bad) {
+    tn_space_free(dst);
+    return TN_ETOOL;
+  }
+  return 0;
+}
+
 void tn_space_free(tn_space *space)
 {
   int i;
   for (i = 0; i < space->n; i++) {
     free(space->c[i].log);
     free(space->c[i].cubin);
+    if (reason_owned(space->c[i].reason))
+      free((char *)space->c[i].reason);
   }
   free(space->c);
+  free(space->per_problem);
   space->c = NULL;
+  space->per_problem = NULL;
   space->n = 0;
 }
 

@@ -42,19 +42,26 @@ typedef enum {
                        (measured.h): while the run benchmarks */
 } tn_pruned_by;
 
+/* One point of the space.  What it has per problem (model, pred, timing)
+ * are arrays of the job's n_problems, which the space allocates for all
+ * its candidates at once: c->model[k] for problem k. */
 typedef struct {
   int id;                  /* position in the enumeration, from 0 */
   tn_params params;
   tn_status status;
   tn_pruned_by pruned_by;
-  char reason[TN_REASON_LEN];
+  /* why it is not run: "" or a string of its own, set by
+   * tn_candidate_set_reason (a space of 100,000 points keeps only the
+   * reasons it has) */
+  const char *reason;
   tn_launch launch;                    /* on the first problem */
-  tn_model_cost model[TN_MAX_SIZES];   /* per problem */
+  int n_problems;                      /* the length of the arrays below */
+  tn_model_cost *model;                /* per problem */
   long long model_total;               /* wavefronts over all problems */
   /* the time model's prediction per problem and summed like total_ms
    * (pred_total.ms 0: not predicted); with the compiled registers once
    * compiled */
-  tn_time_pred pred[TN_MAX_SIZES];
+  tn_time_pred *pred;
   tn_time_pred pred_total;
   /* compile */
   int regs, spill_stores, spill_loads, stack_bytes, smem_bytes;
@@ -64,7 +71,7 @@ typedef struct {
   void *cubin;      /* malloc'd */
   size_t cubin_len;
   /* bench, per problem */
-  tn_timing timing[TN_MAX_SIZES];
+  tn_timing *timing;
   double total_ms;  /* sum of medians over the problems */
   int raced_out;    /* its launches stopped early: it cannot win */
   double timed_at;  /* when it was timed (tn_wall_now, the middle of its
@@ -78,7 +85,17 @@ typedef struct {
   const tn_arch *arch; /* of tn_space_build (NULL: the input check) */
   int have_profile;    /* tn_space_predict ran with profile */
   tn_profile profile;
+  void *per_problem;   /* the candidates' per-problem arrays (malloc'd) */
 } tn_space;
+
+/* Sets c's reason (printf's format), replacing the one it had.  Without
+ * memory for it, the reason says so: a reason is never lost silently. */
+void tn_candidate_set_reason(tn_candidate *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Copies src into dst, the candidates and all they own (per-problem
+ * arrays, reasons, logs, CUBINs).  Returns 0, or TN_ETOOL (out of memory:
+ * dst is then empty). */
+int tn_space_copy(tn_space *dst, const tn_space *src);
 
 /* Enumerates the job's space for arch and applies the family's rules, the
  * constraints and the limits, and computes the model of every valid point.

@@ -246,29 +246,10 @@ static void *measure_thread(void *arg)
  * same candidates, compiled once. */
 static int clone_prepared(tn_run *dst, const tn_run *src, tn_err *err)
 {
-  int i;
   tn_space space;
-  space.n = src->space.n;
-  space.c = malloc(sizeof(tn_candidate) * (size_t)space.n);
-  if (space.c == NULL)
+  int i;
+  if (tn_space_copy(&space, &src->space) != 0)
     return tn_errf(err, TN_ETOOL, "out of memory");
-  memcpy(space.c, src->space.c, sizeof(tn_candidate) * (size_t)space.n);
-  for (i = 0; i < space.n; i++) {
-    tn_candidate *c = &space.c[i];
-    const tn_candidate *s = &src->space.c[i];
-    c->log = s->log ? strdup(s->log) : NULL;
-    c->cubin = NULL;
-    if (s->cubin) {
-      c->cubin = malloc(s->cubin_len);
-      if (c->cubin)
-        memcpy(c->cubin, s->cubin, s->cubin_len);
-    }
-    if ((s->log && !c->log) || (s->cubin && !c->cubin)) {
-      space.n = i + 1;
-      tn_space_free(&space);
-      return tn_errf(err, TN_ETOOL, "out of memory");
-    }
-  }
   dst->space = space;
   dst->pruned_by_model = src->pruned_by_model;
   dst->n_baselines = src->n_baselines;
