@@ -258,19 +258,30 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
                    tn_err *err)
 {
   const tn_family *f = job->family;
-  long long total = 1;
+  double points = 1; /* 16 parameters of 1024 values overflow an integer */
+  long long total;
   int idx[TN_MAX_PARAMS] = {0};
   int i, k, rc, valid = 0;
   constraint_set cs;
 
   memset(space, 0, sizeof(*space));
-  for (k = 0; k < f->n_params; k++) {
-    total *= job->values[k].n;
-    if (total > TN_MAX_CANDIDATES)
-      return tn_errf(err, TN_EINPUT,
-                     "%s:%d: space: more than %d points; list fewer values",
-                     job->space_file, job->space_line, TN_MAX_CANDIDATES);
+  for (k = 0; k < f->n_params; k++)
+    points *= job->values[k].n;
+  if (points > TN_MAX_CANDIDATES) {
+    char counts[TN_MAX_PARAMS * 8];
+    size_t used = 0;
+    counts[0] = '\0';
+    for (k = 0; k < f->n_params; k++)
+      used += (size_t)snprintf(counts + used, sizeof(counts) - used, "%s%d",
+                               k ? " x " : "", job->values[k].n);
+    return tn_errf(err, TN_EINPUT,
+                   "%s:%d: space: %.0f points (%s values), more than the "
+                   "%d a run takes (each needs about 1 KB before it is "
+                   "compiled); list fewer values",
+                   job->space_file, job->space_line, points, counts,
+                   TN_MAX_CANDIDATES);
   }
+  total = (long long)points;
   rc = constraints_compile(job, &cs, err);
   if (rc)
     return rc;

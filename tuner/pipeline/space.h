@@ -17,7 +17,11 @@
 #include "gpu/clocks.h"
 #include "gpu/timing.h"
 
-#define TN_MAX_CANDIDATES 100000
+/* The most points a space may have.  A candidate takes about 1 KB with
+ * one problem before it is compiled (its parameters, launch, model,
+ * prediction and timing, and a reason if it has one): 1,000,000 of them
+ * about 1 GB. */
+#define TN_MAX_CANDIDATES 1000000
 
 typedef enum {
   TN_ST_PENDING,       /* goes on to be compiled */
