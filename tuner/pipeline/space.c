@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/expr.h"
+#include "base/keymap.h"
 #include "family/user_kernel.h"
 
 /* The job's constraints, compiled once for the whole space: a name is a
@@ -68,6 +69,48 @@ static int constraints_compile(const tn_job *job, constraint_set *cs,
       cs->per_problem |= tn_expr_uses(cs->code[i], TN_USLOT_DIM0 + d);
   }
   return 0;
+}
+
+/* Points that differ only in parameters the model does not read
+ * (tn_family.model_ignores) share one pricing: the first of them is
+ * priced, the others copy it.  The key is the values of the parameters
+ * it reads. */
+typedef struct {
+  tn_keymap *map; /* NULL: every point is priced on its own */
+  int n, param[TN_MAX_PARAMS];
+} price_memo;
+
+static void memo_init(price_memo *m, const tn_family *f, int points)
+{
+  int k;
+  memset(m, 0, sizeof(*m));
+  if (f->model_ignores == 0 || points < 2)
+    return;
+  for (k = 0; k < f->n_params; k++)
+    if (!(f->model_ignores & (1u << k)))
+      m->param[m->n++] = k;
+  /* a model that reads no parameter: one key for all */
+  m->map = tn_keymap_new(m->n > 0 ? m->n : 1, (size_t)points / 4);
+}
+
+/* The index of the point priced like c (with the same values of every
+ * parameter the model reads) if there is one; else -1, and c is that
+ * point for those after it. */
+static int memo_find(price_memo *m, const tn_candidate *c, int index)
+{
+  long long key[TN_MAX_PARAMS] = {0};
+  int j;
+  if (m->map == NULL)
+    return -1;
+  for (j = 0; j < m->n; j++)
+    key[j] = c->params.v[m->param[j]].i;
+  return tn_keymap_find_or_add(m->map, key, index);
+}
+
+static void memo_free(price_memo *m)
+{
+  tn_keymap_free(m->map);
+  m->map = NULL;
 }
 
 /* The reason of a candidate that has none, and of one whose reason found
@@ -141,11 +184,14 @@ static int check_limits(const tn_launch *l, const tn_arch *arch, char *why,
   return 0;
 }
 
-/* Applies rules, constraints and limits to one candidate; computes its
- * model.  Returns 0, or TN_EINPUT when a constraint cannot be evaluated. */
+/* Applies rules, constraints and limits to candidate i of space;
+ * computes its model, or copies that of the point memo says is priced
+ * alike.  Returns 0, or TN_EINPUT when a constraint cannot be evaluated. */
 static int classify(const tn_job *job, const tn_arch *arch,
-                    const constraint_set *cs, tn_candidate *c, tn_err *err)
+                    const constraint_set *cs, tn_space *space, int i_c,
+                    price_memo *memo, tn_err *err)
 {
+  tn_candidate *c = &space->c[i_c];
   const tn_family *f = job->family;
   char why[TN_REASON_LEN], ptxt[512];
   int k, i;
@@ -199,6 +245,14 @@ static int classify(const tn_job *job, const tn_arch *arch,
       prune(c, TN_BY_LIMITS, why);
       return 0;
     }
+  }
+  i = memo_find(memo, c, i_c);
+  if (i >= 0) {
+    const tn_candidate *same = &space->c[i];
+    for (k = 0; k < job->n_problems; k++)
+      c->model[k] = same->model[k];
+    c->model_total = same->model_total;
+    return 0;
   }
   c->model_total = 0;
   for (k = 0; k < job->n_problems; k++) {
@@ -263,6 +317,7 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
   int idx[TN_MAX_PARAMS] = {0};
   int i, k, rc, valid = 0;
   constraint_set cs;
+  price_memo memo;
 
   memset(space, 0, sizeof(*space));
   for (k = 0; k < f->n_params; k++)
@@ -292,7 +347,9 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
   }
   space->n = (int)total;
   space->arch = arch;
+  memo_init(&memo, f, arch ? space->n : 0);
   if (alloc_per_problem(space, job->n_problems) != 0) {
+    memo_free(&memo);
     constraints_free(&cs);
     tn_space_free(space);
     return tn_errf(err, TN_ETOOL, "out of memory for %lld candidates of %d "
@@ -313,9 +370,10 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
         break;
       idx[k] = 0;
     }
-    rc = classify(job, arch, &cs, c, err);
+    rc = classify(job, arch, &cs, space, i, &memo, err);
     if (rc) {
       constraints_free(&cs);
+      memo_free(&memo);
       tn_space_free(space);
       return rc;
     }
@@ -323,6 +381,7 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
       valid++;
   }
   constraints_free(&cs);
+  memo_free(&memo);
   if (valid == 0) {
     const char *why = space->n > 0 ? space->c[0].reason : "";
     rc = tn_errf(err, TN_EINPUT,
@@ -386,22 +445,33 @@ void tn_space_predict(const tn_job *job, const tn_profile *p,
                       tn_space *space)
 {
   const tn_family *f = job->family;
+  price_memo memo;
   int i, k;
   if (space->arch == NULL)
     return;
   if (p != &space->profile)
     space->profile = *p;
   space->have_profile = 1;
+  memo_init(&memo, f, space->n);
   for (i = 0; i < space->n; i++) {
     tn_candidate *c = &space->c[i];
-    int regs = c->status >= TN_ST_COMPILED ? c->regs : 0;
+    int regs = c->status >= TN_ST_COMPILED ? c->regs : 0, same;
     if (!predictable(c))
       continue;
+    /* before the compile, a point predicts as its model's twin */
+    same = regs == 0 ? memo_find(&memo, c, i) : -1;
+    if (same >= 0) {
+      for (k = 0; k < job->n_problems; k++)
+        c->pred[k] = space->c[same].pred[k];
+      c->pred_total = space->c[same].pred_total;
+      continue;
+    }
     for (k = 0; k < job->n_problems; k++)
       tn_family_time(f, &c->params, &job->problems[k], space->arch,
                      &space->profile, &c->model[k], regs, &c->pred[k]);
     tn_time_sum(c->pred, job->n_problems, &c->pred_total);
   }
+  memo_free(&memo);
 }
 
 /* 1 if a's predicted lo exceeds margin times b's predicted hi at every
