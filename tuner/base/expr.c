@@ -598,7 +598,6 @@ int tn_expr_compile(const char *text, tn_expr_resolve resolve, void *ctx,
   tn_expr_insn buf[LOCAL_CODE];
   parser ps;
   tn_expr *e;
-  int i, n_loads = 0, n_slots = 0;
 
   *out = NULL;
   parser_init(&ps, buf, LOCAL_CODE, why, why_len);
@@ -608,28 +607,42 @@ int tn_expr_compile(const char *text, tn_expr_resolve resolve, void *ctx,
     parser_free(&ps);
     return -1;
   }
-  for (i = 0; i < ps.n; i++)
-    n_loads += reads_slot(ps.code[i].op);
-  e = malloc(sizeof(*e) + (size_t)ps.n * sizeof(tn_expr_insn) +
-             (size_t)n_loads * sizeof(int));
+  e = tn_expr_code_make(ps.code, ps.n);
+  parser_free(&ps);
   if (e == NULL) {
-    parser_free(&ps);
     fail(&ps, 1, "out of memory");
     return -1;
   }
-  memcpy(e->code, ps.code, (size_t)ps.n * sizeof(tn_expr_insn));
-  e->slots = (int *)(e->code + ps.n);
-  for (i = 0; i < ps.n; i++)
-    if (reads_slot(ps.code[i].op))
-      e->slots[n_slots++] = (int)ps.code[i].arg;
+  *out = e;
+  return 0;
+}
+
+tn_expr *tn_expr_code_make(const tn_expr_insn *code, int n)
+{
+  tn_expr *e;
+  int i, n_loads = 0, n_slots = 0;
+  for (i = 0; i < n; i++)
+    n_loads += reads_slot(code[i].op);
+  e = malloc(sizeof(*e) + (size_t)n * sizeof(tn_expr_insn) +
+             (size_t)n_loads * sizeof(int));
+  if (e == NULL)
+    return NULL;
+  memcpy(e->code, code, (size_t)n * sizeof(tn_expr_insn));
+  e->slots = (int *)(e->code + n);
+  for (i = 0; i < n; i++)
+    if (reads_slot(code[i].op))
+      e->slots[n_slots++] = (int)code[i].arg;
   qsort(e->slots, (size_t)n_slots, sizeof(int), compare_ints);
   e->n_slots = 0;
   for (i = 0; i < n_slots; i++)
     if (i == 0 || e->slots[i] != e->slots[i - 1])
       e->slots[e->n_slots++] = e->slots[i];
-  parser_free(&ps);
-  *out = e;
-  return 0;
+  return e;
+}
+
+const tn_expr_insn *tn_expr_code_of(const tn_expr *e)
+{
+  return e->code;
 }
 
 int tn_expr_run(const tn_expr *e, const long long *slots, long long *out,

@@ -1,11 +1,14 @@
 /* expr_code.h -- the code that expressions compile to, and the machine
  * that runs it: a stack machine whose binary operators may take their
  * right operand from the instruction.  Private to expr.c, which compiles,
- * and expr_code.c, which runs; expr.h has the language. */
+ * expr_code.c, which runs, and expr_fold.c, which specializes; expr.h has
+ * the language. */
 #ifndef TN_EXPR_CODE_H
 #define TN_EXPR_CODE_H
 
 #include <stddef.h>
+
+#include "base/expr.h"
 
 /* Values a run holds at once; the compiler refuses deeper code. */
 #define TN_EXPR_STACK_MAX 512
@@ -45,6 +48,12 @@ typedef struct {
   int col;       /* the column reported when this instruction fails */
   long long arg; /* see TN_EXPR_OTHER_OPS, _BINARY_OPS */
 } tn_expr_insn;
+
+/* A compiled expression of the n instructions of code (ending in
+ * OP_END), with the slots they read; NULL when out of memory. */
+tn_expr *tn_expr_code_make(const tn_expr_insn *code, int n);
+/* The code of e. */
+const tn_expr_insn *tn_expr_code_of(const tn_expr *e);
 
 /* Runs code (which ends in OP_END) over slots.  Returns 0 and sets *out,
  * or -1 with why naming the column of the instruction that failed.
