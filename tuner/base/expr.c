@@ -20,11 +20,6 @@
 #define MAX_IDENT 64   /* longest name, with its terminating NUL */
 #define LOCAL_CODE 128 /* instructions compiled on the stack for one-off use */
 
-struct tn_expr {
-  int n_slots;
-  int *slots; /* the slots read, sorted; they follow code in the block */
-  tn_expr_insn code[];
-};
 
 /* ---- Tokens ---- */
 
@@ -580,18 +575,6 @@ int tn_expr_check(const char *text, tn_expr_lookup lookup, void *ctx,
   return one_off(text, lookup, ctx, NULL, why, why_len);
 }
 
-static int reads_slot(int op)
-{
-  return op == OP_LOAD ||
-         (op >= OP_FIRST_BINARY && TN_EXPR_BINARY_FORM(op) == 2);
-}
-
-static int compare_ints(const void *a, const void *b)
-{
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
 int tn_expr_compile(const char *text, tn_expr_resolve resolve, void *ctx,
                     tn_expr **out, char *why, size_t why_len)
 {
@@ -615,34 +598,6 @@ int tn_expr_compile(const char *text, tn_expr_resolve resolve, void *ctx,
   }
   *out = e;
   return 0;
-}
-
-tn_expr *tn_expr_code_make(const tn_expr_insn *code, int n)
-{
-  tn_expr *e;
-  int i, n_loads = 0, n_slots = 0;
-  for (i = 0; i < n; i++)
-    n_loads += reads_slot(code[i].op);
-  e = malloc(sizeof(*e) + (size_t)n * sizeof(tn_expr_insn) +
-             (size_t)n_loads * sizeof(int));
-  if (e == NULL)
-    return NULL;
-  memcpy(e->code, code, (size_t)n * sizeof(tn_expr_insn));
-  e->slots = (int *)(e->code + n);
-  for (i = 0; i < n; i++)
-    if (reads_slot(code[i].op))
-      e->slots[n_slots++] = (int)code[i].arg;
-  qsort(e->slots, (size_t)n_slots, sizeof(int), compare_ints);
-  e->n_slots = 0;
-  for (i = 0; i < n_slots; i++)
-    if (i == 0 || e->slots[i] != e->slots[i - 1])
-      e->slots[e->n_slots++] = e->slots[i];
-  return e;
-}
-
-const tn_expr_insn *tn_expr_code_of(const tn_expr *e)
-{
-  return e->code;
 }
 
 int tn_expr_run(const tn_expr *e, const long long *slots, long long *out,

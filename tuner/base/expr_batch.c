@@ -2,14 +2,15 @@
  * (tn_expr_run_lanes, expr.h).
  *
  * The stack holds a value per lane; each instruction is decoded once and
- * runs over every lane in a loop, with the operators of expr_ops.h, so
+ * runs over every lane in a loop, with the operators of expr_code.h, so
  * that a lane gets the value or the failure a run of its own would.  A
  * lane that fails is marked and goes on with 0, its later results
  * unused.  Code with a condition (?: && ||) would send lanes different
  * ways: it is left to the machine that runs one value at a time. */
-#include "base/expr_ops.h"
-
 #include <string.h>
+
+#include "base/expr.h"
+#include "base/expr_code.h"
 
 /* Values per lane the stack holds at once; deeper code runs lane by
  * lane. */
@@ -58,7 +59,7 @@ int tn_expr_run_lanes(const tn_expr *e, const long long *slots,
                       int n, long long *out, unsigned *failed)
 {
   long long stack[BATCH_DEPTH][TN_EXPR_LANES], right[TN_EXPR_LANES];
-  const tn_expr_insn *pc = tn_expr_code_of(e);
+  const tn_expr_insn *pc = e->code;
   unsigned bad = 0;
   int sp = 0, i;
 

@@ -1,10 +1,47 @@
-/* expr_code.c -- runs the code of compiled expressions (expr_code.h). */
+/* expr_code.c -- makes and runs the code of compiled expressions
+ * (expr_code.h). */
 #include "base/expr_code.h"
-#include "base/expr_ops.h"
 
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int reads_slot(int op)
+{
+  return op == OP_LOAD ||
+         (op >= OP_FIRST_BINARY && TN_EXPR_BINARY_FORM(op) == 2);
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+tn_expr *tn_expr_code_make(const tn_expr_insn *code, int n)
+{
+  tn_expr *e;
+  int i, n_loads = 0, n_slots = 0;
+  for (i = 0; i < n; i++)
+    n_loads += reads_slot(code[i].op);
+  e = malloc(sizeof(*e) + (size_t)n * sizeof(tn_expr_insn) +
+             (size_t)n_loads * sizeof(int));
+  if (e == NULL)
+    return NULL;
+  memcpy(e->code, code, (size_t)n * sizeof(tn_expr_insn));
+  e->slots = (int *)(e->code + n);
+  for (i = 0; i < n; i++)
+    if (reads_slot(code[i].op))
+      e->slots[n_slots++] = (int)code[i].arg;
+  qsort(e->slots, (size_t)n_slots, sizeof(int), compare_ints);
+  e->n_slots = 0;
+  for (i = 0; i < n_slots; i++)
+    if (i == 0 || e->slots[i] != e->slots[i - 1])
+      e->slots[e->n_slots++] = e->slots[i];
+  return e;
+}
 
 static int run_error(const tn_expr_insn *pc, char *why, size_t why_len,
                      const char *fmt, ...)
@@ -51,7 +88,7 @@ static int run_error(const tn_expr_insn *pc, char *why, size_t why_len,
   __VA_ARGS__;                                                             \
   NEXT
 
-/* A failure of kind `failed` (expr_ops.h) at pc; v is the count of a
+/* A failure of kind `failed` (expr_code.h) at pc; v is the count of a
  * shift, the argument of log2. */
 static int op_error(const tn_expr_insn *pc, int failed, long long v,
                     char *why, size_t why_len)
@@ -72,7 +109,7 @@ static int op_error(const tn_expr_insn *pc, int failed, long long v,
   }
 }
 
-/* Operator name on l and r (a unary one on t) into t (expr_ops.h). */
+/* Operator name on l and r (a unary one on t) into t (expr_code.h). */
 #define BINARY(name)                                                       \
   failed = tn_expr_binary(OP_##name, l, r, &t);                            \
   if (failed)                                                              \

@@ -13,10 +13,11 @@
  * A condition (?: && ||) on a known value follows its branch; on an
  * unknown one, or a failure in the known part, the specialization is
  * given up and the caller runs the expression whole. */
-#include "base/expr_code.h"
-
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/expr.h"
+#include "base/expr_code.h"
 
 typedef struct {
   int known;      /* its value is v, computed here */
@@ -224,7 +225,7 @@ tn_expr *tn_expr_specialize(const tn_expr *e, const long long *slots,
   f.slots = slots;
   f.varying = varying;
   f.n_slots = n_slots;
-  if (walk(&f, tn_expr_code_of(e)) == 0)
+  if (walk(&f, e->code) == 0)
     out = tn_expr_code_make(f.out, f.n);
   free(f.out);
   return out;
