@@ -1,9 +1,7 @@
 /* space.c -- the candidates of a job: enumeration, constraints, limits and
  * pruning by the model. */
-#define _POSIX_C_SOURCE 200809L
 #include "pipeline/space.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,35 +109,6 @@ static void memo_free(price_memo *m)
 {
   tn_keymap_free(m->map);
   m->map = NULL;
-}
-
-/* The reason of a candidate that has none, and of one whose reason found
- * no memory: neither is freed. */
-static const char no_reason[] = "";
-static const char no_memory[] = "(no memory left for the reason)";
-
-static int reason_owned(const char *r)
-{
-  return r != NULL && r != no_reason && r != no_memory;
-}
-
-void tn_candidate_set_reason(tn_candidate *c, const char *fmt, ...)
-{
-  va_list ap;
-  char *text;
-  int n;
-  va_start(ap, fmt);
-  n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (text != NULL) {
-    va_start(ap, fmt);
-    vsnprintf(text, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-  }
-  if (reason_owned(c->reason))
-    free((char *)c->reason);
-  c->reason = text != NULL ? text : no_memory;
 }
 
 static void prune(tn_candidate *c, tn_pruned_by by, const char *text)
@@ -274,40 +243,6 @@ static int classify(const tn_job *job, const tn_arch *arch,
   return 0;
 }
 
-/* The per-problem arrays of n candidates of n_problems problems, one
- * allocation, each candidate pointed at its part.  0, or -1. */
-static int alloc_per_problem(tn_space *space, int n_problems)
-{
-  size_t each = sizeof(tn_model_cost) + sizeof(tn_time_pred) +
-                sizeof(tn_timing), n;
-  char *block;
-  int i;
-  space->per_problem = NULL;
-  if (space->n <= 0 || space->n > TN_MAX_CANDIDATES)
-    return space->n == 0 ? 0 : -1;
-  if (n_problems > TN_MAX_SIZES)
-    return -1;
-  if (n_problems < 1)
-    n_problems = 1; /* a space of no problem (tests) has one entry */
-  n = (size_t)space->n;
-  block = calloc(n * (size_t)n_problems, each);
-  space->per_problem = block;
-  if (block == NULL)
-    return -1;
-  for (i = 0; i < space->n; i++) {
-    tn_candidate *c = &space->c[i];
-    size_t at = (size_t)i * (size_t)n_problems;
-    c->n_problems = n_problems;
-    c->model = (tn_model_cost *)block + at;
-    c->pred = (tn_time_pred *)(block + n * (size_t)n_problems *
-                                           sizeof(tn_model_cost)) + at;
-    c->timing = (tn_timing *)(block + n * (size_t)n_problems *
-                                          (sizeof(tn_model_cost) +
-                                           sizeof(tn_time_pred))) + at;
-  }
-  return 0;
-}
-
 int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
                    tn_err *err)
 {
@@ -348,7 +283,8 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
   space->n = (int)total;
   space->arch = arch;
   memo_init(&memo, f, arch ? space->n : 0);
-  if (alloc_per_problem(space, job->n_problems) != 0) {
+  if (tn_candidates_per_problem(space->c, space->n, job->n_problems,
+                                &space->per_problem) != 0) {
     memo_free(&memo);
     constraints_free(&cs);
     tn_space_free(space);
@@ -361,7 +297,7 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
     tn_candidate *c = &space->c[i];
     c->id = i;
     c->status = TN_ST_PENDING;
-    c->reason = no_reason;
+    c->reason = "";
     /* the last parameter varies fastest, so siblings sit together */
     for (k = 0; k < f->n_params; k++)
       c->params.v[k] = job->values[k].values[idx[k]];
@@ -427,12 +363,6 @@ static int cmp_siblings(const void *pa, const void *pb)
   if (g != 0)
     return g;
   return a->id < b->id ? -1 : a->id > b->id;
-}
-
-int tn_candidate_modelled(const tn_candidate *c)
-{
-  return c->status != TN_ST_PRUNED || c->pruned_by == TN_BY_MODEL ||
-         c->pruned_by == TN_BY_TIME_MODEL || c->pruned_by == TN_BY_MEASURED;
 }
 
 /* 1 if c has a time model's prediction to make: a model of its own. */
@@ -654,7 +584,7 @@ int tn_space_count(const tn_space *space, tn_status st)
 
 int tn_space_copy(tn_space *dst, const tn_space *src)
 {
-  int i, k, bad = 0;
+  int i, bad = 0;
   *dst = *src;
   dst->c = NULL;
   dst->per_problem = NULL;
@@ -667,35 +597,14 @@ int tn_space_copy(tn_space *dst, const tn_space *src)
   memcpy(dst->c, src->c, sizeof(tn_candidate) * (size_t)src->n);
   dst->n = src->n;
   for (i = 0; i < dst->n; i++) {
-    tn_candidate *c = &dst->c[i];
-    c->log = NULL;
-    c->cubin = NULL;
-    c->reason = no_reason;
+    dst->c[i].reason = "";
+    dst->c[i].log = NULL;
+    dst->c[i].cubin = NULL;
   }
-  if (alloc_per_problem(dst, src->c[0].n_problems) != 0)
-    bad = 1;
-  for (i = 0; i < dst->n && !bad; i++) {
-    tn_candidate *c = &dst->c[i];
-    const tn_candidate *s = &src->c[i];
-    for (k = 0; k < s->n_problems; k++) {
-      c->model[k] = s->model[k];
-      c->pred[k] = s->pred[k];
-      c->timing[k] = s->timing[k];
-    }
-    if (s->reason != NULL && s->reason[0] != '\0')
-      tn_candidate_set_reason(c, "%s", s->reason);
-    if (s->log) {
-      c->log = strdup(s->log);
-      bad |= c->log == NULL;
-    }
-    if (s->cubin) {
-      c->cubin = malloc(s->cubin_len);
-      if (c->cubin)
-        memcpy(c->cubin, s->cubin, s->cubin_len);
-      bad |= c->cubin == NULL;
-    }
-    bad |= c->reason == no_memory;
-  }
+  bad = tn_candidates_per_problem(dst->c, dst->n, src->c[0].n_problems,
+                                  &dst->per_problem) != 0;
+  for (i = 0; i < dst->n && !bad; i++)
+    bad = tn_candidate_copy_owned(&dst->c[i], &src->c[i]) != 0;
   if (bad) {
     tn_space_free(dst);
     return TN_ETOOL;
@@ -706,53 +615,11 @@ int tn_space_copy(tn_space *dst, const tn_space *src)
 void tn_space_free(tn_space *space)
 {
   int i;
-  for (i = 0; i < space->n; i++) {
-    free(space->c[i].log);
-    free(space->c[i].cubin);
-    if (reason_owned(space->c[i].reason))
-      free((char *)space->c[i].reason);
-  }
+  for (i = 0; i < space->n; i++)
+    tn_candidate_free_owned(&space->c[i]);
   free(space->c);
   free(space->per_problem);
   space->c = NULL;
   space->per_problem = NULL;
   space->n = 0;
-}
-
-static const char *const status_names[] = {
-    "pending", "pruned", "compile_error", "compiled",
-    "ok",      "wrong_result", "failed"};
-
-const char *tn_status_name(tn_status st)
-{
-  return (unsigned)st < 7 ? status_names[st] : "?";
-}
-
-int tn_status_parse(const char *name)
-{
-  int i;
-  for (i = 0; i < 7; i++)
-    if (strcmp(status_names[i], name) == 0)
-      return i;
-  return -1;
-}
-
-const char *tn_pruned_by_name(tn_pruned_by by)
-{
-  switch (by) {
-  case TN_BY_FAMILY:
-    return "family";
-  case TN_BY_CONSTRAINT:
-    return "constraint";
-  case TN_BY_LIMITS:
-    return "limits";
-  case TN_BY_MODEL:
-    return "model";
-  case TN_BY_TIME_MODEL:
-    return "time_model";
-  case TN_BY_MEASURED:
-    return "measured";
-  default:
-    return "";
-  }
 }
