@@ -106,7 +106,11 @@ static void usage(FILE *out)
 "                        starts and warm-up, the phase from the first\n"
 "                        request to the last result, and the workers'\n"
 "                        time in it (compiling, before the first\n"
-"                        compile, between compiles, after the last)\n"
+"                        compile, between compiles, after the last);\n"
+"                        and a row for every candidate\n"
+"      --all-candidates  a row for every candidate in the table at the\n"
+"                        end (default: a row each up to 500, else the\n"
+"                        count of each state and the 20 most promising)\n"
 "  -h, --help            this text\n"
 "  -V, --version         the version\n"
 "\n"
@@ -170,7 +174,8 @@ static void join_args(int argc, char **argv, char *out, size_t n)
 }
 
 enum { OPT_NO_PRUNE = 256, OPT_RESUME, OPT_CACHE_DIR, OPT_NO_CACHE, OPT_WARMUP,
-       OPT_PREDICT, OPT_FULL_PROTOCOL, OPT_PROFILE, OPT_CACHE_KEY };
+       OPT_PREDICT, OPT_FULL_PROTOCOL, OPT_PROFILE, OPT_CACHE_KEY,
+       OPT_ALL_CANDIDATES };
 
 /* The worker's described families: the run's config, read in the worker
  * as the run read it.  The job lives as long as the worker does. */
@@ -214,6 +219,7 @@ int main(int argc, char **argv)
       {"predict", no_argument, NULL, OPT_PREDICT},
       {"quiet", no_argument, NULL, 'q'},
       {"verbose", no_argument, NULL, 'v'},
+      {"all-candidates", no_argument, NULL, OPT_ALL_CANDIDATES},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
@@ -332,6 +338,9 @@ int main(int argc, char **argv)
       break;
     case 'v':
       opts.verbose = 1;
+      break;
+    case OPT_ALL_CANDIDATES:
+      opts.all_candidates = 1;
       break;
     case 'h':
       usage(stdout);

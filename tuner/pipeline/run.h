@@ -58,7 +58,10 @@ typedef struct {
   const char *profile; /* --profile: the time model's device profile, or
                           NULL: the default (tn_profile_for) */
   int quiet;
-  int verbose;         /* -v: where the compile's time went */
+  int verbose;         /* -v: where the compile's time went, and a row
+                          for every candidate */
+  int all_candidates;  /* --all-candidates: a row for every candidate
+                          however many (summary.h) */
   int jobs;            /* compile workers, 0: one per core */
   int use_cache;
   char cache_dir[4096];

@@ -12,7 +12,13 @@
 /* One line per candidate: parameters, status, the model's wavefronts per
  * block and conflict degree, registers, median, rate and % of the
  * reference baseline, the winner marked; a line with the reason under
- * each one pruned, wrong, failed or not compiled; then the baselines. */
+ * each one pruned, wrong, failed or not compiled; then the baselines.
+ * A space of more than TN_SUMMARY_ROWS candidates (unless -v or
+ * --all-candidates) gets the count of each state and the lines of its
+ * TN_SUMMARY_TOP most promising: the timed ones by their median, then
+ * the others by the time model's prediction; and the winner's. */
+#define TN_SUMMARY_ROWS 500
+#define TN_SUMMARY_TOP 20
 void tn_summary_table(const tn_run *run, FILE *out);
 
 /* "tuner: wall X s = start-up A + compile warm-up B + compiling C +
