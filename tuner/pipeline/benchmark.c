@@ -159,6 +159,15 @@ static int retime_due(const tn_run *run, const retime_state *rs)
           tn_now() - rs->last_s >= bs->baseline_every_s);
 }
 
+/* 1 if the job's budget (job.h) allows no more candidates: as many were
+ * timed, or the run is as old. */
+static int budget_spent(const tn_run *run)
+{
+  const tn_budget *b = &run->job->budget;
+  return (b->candidates > 0 && run->budget_timed >= b->candidates) ||
+         (b->seconds > 0 && tn_now() - run->t0 >= b->seconds);
+}
+
 /* Verifies and times one candidate on every problem; racing at each size
  * against that size's leader (select.h) unless --full-protocol. */
 static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
@@ -292,6 +301,15 @@ int tn_benchmark_run(tn_run *run, tn_worker *w, tn_err *err)
   for (i = 0; i < run->space.n; i++) {
     /* likely winners first (select.h), so the leader is known early */
     tn_candidate *c = &run->space.c[order[i]];
+    if (budget_spent(run)) {
+      /* the rest stay untimed, as many as the space has left: --resume
+       * continues with them */
+      run->budget_stopped = tn_space_count(&run->space, TN_ST_COMPILED) +
+                                tn_space_count(&run->space,
+                                               TN_ST_PENDING) >
+                            0;
+      break;
+    }
     if (i == group_end) {
       group_start = i;
       rc = decide_group(run, order, i, &group_end, &verdicts, err);
@@ -315,6 +333,7 @@ int tn_benchmark_run(tn_run *run, tn_worker *w, tn_err *err)
       rc = tn_errf(err, TN_EINTR, "interrupted");
       break;
     }
+    run->budget_timed++;
     /* the candidate is about to be benchmarked */
     rc = run_candidate(run, w, c, err);
     if (rc)

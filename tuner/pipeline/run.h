@@ -108,6 +108,10 @@ typedef struct {
   unsigned long long seed;
   int worker_starts;
   int interrupted;
+  /* the budget (job.h): candidates this invocation timed, and 1 if the
+   * budget stopped the benchmark before the end of its order */
+  int budget_timed;
+  int budget_stopped;
   int resumed;         /* candidates taken from the resumed run */
   char template_hash[33]; /* of the template's text and headers */
   /* a described kernel's reference and kernel baseline (else empty) */

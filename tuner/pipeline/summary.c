@@ -181,6 +181,25 @@ void tn_summary_cost_line(const tn_run *run, FILE *out)
           run->opts->full_protocol ? " (full protocol)" : "");
 }
 
+void tn_summary_budget_line(const tn_run *run, FILE *out)
+{
+  const tn_budget *b = &run->job->budget;
+  char limit[64];
+  int untimed = tn_space_count(&run->space, TN_ST_PENDING) +
+                tn_space_count(&run->space, TN_ST_COMPILED);
+  if (!run->budget_stopped)
+    return;
+  if (b->candidates > 0)
+    snprintf(limit, sizeof(limit), "%d candidates", b->candidates);
+  else
+    snprintf(limit, sizeof(limit), "%g s", b->seconds);
+  fprintf(out,
+          "tuner: the budget (%s) stopped the benchmark: %d candidates "
+          "timed, the most promising first; %d left untimed: continue with "
+          "--resume %s (--budget none: all of them)\n",
+          limit, run->budget_timed, untimed, run->results_path);
+}
+
 void tn_summary_sizes_line(const tn_run *run, FILE *out)
 {
   const tn_job *job = run->job;

@@ -26,6 +26,11 @@ void tn_summary_table(const tn_run *run, FILE *out);
  * raced out" (tn_results_cost_split). */
 void tn_summary_cost_line(const tn_run *run, FILE *out);
 
+/* When the budget (job.h) stopped the benchmark: "tuner: the budget (500
+ * candidates) stopped the benchmark: N candidates timed, the most
+ * promising first; M left untimed: continue with --resume FILE". */
+void tn_summary_budget_line(const tn_run *run, FILE *out);
+
 /* With several sizes, a line per size: its winner, the single best's time
  * there, the baseline's, and what the size cost (launches, raced out,
  * seconds timed). */

@@ -130,7 +130,8 @@ static int measure(tn_run *run, tn_worker *worker, int write_header,
     run->files_made = 1;
   }
   rc = tn_benchmark_run(run, worker, err);
-  tn_run_finish_compile(run, rc != 0);
+  /* what the budget left untimed need not compile */
+  tn_run_finish_compile(run, rc != 0 || run->budget_stopped);
   run->worker_starts = worker->starts;
   run->worker_start_s = worker->start_s;
   if (rc == TN_EINTR)
