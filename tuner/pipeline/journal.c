@@ -79,8 +79,10 @@ static int restore_candidate(tn_run *run, json_t *o)
   tn_params_format(f->params, f->n_params, &c->params, mine, sizeof(mine));
   if (strcmp(mine, text) != 0)
     return -1;
+  /* pruned in this run, or compiled already and failed: keep that (one
+   * still compiling keeps the measurement: compile.c's apply) */
   if (c->status != TN_ST_COMPILED && c->status != TN_ST_PENDING)
-    return 0; /* pruned or failed to compile in this run: keep that */
+    return 0;
   if (st == TN_ST_OK) {
     if (!json_is_array(timings) ||
         (int)json_array_size(timings) != run->job->n_problems)

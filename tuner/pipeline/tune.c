@@ -204,8 +204,11 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
   rc = tn_precheck_device(run, err);
   if (rc != 0)
     goto cleanup;
-  /* a measured run benchmarks the first candidates while the rest compile */
-  run->compile_in_background = !opts->dry_run && !opts->resume_path;
+  /* a measured run benchmarks the first candidates while the rest compile;
+   * a resumed one too (what it restores keeps its measurement), so that
+   * the rest of a space a budget stopped compile only as far as the
+   * benchmark goes */
+  run->compile_in_background = !opts->dry_run;
   rc = prepare(run, &tpl, err);
   if (rc != 0)
     goto cleanup;
