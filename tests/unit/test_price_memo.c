@@ -2,7 +2,10 @@
  * does not read are priced once (pipeline/space.c): a described kernel's
  * family knows which those are, and its space, built and predicted with
  * the sharing, equals the same space with every point priced on its own.
- * Usage: test_price_memo CONFIG (tests/fixtures/configs/cpu-user-memo.cfg) */
+ * Usage: test_price_memo CONFIG PARAM...: the parameters the model
+ * ignores are the PARAMs (tests/fixtures/configs/cpu-user-memo.cfg:
+ * read_only unroll_taps; cpu-user-memo-width.cfg, whose plan reads
+ * read_only in a width: unroll_taps). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,21 +34,23 @@ int main(int argc, char **argv)
   tn_family alone;
   tn_space shared, own;
   tn_err err = {{0}};
-  int ro, unroll, i, k, priced = 0, differ = 0;
+  unsigned ignored = 0;
+  int i, k, priced = 0, differ = 0;
 
-  if (argc < 2 || tn_config_load(argv[1], &job, &err) != 0) {
-    fprintf(stderr, "test_price_memo: %s\n", argc < 2 ? "usage: "
-                                            "test_price_memo CONFIG"
-                                                      : err.msg);
+  if (argc < 3 || tn_config_load(argv[1], &job, &err) != 0) {
+    fprintf(stderr, "test_price_memo: %s\n",
+            argc < 3 ? "usage: test_price_memo CONFIG PARAM..." : err.msg);
     return 1;
   }
-  /* the plan reads neither read_only nor unroll_taps; the launch, the
-   * array and the accesses read the others */
-  ro = tn_param_index(job.family->params, job.family->n_params, "read_only");
-  unroll = tn_param_index(job.family->params, job.family->n_params,
-                          "unroll_taps");
-  CHECK(ro >= 0 && unroll >= 0);
-  CHECK_EQ_INT(job.family->model_ignores, (1u << ro) | (1u << unroll));
+  /* the launch, the array and the accesses read the others */
+  for (i = 2; i < argc; i++) {
+    int p = tn_param_index(job.family->params, job.family->n_params,
+                           argv[i]);
+    CHECK(p >= 0);
+    if (p >= 0)
+      ignored |= 1u << p;
+  }
+  CHECK_EQ_INT(job.family->model_ignores, ignored);
   if (build(&job, &shared) != 0)
     return 1;
   alone = *job.family;

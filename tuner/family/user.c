@@ -172,7 +172,8 @@ static unsigned model_params(const tn_user_kernel *u)
     const tn_uaccess *x = &u->accesses[a];
     mask |= params_read(&x->row, n) | params_read(&x->col, n) |
             params_read(&x->active, n) | params_read(&x->warps, n) |
-            params_read(&x->times, n) | params_read(&x->global, n);
+            params_read(&x->times, n) | params_read(&x->global, n) |
+            params_read(&x->width_expr, n);
     for (d = 0; d < x->n_loops; d++)
       mask |= params_read(&x->loop_count[d], n);
   }
