@@ -290,8 +290,10 @@ int tn_benchmark_run(tn_run *run, tn_worker *w, tn_err *err)
   memset(&rs, 0, sizeof(rs));
   rs.timed = run->resumed;
   /* a resumed run times them again unless nothing is left to time: its
-   * candidates are compared with the baselines of their own time */
-  if (todo > 0 || !run->resumed || run->n_baselines == 0 ||
+   * candidates are compared with the baselines of their own time (left
+   * to time: compiled, or still compiling in the background) */
+  if (todo + tn_space_count(&run->space, TN_ST_PENDING) > 0 ||
+      !run->resumed || run->n_baselines == 0 ||
       run->baselines[0].n_meas == 0) {
     rc = time_baselines(run, w, journal, &rs, 1, err);
     if (rc)
