@@ -79,6 +79,12 @@ static void usage(FILE *out)
 "                        racing, no early stop on a tight median)\n"
 "  -o, --output DIR      write results here (default: the config's\n"
 "                        output.dir, else results/)\n"
+"      --budget N|Ts     time the most promising candidates first (by the\n"
+"                        time model's prediction) and stop after N of\n"
+"                        them, or once the run is T seconds old (120s,\n"
+"                        20m, 2h); the results say how many were left\n"
+"                        untimed, and --resume continues.  Overrides the\n"
+"                        config's bench.budget; none: no budget\n"
 "      --resume FILE     continue the interrupted run whose results JSON or\n"
 "                        journal (.jsonl, enough alone) is FILE, without\n"
 "                        measuring again what it finished\n"
@@ -106,7 +112,11 @@ static void usage(FILE *out)
 "                        starts and warm-up, the phase from the first\n"
 "                        request to the last result, and the workers'\n"
 "                        time in it (compiling, before the first\n"
-"                        compile, between compiles, after the last)\n"
+"                        compile, between compiles, after the last);\n"
+"                        and a row for every candidate\n"
+"      --all-candidates  a row for every candidate in the table at the\n"
+"                        end (default: a row each up to 500, else the\n"
+"                        count of each state and the 20 most promising)\n"
 "  -h, --help            this text\n"
 "  -V, --version         the version\n"
 "\n"
@@ -170,7 +180,8 @@ static void join_args(int argc, char **argv, char *out, size_t n)
 }
 
 enum { OPT_NO_PRUNE = 256, OPT_RESUME, OPT_CACHE_DIR, OPT_NO_CACHE, OPT_WARMUP,
-       OPT_PREDICT, OPT_FULL_PROTOCOL, OPT_PROFILE, OPT_CACHE_KEY };
+       OPT_PREDICT, OPT_FULL_PROTOCOL, OPT_PROFILE, OPT_CACHE_KEY,
+       OPT_ALL_CANDIDATES, OPT_BUDGET };
 
 /* The worker's described families: the run's config, read in the worker
  * as the run read it.  The job lives as long as the worker does. */
@@ -214,6 +225,8 @@ int main(int argc, char **argv)
       {"predict", no_argument, NULL, OPT_PREDICT},
       {"quiet", no_argument, NULL, 'q'},
       {"verbose", no_argument, NULL, 'v'},
+      {"all-candidates", no_argument, NULL, OPT_ALL_CANDIDATES},
+      {"budget", required_argument, NULL, OPT_BUDGET},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, 'V'},
       {NULL, 0, NULL, 0}};
@@ -224,7 +237,9 @@ int main(int argc, char **argv)
   tn_err err = {{0}};
   char command[8192];
   int c, rc, warmup = -1, all_devices = 0, n_runs = 1, i;
-  int predict = 0;
+  int predict = 0, budget_given = 0;
+  tn_budget budget;
+  char why[512];
 
   if (argc >= 2 && strcmp(argv[1], "__worker") == 0)
     return tn_worker_main(argc, argv, load_described_family);
@@ -333,6 +348,19 @@ int main(int argc, char **argv)
     case 'v':
       opts.verbose = 1;
       break;
+    case OPT_ALL_CANDIDATES:
+      opts.all_candidates = 1;
+      break;
+    case OPT_BUDGET:
+      budget_given = 1;
+      if (strcmp(optarg, "none") == 0) {
+        memset(&budget, 0, sizeof(budget));
+      } else if (tn_config_parse_budget(optarg, &budget, why,
+                                        sizeof(why)) != 0) {
+        fprintf(stderr, "tuner: --budget: %s\n", why);
+        return TN_EXIT_INPUT;
+      }
+      break;
     case 'h':
       usage(stdout);
       return TN_EXIT_OK;
@@ -363,6 +391,11 @@ int main(int argc, char **argv)
                     "--device all, --dry-run or --resume\n");
     return TN_EXIT_INPUT;
   }
+  if (budget_given && (opts.dry_run || predict)) {
+    fprintf(stderr, "tuner: --budget limits what a run times; a --dry-run "
+                    "or --predict times nothing\n");
+    return TN_EXIT_INPUT;
+  }
   if (opts.dry_run && opts.resume_path) {
     fprintf(stderr, "tuner: --resume measures; it cannot be a --dry-run\n");
     return TN_EXIT_INPUT;
@@ -385,6 +418,8 @@ int main(int argc, char **argv)
     job->bench.repetitions = opts.repetitions;
   if (warmup >= 0)
     job->bench.warmup = warmup;
+  if (budget_given)
+    job->budget = budget;
 
   rc = tn_precheck_cache(&opts, &err);
   if (rc) {
@@ -425,6 +460,7 @@ int main(int argc, char **argv)
     tn_summary_sizes_line(run, stderr);
     if (!opts.dry_run) {
       tn_summary_cost_line(run, stderr);
+      tn_summary_budget_line(run, stderr);
       tn_summary_size_lines(run, stderr);
       tn_summary_drift_lines(run, stderr);
     }

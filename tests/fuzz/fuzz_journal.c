@@ -29,7 +29,8 @@ static tn_job job;
 static tn_template tpl;
 static tn_tune_opts opts;
 static tn_run run;
-static tn_candidate *pristine;
+static tn_space pristine;
+static int pristine_made;
 static char dir[64], json_path[128], journal_path[128];
 
 static void clean_up(void)
@@ -62,10 +63,9 @@ static void set_up(void)
   run.arch = tn_arch_find("sm_90");
   if (tn_space_build(&job, run.arch, &run.space, &err) != 0)
     abort();
-  pristine = malloc(sizeof(tn_candidate) * (size_t)run.space.n);
-  if (pristine == NULL)
+  if (tn_space_copy(&pristine, &run.space) != 0)
     abort();
-  memcpy(pristine, run.space.c, sizeof(tn_candidate) * (size_t)run.space.n);
+  pristine_made = 1;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   FILE *f;
   int i, rc;
 
-  if (pristine == NULL)
+  if (!pristine_made)
     set_up();
   f = fopen(journal_path, "wb");
   if (f == NULL)
@@ -88,8 +88,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (rc != 0 && err.msg[0] == '\0')
     abort(); /* a refusal must say why */
   for (i = 0; i < 2; i++) {
-    memcpy(run.space.c, pristine,
-           sizeof(tn_candidate) * (size_t)run.space.n);
+    tn_space_free(&run.space);
+    if (tn_space_copy(&run.space, &pristine) != 0)
+      abort();
     run.n_baselines = 1;
     memset(run.baselines, 0, sizeof(run.baselines));
     tn_strlcpy(run.baselines[0].name, "memcpy", sizeof(run.baselines[0].name));

@@ -173,7 +173,7 @@ int main(int argc, char **argv)
       if (v[j - start].prune) {
         c->status = TN_ST_PRUNED;
         c->pruned_by = TN_BY_MEASURED;
-        tn_strlcpy(c->reason, v[j - start].reason, sizeof(c->reason));
+        tn_candidate_set_reason(c, "%s", v[j - start].reason);
         n_measured++;
         continue;
       }

@@ -38,11 +38,17 @@ static tn_baseline_measure measure(double ms, double at, unsigned mhz,
   return m;
 }
 
-static void candidate(tn_candidate *c, int id, double ms, double at,
-                      unsigned mhz)
+/* c with its one problem's timing in *t (a space holds the per-problem
+ * arrays of its candidates: candidate.h). */
+static void candidate(tn_candidate *c, tn_timing *t, int id, double ms,
+                      double at, unsigned mhz)
 {
   tn_clock_sample s;
   memset(c, 0, sizeof(*c));
+  memset(t, 0, sizeof(*t));
+  c->timing = t;
+  c->n_problems = 1;
+  c->reason = "";
   c->id = id;
   c->status = TN_ST_OK;
   c->timing[0].median_ms = ms;
@@ -62,6 +68,7 @@ static void candidate(tn_candidate *c, int id, double ms, double at,
 static void drifting_run(tn_run *run, tn_job *job)
 {
   static tn_candidate c[3];
+  static tn_timing t[3];
   tn_baseline_result *b = &run->baselines[0];
   tn_baseline_measure m;
   memset(run, 0, sizeof(*run));
@@ -79,9 +86,9 @@ static void drifting_run(tn_run *run, tn_job *job)
   CHECK_EQ_INT(tn_baselines_add(b, &m), 0);
   m = measure(1.5, 1040.0, 1450, 0x4);
   CHECK_EQ_INT(tn_baselines_add(b, &m), 0);
-  candidate(&c[0], 0, 0.99 * 1.0, 1001.0, 1980);
-  candidate(&c[1], 1, 0.99 * 1.2, 1021.0, 1700);
-  candidate(&c[2], 2, 0.99 * 1.5, 1041.0, 1455);
+  candidate(&c[0], &t[0], 0, 0.99 * 1.0, 1001.0, 1980);
+  candidate(&c[1], &t[1], 1, 0.99 * 1.2, 1021.0, 1700);
+  candidate(&c[2], &t[2], 2, 0.99 * 1.5, 1041.0, 1455);
   run->space.n = 3;
   run->space.c = c;
 }

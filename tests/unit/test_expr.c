@@ -771,11 +771,87 @@ static void mark_vars(const node *n, int *used)
     mark_vars(n->kid[i], used);
 }
 
+/* e specialized to vals with a random half of the variables fixed gives
+ * what e gives, value or error, over new values of the others; returns 1
+ * if it could be specialized. */
+static int check_specialized(const tn_expr *e, const char *text,
+                             const long long *vals)
+{
+  unsigned char varying[N_VARS];
+  tn_expr *s;
+  int i, round;
+  for (i = 0; i < N_VARS; i++)
+    varying[i] = (unsigned char)below(2);
+  s = tn_expr_specialize(e, vals, varying, N_VARS);
+  if (s == NULL)
+    return 0;
+  for (round = 0; round < 3; round++) {
+    long long now[N_VARS], a = -999, b = -999;
+    char wa[256] = "", wb[256] = "";
+    int ra, rb;
+    for (i = 0; i < N_VARS; i++)
+      now[i] = varying[i] && round > 0 ? random_value(1) : vals[i];
+    ra = tn_expr_run(e, now, &a, wa, sizeof(wa));
+    rb = tn_expr_run(s, now, &b, wb, sizeof(wb));
+    if (ra != rb || (ra == 0 && a != b) || (ra != 0 && strcmp(wa, wb))) {
+      fprintf(stderr, "'%s' specialized, over", text);
+      for (i = 0; i < N_VARS; i++)
+        fprintf(stderr, " %s=%lld%s", var_names[i], now[i],
+                varying[i] ? "" : " (fixed)");
+      fprintf(stderr, ": %d %lld '%s', whole %d %lld '%s'\n", rb, b, wb, ra,
+              a, wa);
+      CHECK(!"a specialized expression runs as the whole one");
+    }
+  }
+  for (i = 0; i < N_VARS; i++)
+    if (!varying[i])
+      CHECK(!tn_expr_uses(s, i)); /* a fixed slot is read no more */
+  tn_expr_free(s);
+  return 1;
+}
+
+/* e run over 32 lanes at once, v0 and lane differing from lane to lane
+ * and the others shared, gives each lane the value or the failure of
+ * its own run; returns 1 if it could run so. */
+static int check_lanes(const tn_expr *e, const char *text,
+                       const long long *vals)
+{
+  long long v0[TN_EXPR_LANES], lane[TN_EXPR_LANES], out[TN_EXPR_LANES];
+  const long long *lanes[N_VARS] = {v0, NULL, lane, NULL, NULL, NULL};
+  unsigned failed = 0;
+  int l, i;
+  for (l = 0; l < TN_EXPR_LANES; l++) {
+    v0[l] = l < 4 ? vals[0] : random_value(1);
+    lane[l] = l < 8 ? l : random_value(1);
+  }
+  if (tn_expr_run_lanes(e, vals, lanes, N_VARS, TN_EXPR_LANES, out,
+                        &failed) != 0)
+    return 0;
+  for (l = 0; l < TN_EXPR_LANES; l++) {
+    long long now[N_VARS], want = -999;
+    char why[256];
+    int rc;
+    for (i = 0; i < N_VARS; i++)
+      now[i] = lanes[i] ? lanes[i][l] : vals[i];
+    rc = tn_expr_run(e, now, &want, why, sizeof(why));
+    if ((rc != 0) != ((failed >> l) & 1) || (rc == 0 && want != out[l])) {
+      fprintf(stderr, "'%s' lane %d (v0=%lld lane=%lld): lanes %s %lld, "
+                      "alone %d %lld '%s'\n",
+              text, l, v0[l], lane[l],
+              (failed >> l) & 1 ? "failed" : "gave", out[l], rc, want,
+              rc ? why : "");
+      CHECK(!"a lane of a batch runs as it runs alone");
+    }
+  }
+  return 1;
+}
+
 static void test_random(void)
 {
   static const names vars_names = {N_VARS, var_names, NULL};
   static printer p;
   int expr, round, errors = 0, values = 0, kinds[5] = {0};
+  int specialized = 0, tried = 0, batched = 0;
   static const char *const kind_text[5] = {
       "overflow", "division by zero", "shift count", "log2 of", "column"};
 
@@ -842,9 +918,18 @@ static void test_random(void)
         CHECK_EQ_INT(tn_expr_constant(e, &constant), rc == 0);
         CHECK(rc != 0 || constant == got);
       }
+      specialized += check_specialized(e, p.text, vals);
+      batched += check_lanes(e, p.text, vals);
+      tried++;
     }
     tn_expr_free(e);
   }
+  printf("specialized: %d of %d; run by lanes %d\n", specialized, tried,
+         batched);
+  /* the expressions without a condition run by lanes */
+  CHECK(batched > tried / 4);
+  /* most have no condition on a varying slot, nor a failing fixed part */
+  CHECK(specialized > tried / 3);
   printf("random: %d values, %d errors (overflow %d, division by zero %d, "
          "shift %d, log2 %d, other %d)\n",
          values, errors, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4]);
@@ -967,8 +1052,77 @@ static void test_hostile(void)
   CHECK(tn_expr_eval("tile +", lookup, &fixed, &v, NULL, 0) != 0);
 }
 
+/* A plan's lane expression specialized to a point: the parameters fixed,
+ * the lane's index varying. */
+static void test_specialize(void)
+{
+  /* slots: v0 = block_x, v1 = tile_x, lane varies, x_2 = k */
+  static const names vars_names = {N_VARS, var_names, NULL};
+  long long vals[N_VARS] = {64, 3, 0, 2, 0, 0}, got, want;
+  unsigned char varying[N_VARS] = {0, 0, 1, 1, 0, 0};
+  tn_expr *e, *s;
+  char why[256];
+  int lane;
+  if (tn_expr_compile("(lane + x_2 * v0) / (v0 * v1 + 16)", resolve,
+                      (void *)&vars_names, &e, why, sizeof(why)) != 0) {
+    CHECK(!"compiles");
+    return;
+  }
+  s = tn_expr_specialize(e, vals, varying, N_VARS);
+  CHECK(s != NULL);
+  if (s != NULL) {
+    CHECK(!tn_expr_uses(s, 0) && !tn_expr_uses(s, 1));
+    CHECK(tn_expr_uses(s, 2) && tn_expr_uses(s, 3));
+    for (lane = 0; lane < 300; lane += 7) {
+      vals[2] = lane;
+      CHECK_EQ_INT(tn_expr_run(s, vals, &got, why, sizeof(why)), 0);
+      CHECK_EQ_INT(tn_expr_run(e, vals, &want, why, sizeof(why)), 0);
+      CHECK_EQ_INT(got, want);
+    }
+    tn_expr_free(s);
+  }
+  tn_expr_free(e);
+  /* a fixed part that fails is the whole run's to report */
+  vals[0] = 0;
+  tn_expr_compile("lane / v0", resolve, (void *)&vars_names, &e, why,
+                  sizeof(why));
+  CHECK(tn_expr_specialize(e, vals, varying, N_VARS) == NULL ||
+        tn_expr_run(e, vals, &got, why, sizeof(why)) != 0);
+  tn_expr_free(e);
+  tn_expr_compile("1 / v0 + lane", resolve, (void *)&vars_names, &e, why,
+                  sizeof(why));
+  CHECK(tn_expr_specialize(e, vals, varying, N_VARS) == NULL);
+  tn_expr_free(e);
+  /* a condition on the lane: not specialized; on a parameter: its side */
+  tn_expr_compile("lane < 4 ? v1 : 2", resolve, (void *)&vars_names, &e,
+                  why, sizeof(why));
+  CHECK(tn_expr_specialize(e, vals, varying, N_VARS) == NULL);
+  {
+    long long out[TN_EXPR_LANES], lane_values[TN_EXPR_LANES] = {0};
+    const long long *lanes[N_VARS] = {NULL, NULL, lane_values};
+    unsigned failed;
+    /* lanes that would go different ways run one by one */
+    CHECK(tn_expr_run_lanes(e, vals, lanes, N_VARS, TN_EXPR_LANES, out,
+                            &failed) == -1);
+  }
+  tn_expr_free(e);
+  /* the side not taken is left out, its division by zero too */
+  tn_expr_compile("v1 < 2 && 1 / v0 > lane || lane + v1", resolve,
+                  (void *)&vars_names, &e, why, sizeof(why));
+  s = tn_expr_specialize(e, vals, varying, N_VARS);
+  CHECK(s != NULL);
+  if (s != NULL) {
+    vals[2] = 5;
+    CHECK(tn_expr_run(s, vals, &got, why, sizeof(why)) == 0 && got == 1);
+    CHECK(!tn_expr_uses(s, 0));
+    tn_expr_free(s);
+  }
+  tn_expr_free(e);
+}
+
 int main(void)
 {
+  test_specialize();
   test_values();
   test_errors();
   test_check();

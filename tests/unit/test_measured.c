@@ -74,7 +74,7 @@ static void untime(const tn_job *job, tn_space *space, int g)
     tn_candidate *c = &space->c[i];
     if (tn_test_group(job, c) == g && c->status == TN_ST_OK) {
       c->status = TN_ST_COMPILED;
-      memset(c->timing, 0, sizeof(c->timing));
+      memset(c->timing, 0, sizeof(*c->timing) * (size_t)c->n_problems);
       c->total_ms = 0;
     }
   }

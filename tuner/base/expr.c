@@ -20,11 +20,6 @@
 #define MAX_IDENT 64   /* longest name, with its terminating NUL */
 #define LOCAL_CODE 128 /* instructions compiled on the stack for one-off use */
 
-struct tn_expr {
-  int n_slots;
-  int *slots; /* the slots read, sorted; they follow code in the block */
-  tn_expr_insn code[];
-};
 
 /* ---- Tokens ---- */
 
@@ -580,25 +575,12 @@ int tn_expr_check(const char *text, tn_expr_lookup lookup, void *ctx,
   return one_off(text, lookup, ctx, NULL, why, why_len);
 }
 
-static int reads_slot(int op)
-{
-  return op == OP_LOAD ||
-         (op >= OP_FIRST_BINARY && TN_EXPR_BINARY_FORM(op) == 2);
-}
-
-static int compare_ints(const void *a, const void *b)
-{
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
 int tn_expr_compile(const char *text, tn_expr_resolve resolve, void *ctx,
                     tn_expr **out, char *why, size_t why_len)
 {
   tn_expr_insn buf[LOCAL_CODE];
   parser ps;
   tn_expr *e;
-  int i, n_loads = 0, n_slots = 0;
 
   *out = NULL;
   parser_init(&ps, buf, LOCAL_CODE, why, why_len);
@@ -608,26 +590,12 @@ int tn_expr_compile(const char *text, tn_expr_resolve resolve, void *ctx,
     parser_free(&ps);
     return -1;
   }
-  for (i = 0; i < ps.n; i++)
-    n_loads += reads_slot(ps.code[i].op);
-  e = malloc(sizeof(*e) + (size_t)ps.n * sizeof(tn_expr_insn) +
-             (size_t)n_loads * sizeof(int));
+  e = tn_expr_code_make(ps.code, ps.n);
+  parser_free(&ps);
   if (e == NULL) {
-    parser_free(&ps);
     fail(&ps, 1, "out of memory");
     return -1;
   }
-  memcpy(e->code, ps.code, (size_t)ps.n * sizeof(tn_expr_insn));
-  e->slots = (int *)(e->code + ps.n);
-  for (i = 0; i < ps.n; i++)
-    if (reads_slot(ps.code[i].op))
-      e->slots[n_slots++] = (int)ps.code[i].arg;
-  qsort(e->slots, (size_t)n_slots, sizeof(int), compare_ints);
-  e->n_slots = 0;
-  for (i = 0; i < n_slots; i++)
-    if (i == 0 || e->slots[i] != e->slots[i - 1])
-      e->slots[e->n_slots++] = e->slots[i];
-  parser_free(&ps);
   *out = e;
   return 0;
 }

@@ -63,6 +63,28 @@ int tn_expr_uses(const tn_expr *e, int slot);
  * by e) and returns how many.  A result depends on these values only. */
 int tn_expr_slots(const tn_expr *e, const int **slots);
 
+/* e with the slots that varying[slot] marks 0 (of n_slots; beyond, all
+ * vary) fixed at their values in slots: what reads only those is
+ * computed once, so that runs over changing values of the varying slots
+ * do less.  A run of the result gives what a run of e gives, value or
+ * error.  Returns it (free it with tn_expr_free), or NULL where it
+ * cannot: a condition of ?: && || that reads a varying slot, a part over
+ * fixed slots that fails (the run of e reports it), or no memory. */
+tn_expr *tn_expr_specialize(const tn_expr *e, const long long *slots,
+                            const unsigned char *varying, int n_slots);
+
+/* Runs e for n lanes at once (n <= TN_EXPR_LANES), as n runs would:
+ * slot s reads lanes[s][l] in lane l where s < n_lane_slots and
+ * lanes[s] is not NULL, else slots[s].  out[l] gets lane l's value, and
+ * bit l of *failed is set where lane l's run fails (tn_expr_run on that
+ * lane says why).  Returns 0, or -1 when e cannot run so (a condition of
+ * ?: && ||, whose lanes may go different ways, or deep code): run it
+ * lane by lane then. */
+#define TN_EXPR_LANES 32
+int tn_expr_run_lanes(const tn_expr *e, const long long *slots,
+                      const long long *const *lanes, int n_lane_slots,
+                      int n, long long *out, unsigned *failed);
+
 /* 1 and *value if e reads no slot and evaluates without error, else 0. */
 int tn_expr_constant(const tn_expr *e, long long *value);
 

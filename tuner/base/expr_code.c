@@ -1,9 +1,47 @@
-/* expr_code.c -- runs the code of compiled expressions (expr_code.h). */
+/* expr_code.c -- makes and runs the code of compiled expressions
+ * (expr_code.h). */
 #include "base/expr_code.h"
 
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int reads_slot(int op)
+{
+  return op == OP_LOAD ||
+         (op >= OP_FIRST_BINARY && TN_EXPR_BINARY_FORM(op) == 2);
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+tn_expr *tn_expr_code_make(const tn_expr_insn *code, int n)
+{
+  tn_expr *e;
+  int i, n_loads = 0, n_slots = 0;
+  for (i = 0; i < n; i++)
+    n_loads += reads_slot(code[i].op);
+  e = malloc(sizeof(*e) + (size_t)n * sizeof(tn_expr_insn) +
+             (size_t)n_loads * sizeof(int));
+  if (e == NULL)
+    return NULL;
+  memcpy(e->code, code, (size_t)n * sizeof(tn_expr_insn));
+  e->slots = (int *)(e->code + n);
+  for (i = 0; i < n; i++)
+    if (reads_slot(code[i].op))
+      e->slots[n_slots++] = (int)code[i].arg;
+  qsort(e->slots, (size_t)n_slots, sizeof(int), compare_ints);
+  e->n_slots = 0;
+  for (i = 0; i < n_slots; i++)
+    if (i == 0 || e->slots[i] != e->slots[i - 1])
+      e->slots[e->n_slots++] = e->slots[i];
+  return e;
+}
 
 static int run_error(const tn_expr_insn *pc, char *why, size_t why_len,
                      const char *fmt, ...)
@@ -50,19 +88,37 @@ static int run_error(const tn_expr_insn *pc, char *why, size_t why_len,
   __VA_ARGS__;                                                             \
   NEXT
 
-/* Divisions: by zero and LLONG_MIN / -1 fail; C truncates toward 0, and
- * ceil and floor round the other way where the quotient is inexact and
- * its sign asks for it. */
-#define DIVIDE(round_up, round_down)                                       \
-  if (r == 0)                                                              \
-    return run_error(pc, why, why_len, "division by zero");                \
-  if (l == LLONG_MIN && r == -1)                                           \
-    return run_error(pc, why, why_len, "overflow");                        \
-  t = l / r;                                                               \
-  if ((round_up) && l % r != 0 && (l < 0) == (r < 0))                      \
-    t++;                                                                   \
-  else if ((round_down) && l % r != 0 && (l < 0) != (r < 0))               \
-    t--
+/* A failure of kind `failed` (expr_code.h) at pc; v is the count of a
+ * shift, the argument of log2. */
+static int op_error(const tn_expr_insn *pc, int failed, long long v,
+                    char *why, size_t why_len)
+{
+  switch (failed) {
+  case TN_EXPR_DIV_ZERO:
+    return run_error(pc, why, why_len, "division by zero");
+  case TN_EXPR_SHIFT:
+    return run_error(pc, why, why_len,
+                     "shift count %lld is out of range 0..%d", v,
+                     pc->op - TN_EXPR_BINARY_FORM(pc->op) == OP_SHL ? 62
+                                                                    : 63);
+  case TN_EXPR_LOG2:
+    return run_error(pc, why, why_len,
+                     "log2 of %lld: the argument must be positive", v);
+  default:
+    return run_error(pc, why, why_len, "overflow");
+  }
+}
+
+/* Operator name on l and r (a unary one on t) into t (expr_code.h). */
+#define BINARY(name)                                                       \
+  failed = tn_expr_binary(OP_##name, l, r, &t);                            \
+  if (failed)                                                              \
+    return op_error(pc, failed, r, why, why_len)
+#define UNARY(name)                                                        \
+  failed = tn_expr_unary(OP_##name, t, &t);                                \
+  if (failed)                                                              \
+    return op_error(pc, failed, t, why, why_len);                          \
+  NEXT
 
 /* The top of the stack is kept in t; below it, stack[0 .. sp).  The first
  * push stores a dummy value, so TN_EXPR_STACK_MAX bounds the deepest
@@ -76,6 +132,7 @@ int tn_expr_code_run(const tn_expr_insn *code, const long long *slots,
   long long *sp = stack;
   long long t = 0, l, r;
   const tn_expr_insn *pc = code;
+  int failed;
 
   goto *dispatch[pc->op];
 L_END:
@@ -90,30 +147,17 @@ L_LOAD:
   t = slots[pc->arg];
   NEXT;
 L_NEG:
-  if (t == LLONG_MIN)
-    return run_error(pc, why, why_len, "overflow");
-  t = -t;
-  NEXT;
+  UNARY(NEG);
 L_NOT:
-  t = !t;
-  NEXT;
+  UNARY(NOT);
 L_BNOT:
-  t = ~t;
-  NEXT;
+  UNARY(BNOT);
 L_ABS:
-  if (t == LLONG_MIN)
-    return run_error(pc, why, why_len, "overflow");
-  t = t < 0 ? -t : t;
-  NEXT;
+  UNARY(ABS);
 L_LOG2:
-  if (t <= 0)
-    return run_error(pc, why, why_len,
-                     "log2 of %lld: the argument must be positive", t);
-  t = 63 - __builtin_clzll((unsigned long long)t);
-  NEXT;
+  UNARY(LOG2);
 L_IS_POW2:
-  t = t > 0 && (t & (t - 1)) == 0;
-  NEXT;
+  UNARY(IS_POW2);
 L_AND_JUMP:
   if (t == 0)
     JUMP_TO(pc->arg);
@@ -127,8 +171,7 @@ L_OR_JUMP:
   t = *--sp;
   NEXT;
 L_BOOL:
-  t = t != 0;
-  NEXT;
+  UNARY(BOOL);
 L_JUMP_ZERO:
   l = t;
   t = *--sp;
@@ -137,41 +180,24 @@ L_JUMP_ZERO:
   NEXT;
 L_JUMP:
   JUMP_TO(pc->arg);
-  BINARY_CASES(MUL, if (__builtin_mul_overflow(l, r, &t))
-                      return run_error(pc, why, why_len, "overflow"));
-  BINARY_CASES(DIV, DIVIDE(0, 0));
-  BINARY_CASES(CEIL_DIV, DIVIDE(1, 0));
-  BINARY_CASES(FLOOR_DIV, DIVIDE(0, 1));
-  BINARY_CASES(MOD,
-               if (r == 0)
-                 return run_error(pc, why, why_len, "division by zero");
-               t = r == -1 ? 0 : l % r); /* LLONG_MIN % -1 is 0 */
-  BINARY_CASES(ADD, if (__builtin_add_overflow(l, r, &t))
-                      return run_error(pc, why, why_len, "overflow"));
-  BINARY_CASES(SUB, if (__builtin_sub_overflow(l, r, &t))
-                      return run_error(pc, why, why_len, "overflow"));
-  BINARY_CASES(SHL,
-               if (r < 0 || r > 62)
-                 return run_error(pc, why, why_len,
-                                  "shift count %lld is out of range 0..62", r);
-               if (__builtin_mul_overflow(l, 1LL << r, &t))
-                 return run_error(pc, why, why_len, "overflow"));
-  /* arithmetic: rounds toward -infinity for a negative value, without C's
-   * implementation-defined shift of a negative number */
-  BINARY_CASES(SHR,
-               if (r < 0 || r > 63)
-                 return run_error(pc, why, why_len,
-                                  "shift count %lld is out of range 0..63", r);
-               t = l >= 0 ? l >> r : ~(~l >> r));
-  BINARY_CASES(LT, t = l < r);
-  BINARY_CASES(LE, t = l <= r);
-  BINARY_CASES(GT, t = l > r);
-  BINARY_CASES(GE, t = l >= r);
-  BINARY_CASES(EQ, t = l == r);
-  BINARY_CASES(NE, t = l != r);
-  BINARY_CASES(BAND, t = l & r);
-  BINARY_CASES(BXOR, t = l ^ r);
-  BINARY_CASES(BOR, t = l | r);
-  BINARY_CASES(MIN, t = l < r ? l : r);
-  BINARY_CASES(MAX, t = l > r ? l : r);
+  BINARY_CASES(MUL, BINARY(MUL));
+  BINARY_CASES(DIV, BINARY(DIV));
+  BINARY_CASES(CEIL_DIV, BINARY(CEIL_DIV));
+  BINARY_CASES(FLOOR_DIV, BINARY(FLOOR_DIV));
+  BINARY_CASES(MOD, BINARY(MOD));
+  BINARY_CASES(ADD, BINARY(ADD));
+  BINARY_CASES(SUB, BINARY(SUB));
+  BINARY_CASES(SHL, BINARY(SHL));
+  BINARY_CASES(SHR, BINARY(SHR));
+  BINARY_CASES(LT, BINARY(LT));
+  BINARY_CASES(LE, BINARY(LE));
+  BINARY_CASES(GT, BINARY(GT));
+  BINARY_CASES(GE, BINARY(GE));
+  BINARY_CASES(EQ, BINARY(EQ));
+  BINARY_CASES(NE, BINARY(NE));
+  BINARY_CASES(BAND, BINARY(BAND));
+  BINARY_CASES(BXOR, BINARY(BXOR));
+  BINARY_CASES(BOR, BINARY(BOR));
+  BINARY_CASES(MIN, BINARY(MIN));
+  BINARY_CASES(MAX, BINARY(MAX));
 }

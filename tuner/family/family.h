@@ -298,6 +298,11 @@ typedef struct tn_family {
    * the name the config gives it; 0: as TN_<NAME>. */
   int plain_macros;
   const void *impl; /* NULL for the families compiled in */
+  /* The parameters its model (plan, launch) and time model (estimate)
+   * do not read, bit k for params[k] (0: it reads every one): the points
+   * of a space that differ in these alone are priced once
+   * (pipeline/space.c). */
+  unsigned model_ignores;
 } tn_family;
 
 /* f's size keys, complete (its own, or one per dimension). */

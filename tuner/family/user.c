@@ -138,6 +138,48 @@ static void plan(const tn_family *f, const tn_params *p,
   tn_user_plan(f, p, prob, sink);
 }
 
+/* The parameters e reads, bit k for parameter k. */
+static unsigned params_read(const tn_uexpr *e, int n_params)
+{
+  unsigned mask = 0;
+  int k;
+  for (k = 0; k < n_params; k++)
+    if (tn_uexpr_uses(e, TN_USLOT_PARAM0 + k))
+      mask |= 1u << k;
+  return mask;
+}
+
+/* The parameters the model and the time model read: the launch (blocks,
+ * threads, shared memory), the arrays (their shapes, offsets and
+ * swizzles) and the plan's accesses.  The rate's work reads only the
+ * problem. */
+static unsigned model_params(const tn_user_kernel *u)
+{
+  unsigned mask = 0;
+  int n = u->n_params, d, a;
+  for (d = 0; d < 3; d++)
+    mask |= params_read(&u->launch.grid[d], n) |
+            params_read(&u->launch.block[d], n);
+  mask |= params_read(&u->launch.smem, n);
+  for (a = 0; a < u->n_arrays; a++) {
+    const tn_uarray *ar = &u->arrays[a];
+    mask |= params_read(&ar->rows, n) | params_read(&ar->cols, n) |
+            params_read(&ar->pad, n);
+    if (ar->swizzle_param >= 0)
+      mask |= 1u << ar->swizzle_param;
+  }
+  for (a = 0; a < u->n_accesses; a++) {
+    const tn_uaccess *x = &u->accesses[a];
+    mask |= params_read(&x->row, n) | params_read(&x->col, n) |
+            params_read(&x->active, n) | params_read(&x->warps, n) |
+            params_read(&x->times, n) | params_read(&x->global, n) |
+            params_read(&x->width_expr, n);
+    for (d = 0; d < x->n_loops; d++)
+      mask |= params_read(&x->loop_count[d], n);
+  }
+  return mask;
+}
+
 int tn_user_family_init(tn_user_kernel *u, const char *name)
 {
   tn_family *f = &u->family;
@@ -172,6 +214,8 @@ int tn_user_family_init(tn_user_kernel *u, const char *name)
   f->fixed_inputs = 1;
   f->plain_macros = 1;
   f->impl = u;
+  /* the points that differ in these alone are priced once */
+  f->model_ignores = ((1u << u->n_params) - 1) & ~model_params(u);
   return 0;
 }
 

@@ -217,19 +217,15 @@ static int choose_at(const mg_set *s, int k, double wsum, int n_dev,
  * file does not hold). */
 static double rule_noise(const mg_run *r, const mg_cand *c, int k)
 {
-  tn_candidate *t = calloc(1, sizeof(*t));
-  double nz;
+  tn_timing t[TN_MAX_SIZES];
   int j;
-  if (t == NULL)
-    return MAX_NOISE; /* out of memory: nothing switches on it */
-  for (j = 0; j < r->n_problems; j++) {
-    t->timing[j].median_ms = c->ms_at[j];
-    t->timing[j].q3_ms = c->spread_at[j] * c->ms_at[j];
-    t->timing[j].repetitions = 1;
+  memset(t, 0, sizeof(t));
+  for (j = 0; j < r->n_problems && j < TN_MAX_SIZES; j++) {
+    t[j].median_ms = c->ms_at[j];
+    t[j].q3_ms = c->spread_at[j] * c->ms_at[j];
+    t[j].repetitions = 1;
   }
-  nz = tn_select_noise(t, k, k < 0 ? r->noise : r->noise_at[k]);
-  free(t);
-  return nz;
+  return tn_select_noise_of(t, j, k, k < 0 ? r->noise : r->noise_at[k]);
 }
 
 /* Appends to why (room wn). */

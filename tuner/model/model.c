@@ -52,23 +52,33 @@ static int lanes_paired(const tn_warp_access *a, uint32_t active, int first,
 }
 
 /* Wavefronts of one phase: words[] are the 4-byte word indices it asks
- * for.  Sets *degree and the busiest banks. */
+ * for.  Sets *degree and the busiest banks.  Each bank keeps a list of
+ * the distinct words asked of it, so a word is compared only with those
+ * of its own bank (a space prices millions of phases). */
 static int phase_cost(const uint32_t *words, int n, int banks, int *degree,
                       uint32_t *busiest)
 {
-  uint32_t distinct[MAX_WORDS];
-  int per_bank[64] = {0};
-  int i, j, nd = 0, worst = 0;
+  int head[64], next[MAX_WORDS], per_bank[64];
+  int i, j, worst = 0;
 
-  for (i = 0; i < n; i++) {
-    for (j = 0; j < nd; j++)
-      if (distinct[j] == words[i])
-        break;
-    if (j == nd)
-      distinct[nd++] = words[i];
+  if (banks < 1 || banks > 64)
+    banks = 32;
+  for (j = 0; j < banks; j++) {
+    head[j] = -1;
+    per_bank[j] = 0;
   }
-  for (j = 0; j < nd; j++) {
-    int b = (int)(distinct[j] % (uint32_t)banks);
+  for (i = 0; i < n; i++) {
+    /* every architecture has 32 banks: a mask, not a division */
+    int b = (banks & (banks - 1)) == 0
+                ? (int)(words[i] & (uint32_t)(banks - 1))
+                : (int)(words[i] % (uint32_t)banks);
+    for (j = head[b]; j >= 0; j = next[j])
+      if (words[j] == words[i])
+        break;
+    if (j >= 0)
+      continue; /* the same word: served once */
+    next[i] = head[b];
+    head[b] = i;
     if (++per_bank[b] > worst)
       worst = per_bank[b];
   }
@@ -140,7 +150,7 @@ int tn_model_access(const tn_warp_access *a, const tn_arch *arch,
       int k;
       if (!(active & (1u << lane)))
         continue;
-      if (a->addr[lane] % (uint32_t)a->width != 0) {
+      if ((a->addr[lane] & (uint32_t)(a->width - 1)) != 0) { /* 2^k */
         snprintf(why, why_len, "lane %d: address %u is not aligned to %d",
                  lane, a->addr[lane], a->width);
         return -1;

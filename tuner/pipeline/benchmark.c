@@ -159,6 +159,15 @@ static int retime_due(const tn_run *run, const retime_state *rs)
           tn_now() - rs->last_s >= bs->baseline_every_s);
 }
 
+/* 1 if the job's budget (job.h) allows no more candidates: as many were
+ * timed, or the run is as old. */
+static int budget_spent(const tn_run *run)
+{
+  const tn_budget *b = &run->job->budget;
+  return (b->candidates > 0 && run->budget_timed >= b->candidates) ||
+         (b->seconds > 0 && tn_now() - run->t0 >= b->seconds);
+}
+
 /* Verifies and times one candidate on every problem; racing at each size
  * against that size's leader (select.h) unless --full-protocol. */
 static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
@@ -198,7 +207,7 @@ static int run_candidate(tn_run *run, tn_worker *w, tn_candidate *c,
       return rc;
     if (res.status != TN_BENCH_OK) {
       c->status = res.status == TN_BENCH_WRONG ? TN_ST_WRONG : TN_ST_FAILED;
-      tn_strlcpy(c->reason, res.reason, sizeof(c->reason));
+      tn_candidate_set_reason(c, "%s", res.reason);
       return 0;
     }
     c->timing[k] = res.timing;
@@ -281,8 +290,10 @@ int tn_benchmark_run(tn_run *run, tn_worker *w, tn_err *err)
   memset(&rs, 0, sizeof(rs));
   rs.timed = run->resumed;
   /* a resumed run times them again unless nothing is left to time: its
-   * candidates are compared with the baselines of their own time */
-  if (todo > 0 || !run->resumed || run->n_baselines == 0 ||
+   * candidates are compared with the baselines of their own time (left
+   * to time: compiled, or still compiling in the background) */
+  if (todo + tn_space_count(&run->space, TN_ST_PENDING) > 0 ||
+      !run->resumed || run->n_baselines == 0 ||
       run->baselines[0].n_meas == 0) {
     rc = time_baselines(run, w, journal, &rs, 1, err);
     if (rc)
@@ -292,6 +303,15 @@ int tn_benchmark_run(tn_run *run, tn_worker *w, tn_err *err)
   for (i = 0; i < run->space.n; i++) {
     /* likely winners first (select.h), so the leader is known early */
     tn_candidate *c = &run->space.c[order[i]];
+    if (budget_spent(run)) {
+      /* the rest stay untimed, as many as the space has left: --resume
+       * continues with them */
+      run->budget_stopped = tn_space_count(&run->space, TN_ST_COMPILED) +
+                                tn_space_count(&run->space,
+                                               TN_ST_PENDING) >
+                            0;
+      break;
+    }
     if (i == group_end) {
       group_start = i;
       rc = decide_group(run, order, i, &group_end, &verdicts, err);
@@ -306,8 +326,7 @@ int tn_benchmark_run(tn_run *run, tn_worker *w, tn_err *err)
     if (verdicts != NULL && verdicts[i - group_start].prune) {
       c->status = TN_ST_PRUNED;
       c->pruned_by = TN_BY_MEASURED;
-      tn_strlcpy(c->reason, verdicts[i - group_start].reason,
-                 sizeof(c->reason));
+      tn_candidate_set_reason(c, "%s", verdicts[i - group_start].reason);
       run->pruned_by_measured++;
       tn_progress_step(&bar, "");
       continue;
@@ -316,6 +335,7 @@ int tn_benchmark_run(tn_run *run, tn_worker *w, tn_err *err)
       rc = tn_errf(err, TN_EINTR, "interrupted");
       break;
     }
+    run->budget_timed++;
     /* the candidate is about to be benchmarked */
     rc = run_candidate(run, w, c, err);
     if (rc)

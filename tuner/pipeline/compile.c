@@ -465,8 +465,13 @@ static int apply(tn_compile_run *r, int i, tn_err *err)
   tn_candidate *c = &r->space->c[i];
   slot *s = &r->s[i];
   const char *kernel = r->job->family->kernel;
+  /* measured already (restored by --resume while the rest compile): the
+   * compile adds what it tells (registers), not a state */
+  int measured = c->status == TN_ST_OK || c->status == TN_ST_WRONG ||
+                 c->status == TN_ST_FAILED;
 
-  c->status = s->status;
+  if (!measured)
+    c->status = s->status;
   c->log = s->log;
   c->cubin = s->cubin;
   c->cubin_len = s->cubin_len;
@@ -475,11 +480,15 @@ static int apply(tn_compile_run *r, int i, tn_err *err)
   s->log = NULL;
   s->cubin = NULL;
   s->state = S_APPLIED;
-  if (s->why[0])
-    snprintf(c->reason, sizeof(c->reason), "%s", s->why);
-  else if (c->status == TN_ST_COMPILE_ERROR)
-    error_reason(c->log, kernel, c->reason, sizeof(c->reason));
-  else
+  if (measured)
+    tn_compile_parse_resources(c->log, kernel, c);
+  else if (s->why[0])
+    tn_candidate_set_reason(c, "%s", s->why);
+  else if (c->status == TN_ST_COMPILE_ERROR) {
+    char why[1024];
+    error_reason(c->log, kernel, why, sizeof(why));
+    tn_candidate_set_reason(c, "%s", why);
+  } else
     tn_compile_parse_resources(c->log, kernel, c);
   if (c->status != TN_ST_COMPILED ||
       cubin_has_function(c->cubin, c->cubin_len, kernel) != 0)

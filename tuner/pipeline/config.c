@@ -7,7 +7,9 @@
 #include "pipeline/config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <libconfig.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,12 +231,61 @@ static int parse_constraints(tn_cfg *c, const config_setting_t *s, tn_job *job)
   return 0;
 }
 
+int tn_config_parse_budget(const char *text, tn_budget *out, char *why,
+                           size_t n)
+{
+  char *end;
+  double v;
+  memset(out, 0, sizeof(*out));
+  errno = 0;
+  v = strtod(text, &end);
+  if (end != text && errno == 0 && isfinite(v) && v > 0) {
+    double scale = strcmp(end, "s") == 0   ? 1
+                   : strcmp(end, "m") == 0 ? 60
+                   : strcmp(end, "h") == 0 ? 3600
+                                           : 0;
+    if (*end == '\0' && v <= 1000000 && v == (int)v) {
+      out->candidates = (int)v;
+      return 0;
+    }
+    if (scale > 0 && v * scale <= 7 * 86400.0) {
+      out->seconds = v * scale;
+      return 0;
+    }
+  }
+  snprintf(why, n, "'%s' is not a budget: a number of candidates (1 .. "
+                   "1000000) or of seconds, minutes or hours of the run "
+                   "(\"120s\", \"20m\", \"2h\"; at most a week)",
+           text);
+  return -1;
+}
+
+static int parse_budget(tn_cfg *c, const config_setting_t *m, tn_job *job)
+{
+  char text[64], why[256];
+  int rc;
+  if (config_setting_type(m) == CONFIG_TYPE_INT ||
+      config_setting_type(m) == CONFIG_TYPE_INT64) {
+    long long v;
+    rc = tn_cfg_get_int(c, m, "bench.budget", 1, 1000000, &v);
+    if (rc == 0)
+      job->budget.candidates = (int)v;
+    return rc;
+  }
+  rc = tn_cfg_get_string(c, m, "bench.budget", text, sizeof(text));
+  if (rc)
+    return rc;
+  if (tn_config_parse_budget(text, &job->budget, why, sizeof(why)) != 0)
+    return tn_cfg_bad(c, m, "bench.budget: %s", why);
+  return 0;
+}
+
 static int parse_bench(tn_cfg *c, const config_setting_t *s, tn_job *job)
 {
   static const char *const keys[] = {"repetitions", "warmup", "timeout_s",
                                      "seed", "min_noise", "min_repetitions",
                                      "ci_target", "baseline_every_s",
-                                     "baseline_every", NULL};
+                                     "baseline_every", "budget", NULL};
   const config_setting_t *m;
   long long v;
   int rc;
@@ -307,6 +358,9 @@ static int parse_bench(tn_cfg *c, const config_setting_t *s, tn_job *job)
       return rc;
     job->bench.baseline_every = (int)v;
   }
+  m = config_setting_get_member(s, "budget");
+  if (m)
+    return parse_budget(c, m, job);
   return 0;
 }
 

@@ -20,6 +20,12 @@ void tn_config_free(tn_job *job);
 int tn_config_load_description(const char *text, const char *name,
                                tn_job *job, tn_err *err);
 
+/* Parses a budget: "500" (candidates, 1 .. 1000000) or "120s", "20m",
+ * "2h" (seconds, minutes, hours of the run; more than 0, at most a week).
+ * Returns 0, or -1 with what a budget looks like in why. */
+int tn_config_parse_budget(const char *text, tn_budget *out, char *why,
+                           size_t n);
+
 /* Loads path into job.  Returns 0, TN_EINPUT with "path:line: ..." in err,
  * or TN_ETOOL. */
 int tn_config_load(const char *path, tn_job *job, tn_err *err);

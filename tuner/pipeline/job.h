@@ -9,6 +9,15 @@
 
 #define TN_PATH_LEN 4096
 
+/* How much of a space a run may time (bench.budget, --budget): the
+ * benchmark goes in its order, the most promising first, and stops before
+ * the next candidate once this many were timed, or once the run is this
+ * many seconds old.  0 and 0: no budget. */
+typedef struct {
+  int candidates;
+  double seconds;
+} tn_budget;
+
 typedef struct tn_job {
   char path[TN_PATH_LEN];       /* the config file */
   char name[64];                /* names results and headers */
@@ -25,6 +34,7 @@ typedef struct tn_job {
   /* the file each constraint is written in: the config or an @include */
   char constraint_files[TN_MAX_CONSTRAINTS][TN_PATH_LEN];
   tn_bench_settings bench;
+  tn_budget budget;
   char output_dir[TN_PATH_LEN];
   int literals_tied; /* every number checked against its text (config.c) */
   /* a kernel the config describes (family is its family), else NULL;

@@ -57,47 +57,50 @@ static int restore_candidate(tn_run *run, json_t *o)
   const tn_family *f = run->job->family;
   const char *text = NULL, *status = NULL, *reason = "";
   json_t *timings = NULL;
-  int i, st, raced = 0;
+  json_int_t id = -1;
+  tn_candidate *c;
+  char mine[512];
+  int st, raced = 0, k;
   double timed_at;
   tn_clocks clocks;
 
-  if (json_unpack(o, "{s:s, s:s, s?s, s?o, s?b}", "params_text", &text,
-                  "status", &status, "reason", &reason, "timings", &timings,
-                  "raced_out", &raced) != 0 ||
+  if (json_unpack(o, "{s:I, s:s, s:s, s?s, s?o, s?b}", "id", &id,
+                  "params_text", &text, "status", &status, "reason",
+                  &reason, "timings", &timings, "raced_out", &raced) != 0 ||
+      id < 0 || id >= run->space.n ||
       restore_drift(o, &timed_at, &clocks) != 0)
     return -1;
   st = tn_status_parse(status);
   if (st != TN_ST_OK && st != TN_ST_WRONG && st != TN_ST_FAILED)
     return 0; /* only finished measurements are worth keeping */
-  for (i = 0; i < run->space.n; i++) {
-    tn_candidate *c = &run->space.c[i];
-    char mine[512];
-    int k;
-    tn_params_format(f->params, f->n_params, &c->params, mine, sizeof(mine));
-    if (strcmp(mine, text) != 0)
-      continue;
-    if (c->status != TN_ST_COMPILED && c->status != TN_ST_PENDING)
-      return 0; /* pruned or failed to compile in this run: keep that */
-    if (st == TN_ST_OK) {
-      if (!json_is_array(timings) ||
-          (int)json_array_size(timings) != run->job->n_problems)
+  /* by its id (the check tied it to its parameters): a journal of 500
+   * lines on a space of 100,000 points is no search */
+  c = &run->space.c[id];
+  tn_params_format(f->params, f->n_params, &c->params, mine, sizeof(mine));
+  if (strcmp(mine, text) != 0)
+    return -1;
+  /* pruned in this run, or compiled already and failed: keep that (one
+   * still compiling keeps the measurement: compile.c's apply) */
+  if (c->status != TN_ST_COMPILED && c->status != TN_ST_PENDING)
+    return 0;
+  if (st == TN_ST_OK) {
+    if (!json_is_array(timings) ||
+        (int)json_array_size(timings) != run->job->n_problems)
+      return -1;
+    c->total_ms = 0;
+    for (k = 0; k < run->job->n_problems; k++) {
+      if (timing_from_json(json_array_get(timings, (size_t)k),
+                           &c->timing[k]) != 0)
         return -1;
-      c->total_ms = 0;
-      for (k = 0; k < run->job->n_problems; k++) {
-        if (timing_from_json(json_array_get(timings, (size_t)k),
-                             &c->timing[k]) != 0)
-          return -1;
-        c->total_ms += c->timing[k].median_ms;
-      }
-      c->raced_out = raced;
-      c->timed_at = timed_at;
-      c->clocks = clocks;
+      c->total_ms += c->timing[k].median_ms;
     }
-    c->status = (tn_status)st;
-    tn_strlcpy(c->reason, reason, sizeof(c->reason));
-    return 1;
+    c->raced_out = raced;
+    c->timed_at = timed_at;
+    c->clocks = clocks;
   }
-  return 0;
+  c->status = (tn_status)st;
+  tn_candidate_set_reason(c, "%s", reason);
+  return 1;
 }
 
 /* A finished measurement of a baseline: appended in the order of its

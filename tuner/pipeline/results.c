@@ -12,6 +12,23 @@
 #include "family/user_kernel.h"
 #include "gpu/nvrtc.h"
 
+/* The run's budget (job.h): its limit, the candidates this invocation
+ * timed, whether the budget stopped the benchmark, and the candidates
+ * left untimed (neither timed nor excluded: --resume times them). */
+static json_t *budget_json(const tn_run *run)
+{
+  const tn_budget *b = &run->job->budget;
+  int untimed = tn_space_count(&run->space, TN_ST_PENDING) +
+                tn_space_count(&run->space, TN_ST_COMPILED);
+  return json_pack("{s:o, s:o, s:i, s:b, s:i}", "candidates",
+                   b->candidates > 0 ? json_integer(b->candidates)
+                                     : json_null(),
+                   "seconds",
+                   b->seconds > 0 ? json_real(b->seconds) : json_null(),
+                   "timed", run->budget_timed, "stopped", run->budget_stopped,
+                   "untimed", untimed);
+}
+
 /* Timed launches of c over the problems. */
 static int launches(const tn_run *run, const tn_candidate *c)
 {
@@ -420,6 +437,9 @@ json_t *tn_results_json(const tn_run *run)
       cands, "best", best);
   json_object_set_new(json_object_get(doc, "run"), "full_protocol",
                       json_boolean(run->opts->full_protocol));
+  if (job->budget.candidates > 0 || job->budget.seconds > 0)
+    json_object_set_new(json_object_get(doc, "run"), "budget",
+                        budget_json(run));
   json_object_set_new(json_object_get(doc, "run"), "cost", cost_json(run));
   if (run->have_device)
     json_object_set_new(json_object_get(doc, "run"), "clocks",

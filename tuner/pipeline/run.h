@@ -58,7 +58,10 @@ typedef struct {
   const char *profile; /* --profile: the time model's device profile, or
                           NULL: the default (tn_profile_for) */
   int quiet;
-  int verbose;         /* -v: where the compile's time went */
+  int verbose;         /* -v: where the compile's time went, and a row
+                          for every candidate */
+  int all_candidates;  /* --all-candidates: a row for every candidate
+                          however many (summary.h) */
   int jobs;            /* compile workers, 0: one per core */
   int use_cache;
   char cache_dir[4096];
@@ -105,6 +108,10 @@ typedef struct {
   unsigned long long seed;
   int worker_starts;
   int interrupted;
+  /* the budget (job.h): candidates this invocation timed, and 1 if the
+   * budget stopped the benchmark before the end of its order */
+  int budget_timed;
+  int budget_stopped;
   int resumed;         /* candidates taken from the resumed run */
   char template_hash[33]; /* of the template's text and headers */
   /* a described kernel's reference and kernel baseline (else empty) */

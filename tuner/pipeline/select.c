@@ -24,25 +24,18 @@ static double spread_one(const tn_timing *t)
   return t->median_ms > 0 ? (t->q3_ms - t->q1_ms) / t->median_ms : 0.0;
 }
 
-static int n_problems_of(const tn_candidate *c)
-{
-  int k = 0;
-  while (k < TN_MAX_SIZES && c->timing[k].repetitions > 0)
-    k++;
-  return k;
-}
-
-/* Relative interquartile range of a candidate's timings at size k, or
- * with k < 0 the largest over its problems. */
-static double spread(const tn_candidate *c, int k)
+/* Relative interquartile range of timings (n problems) at size k, or
+ * with k < 0 the largest over the problems timed (those before the first
+ * without repetitions). */
+static double spread(const tn_timing *timing, int n, int k)
 {
   double worst = 0.0;
-  int j, n = n_problems_of(c);
+  int j;
   if (k >= 0)
-    return spread_one(&c->timing[k]);
-  for (j = 0; j < n; j++)
-    if (spread_one(&c->timing[j]) > worst)
-      worst = spread_one(&c->timing[j]);
+    return spread_one(&timing[k]);
+  for (j = 0; j < n && timing[j].repetitions > 0; j++)
+    if (spread_one(&timing[j]) > worst)
+      worst = spread_one(&timing[j]);
   return worst;
 }
 
@@ -64,10 +57,16 @@ static int timed(const tn_candidate *c, int k)
   return c->status == TN_ST_OK && c->total_ms > 0 && ms_at(c, k) > 0;
 }
 
+double tn_select_noise_of(const tn_timing *timing, int n_problems, int k,
+                          double min_noise)
+{
+  double s = spread(timing, n_problems, k);
+  return s < min_noise ? min_noise : s;
+}
+
 double tn_select_noise(const tn_candidate *c, int k, double min_noise)
 {
-  double s = spread(c, k);
-  return s < min_noise ? min_noise : s;
+  return tn_select_noise_of(c->timing, c->n_problems, k, min_noise);
 }
 
 int tn_select_size(const tn_space *space, int k, double min_noise,

@@ -47,6 +47,9 @@ void tn_selection_free(tn_selection *sel);
 /* The noise of the rule above with c as the reference, at size k (-1:
  * over all sizes). */
 double tn_select_noise(const tn_candidate *c, int k, double min_noise);
+/* The same of timings at n_problems sizes (a results file's candidate). */
+double tn_select_noise_of(const tn_timing *timing, int n_problems, int k,
+                          double min_noise);
 
 /* The order to benchmark in, likely winners first so that racing knows
  * the leader early, and group by group so that the measured rules

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/expr.h"
+#include "base/keymap.h"
 #include "family/user_kernel.h"
 
 /* The job's constraints, compiled once for the whole space: a name is a
@@ -68,12 +69,53 @@ static int constraints_compile(const tn_job *job, constraint_set *cs,
   return 0;
 }
 
-static void prune(tn_candidate *c, tn_pruned_by by, const char *fmt,
-                  const char *a, const char *b)
+/* Points that differ only in parameters the model does not read
+ * (tn_family.model_ignores) share one pricing: the first of them is
+ * priced, the others copy it.  The key is the values of the parameters
+ * it reads. */
+typedef struct {
+  tn_keymap *map; /* NULL: every point is priced on its own */
+  int n, param[TN_MAX_PARAMS];
+} price_memo;
+
+static void memo_init(price_memo *m, const tn_family *f, int points)
+{
+  int k;
+  memset(m, 0, sizeof(*m));
+  if (f->model_ignores == 0 || points < 2)
+    return;
+  for (k = 0; k < f->n_params; k++)
+    if (!(f->model_ignores & (1u << k)))
+      m->param[m->n++] = k;
+  /* a model that reads no parameter: one key for all */
+  m->map = tn_keymap_new(m->n > 0 ? m->n : 1, (size_t)points / 4);
+}
+
+/* The index of the point priced like c (with the same values of every
+ * parameter the model reads) if there is one; else -1, and c is that
+ * point for those after it. */
+static int memo_find(price_memo *m, const tn_candidate *c, int index)
+{
+  long long key[TN_MAX_PARAMS] = {0};
+  int j;
+  if (m->map == NULL)
+    return -1;
+  for (j = 0; j < m->n; j++)
+    key[j] = c->params.v[m->param[j]].i;
+  return tn_keymap_find_or_add(m->map, key, index);
+}
+
+static void memo_free(price_memo *m)
+{
+  tn_keymap_free(m->map);
+  m->map = NULL;
+}
+
+static void prune(tn_candidate *c, tn_pruned_by by, const char *text)
 {
   c->status = TN_ST_PRUNED;
   c->pruned_by = by;
-  snprintf(c->reason, sizeof(c->reason), fmt, a, b);
+  tn_candidate_set_reason(c, "%s", text);
 }
 
 /* Checks the launch against the architecture; 0 if it fits. */
@@ -111,18 +153,21 @@ static int check_limits(const tn_launch *l, const tn_arch *arch, char *why,
   return 0;
 }
 
-/* Applies rules, constraints and limits to one candidate; computes its
- * model.  Returns 0, or TN_EINPUT when a constraint cannot be evaluated. */
+/* Applies rules, constraints and limits to candidate i of space;
+ * computes its model, or copies that of the point memo says is priced
+ * alike.  Returns 0, or TN_EINPUT when a constraint cannot be evaluated. */
 static int classify(const tn_job *job, const tn_arch *arch,
-                    const constraint_set *cs, tn_candidate *c, tn_err *err)
+                    const constraint_set *cs, tn_space *space, int i_c,
+                    price_memo *memo, tn_err *err)
 {
+  tn_candidate *c = &space->c[i_c];
   const tn_family *f = job->family;
   char why[TN_REASON_LEN], ptxt[512];
   int k, i;
 
   for (k = 0; k < job->n_problems; k++) {
     if (f->prepare(f, &c->params, &job->problems[k], why, sizeof(why)) != 0) {
-      prune(c, TN_BY_FAMILY, "%s%s", why, "");
+      prune(c, TN_BY_FAMILY, why);
       return 0;
     }
   }
@@ -152,8 +197,10 @@ static int classify(const tn_job *job, const tn_arch *arch,
                        job->constraints[i], ptxt, why);
       }
       if (!v) {
-        prune(c, TN_BY_CONSTRAINT, "constraint \"%s\" is false%s",
-              job->constraints[i], "");
+        c->status = TN_ST_PRUNED;
+        c->pruned_by = TN_BY_CONSTRAINT;
+        tn_candidate_set_reason(c, "constraint \"%s\" is false",
+                                job->constraints[i]);
         return 0;
       }
     }
@@ -164,9 +211,17 @@ static int classify(const tn_job *job, const tn_arch *arch,
     tn_launch l;
     f->launch(f, &c->params, &job->problems[k], &l);
     if (check_limits(&l, arch, why, sizeof(why)) != 0) {
-      prune(c, TN_BY_LIMITS, "%s%s", why, "");
+      prune(c, TN_BY_LIMITS, why);
       return 0;
     }
+  }
+  i = memo_find(memo, c, i_c);
+  if (i >= 0) {
+    const tn_candidate *same = &space->c[i];
+    for (k = 0; k < job->n_problems; k++)
+      c->model[k] = same->model[k];
+    c->model_total = same->model_total;
+    return 0;
   }
   c->model_total = 0;
   for (k = 0; k < job->n_problems; k++) {
@@ -192,19 +247,31 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
                    tn_err *err)
 {
   const tn_family *f = job->family;
-  long long total = 1;
+  double points = 1; /* 16 parameters of 1024 values overflow an integer */
+  long long total;
   int idx[TN_MAX_PARAMS] = {0};
   int i, k, rc, valid = 0;
   constraint_set cs;
+  price_memo memo;
 
   memset(space, 0, sizeof(*space));
-  for (k = 0; k < f->n_params; k++) {
-    total *= job->values[k].n;
-    if (total > TN_MAX_CANDIDATES)
-      return tn_errf(err, TN_EINPUT,
-                     "%s:%d: space: more than %d points; list fewer values",
-                     job->space_file, job->space_line, TN_MAX_CANDIDATES);
+  for (k = 0; k < f->n_params; k++)
+    points *= job->values[k].n;
+  if (points > TN_MAX_CANDIDATES) {
+    char counts[TN_MAX_PARAMS * 8];
+    size_t used = 0;
+    counts[0] = '\0';
+    for (k = 0; k < f->n_params; k++)
+      used += (size_t)snprintf(counts + used, sizeof(counts) - used, "%s%d",
+                               k ? " x " : "", job->values[k].n);
+    return tn_errf(err, TN_EINPUT,
+                   "%s:%d: space: %.0f points (%s values), more than the "
+                   "%d a run takes (each needs about 1 KB before it is "
+                   "compiled); list fewer values",
+                   job->space_file, job->space_line, points, counts,
+                   TN_MAX_CANDIDATES);
   }
+  total = (long long)points;
   rc = constraints_compile(job, &cs, err);
   if (rc)
     return rc;
@@ -215,11 +282,22 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
   }
   space->n = (int)total;
   space->arch = arch;
+  memo_init(&memo, f, arch ? space->n : 0);
+  if (tn_candidates_per_problem(space->c, space->n, job->n_problems,
+                                &space->per_problem) != 0) {
+    memo_free(&memo);
+    constraints_free(&cs);
+    tn_space_free(space);
+    return tn_errf(err, TN_ETOOL, "out of memory for %lld candidates of %d "
+                                  "problems",
+                   total, job->n_problems);
+  }
 
   for (i = 0; i < space->n; i++) {
     tn_candidate *c = &space->c[i];
     c->id = i;
     c->status = TN_ST_PENDING;
+    c->reason = "";
     /* the last parameter varies fastest, so siblings sit together */
     for (k = 0; k < f->n_params; k++)
       c->params.v[k] = job->values[k].values[idx[k]];
@@ -228,9 +306,10 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
         break;
       idx[k] = 0;
     }
-    rc = classify(job, arch, &cs, c, err);
+    rc = classify(job, arch, &cs, space, i, &memo, err);
     if (rc) {
       constraints_free(&cs);
+      memo_free(&memo);
       tn_space_free(space);
       return rc;
     }
@@ -238,6 +317,7 @@ int tn_space_build(const tn_job *job, const tn_arch *arch, tn_space *space,
       valid++;
   }
   constraints_free(&cs);
+  memo_free(&memo);
   if (valid == 0) {
     const char *why = space->n > 0 ? space->c[0].reason : "";
     rc = tn_errf(err, TN_EINPUT,
@@ -285,12 +365,6 @@ static int cmp_siblings(const void *pa, const void *pb)
   return a->id < b->id ? -1 : a->id > b->id;
 }
 
-int tn_candidate_modelled(const tn_candidate *c)
-{
-  return c->status != TN_ST_PRUNED || c->pruned_by == TN_BY_MODEL ||
-         c->pruned_by == TN_BY_TIME_MODEL || c->pruned_by == TN_BY_MEASURED;
-}
-
 /* 1 if c has a time model's prediction to make: a model of its own. */
 static int predictable(const tn_candidate *c)
 {
@@ -301,22 +375,33 @@ void tn_space_predict(const tn_job *job, const tn_profile *p,
                       tn_space *space)
 {
   const tn_family *f = job->family;
+  price_memo memo;
   int i, k;
   if (space->arch == NULL)
     return;
   if (p != &space->profile)
     space->profile = *p;
   space->have_profile = 1;
+  memo_init(&memo, f, space->n);
   for (i = 0; i < space->n; i++) {
     tn_candidate *c = &space->c[i];
-    int regs = c->status >= TN_ST_COMPILED ? c->regs : 0;
+    int regs = c->status >= TN_ST_COMPILED ? c->regs : 0, same;
     if (!predictable(c))
       continue;
+    /* before the compile, a point predicts as its model's twin */
+    same = regs == 0 ? memo_find(&memo, c, i) : -1;
+    if (same >= 0) {
+      for (k = 0; k < job->n_problems; k++)
+        c->pred[k] = space->c[same].pred[k];
+      c->pred_total = space->c[same].pred_total;
+      continue;
+    }
     for (k = 0; k < job->n_problems; k++)
       tn_family_time(f, &c->params, &job->problems[k], space->arch,
                      &space->profile, &c->model[k], regs, &c->pred[k]);
     tn_time_sum(c->pred, job->n_problems, &c->pred_total);
   }
+  memo_free(&memo);
 }
 
 /* 1 if a's predicted lo exceeds margin times b's predicted hi at every
@@ -351,7 +436,7 @@ static void prune_reason(tn_candidate *c, const tn_candidate *b,
 {
   c->status = TN_ST_PRUNED;
   c->pruned_by = TN_BY_TIME_MODEL;
-  snprintf(c->reason, sizeof(c->reason),
+  tn_candidate_set_reason(c,
            "predicted %.4g ms (%.4g-%.4g, %s-bound, %lld wavefronts) "
            "against %.4g ms (%.4g-%.4g, %lld wavefronts) for %s %d (%s)",
            c->pred_total.ms, c->pred_total.lo_ms, c->pred_total.hi_ms,
@@ -482,7 +567,7 @@ void tn_space_check_registers(tn_space *space, const tn_arch *arch)
     if (c->status != TN_ST_COMPILED || need <= arch->regs_per_sm)
       continue;
     c->status = TN_ST_FAILED;
-    snprintf(c->reason, sizeof(c->reason),
+    tn_candidate_set_reason(c,
              "too many resources: %d registers x %d threads exceed %s's %d "
              "per SM",
              c->regs, c->launch.threads, arch->name, arch->regs_per_sm);
@@ -497,52 +582,44 @@ int tn_space_count(const tn_space *space, tn_status st)
   return n;
 }
 
+int tn_space_copy(tn_space *dst, const tn_space *src)
+{
+  int i, bad = 0;
+  *dst = *src;
+  dst->c = NULL;
+  dst->per_problem = NULL;
+  dst->n = 0;
+  if (src->n == 0)
+    return 0;
+  dst->c = malloc(sizeof(tn_candidate) * (size_t)src->n);
+  if (dst->c == NULL)
+    return TN_ETOOL;
+  memcpy(dst->c, src->c, sizeof(tn_candidate) * (size_t)src->n);
+  dst->n = src->n;
+  for (i = 0; i < dst->n; i++) {
+    dst->c[i].reason = "";
+    dst->c[i].log = NULL;
+    dst->c[i].cubin = NULL;
+  }
+  bad = tn_candidates_per_problem(dst->c, dst->n, src->c[0].n_problems,
+                                  &dst->per_problem) != 0;
+  for (i = 0; i < dst->n && !bad; i++)
+    bad = tn_candidate_copy_owned(&dst->c[i], &src->c[i]) != 0;
+  if (bad) {
+    tn_space_free(dst);
+    return TN_ETOOL;
+  }
+  return 0;
+}
+
 void tn_space_free(tn_space *space)
 {
   int i;
-  for (i = 0; i < space->n; i++) {
-    free(space->c[i].log);
-    free(space->c[i].cubin);
-  }
+  for (i = 0; i < space->n; i++)
+    tn_candidate_free_owned(&space->c[i]);
   free(space->c);
+  free(space->per_problem);
   space->c = NULL;
+  space->per_problem = NULL;
   space->n = 0;
-}
-
-static const char *const status_names[] = {
-    "pending", "pruned", "compile_error", "compiled",
-    "ok",      "wrong_result", "failed"};
-
-const char *tn_status_name(tn_status st)
-{
-  return (unsigned)st < 7 ? status_names[st] : "?";
-}
-
-int tn_status_parse(const char *name)
-{
-  int i;
-  for (i = 0; i < 7; i++)
-    if (strcmp(status_names[i], name) == 0)
-      return i;
-  return -1;
-}
-
-const char *tn_pruned_by_name(tn_pruned_by by)
-{
-  switch (by) {
-  case TN_BY_FAMILY:
-    return "family";
-  case TN_BY_CONSTRAINT:
-    return "constraint";
-  case TN_BY_LIMITS:
-    return "limits";
-  case TN_BY_MODEL:
-    return "model";
-  case TN_BY_TIME_MODEL:
-    return "time_model";
-  case TN_BY_MEASURED:
-    return "measured";
-  default:
-    return "";
-  }
 }

@@ -1,5 +1,5 @@
-/* space.h -- the candidates of a job: enumeration, constraints, limits and
- * pruning by the model.
+/* space.h -- the candidates of a job (candidate.h): enumeration,
+ * constraints, limits and pruning by the model.
  *
  * Every point of the cross product of the listed values stays in the list
  * with its state and, when it is not run, the reason; nothing the user
@@ -8,69 +8,17 @@
 #define TN_SPACE_H
 
 #include "base/arch.h"
-#include "pipeline/config.h"
 #include "family/family.h"
-#include "model/model.h"
-#include "model/profile.h"
-#include "model/time.h"
 #include "family/param.h"
-#include "gpu/clocks.h"
-#include "gpu/timing.h"
+#include "model/profile.h"
+#include "pipeline/candidate.h"
+#include "pipeline/config.h"
 
-#define TN_MAX_CANDIDATES 100000
-
-typedef enum {
-  TN_ST_PENDING,       /* goes on to be compiled */
-  TN_ST_PRUNED,        /* not compiled: see pruned_by and reason */
-  TN_ST_COMPILE_ERROR, /* NVRTC failed: see the log */
-  TN_ST_COMPILED,      /* compiled; not run (dry run) */
-  TN_ST_OK,            /* verified and timed */
-  TN_ST_WRONG,         /* output differs from the reference */
-  TN_ST_FAILED         /* launch error, crash, hang or timeout */
-} tn_status;
-
-typedef enum {
-  TN_BY_NONE,
-  TN_BY_FAMILY,     /* the family's own rules (e.g. tile % rows) */
-  TN_BY_CONSTRAINT, /* a constraint of the config */
-  TN_BY_LIMITS,     /* the architecture's limits */
-  TN_BY_MODEL,      /* a sibling is strictly cheaper in the model (runs
-                       before the time model; read from old results) */
-  TN_BY_TIME_MODEL, /* the time model: it cannot win, with margin */
-  TN_BY_MEASURED    /* the time model corrected by the run's own
-                       measurements, or the layouts' measured order
-                       (measured.h): while the run benchmarks */
-} tn_pruned_by;
-
-typedef struct {
-  int id;                  /* position in the enumeration, from 0 */
-  tn_params params;
-  tn_status status;
-  tn_pruned_by pruned_by;
-  char reason[TN_REASON_LEN];
-  tn_launch launch;                    /* on the first problem */
-  tn_model_cost model[TN_MAX_SIZES];   /* per problem */
-  long long model_total;               /* wavefronts over all problems */
-  /* the time model's prediction per problem and summed like total_ms
-   * (pred_total.ms 0: not predicted); with the compiled registers once
-   * compiled */
-  tn_time_pred pred[TN_MAX_SIZES];
-  tn_time_pred pred_total;
-  /* compile */
-  int regs, spill_stores, spill_loads, stack_bytes, smem_bytes;
-  double compile_s;
-  int cache_hit;
-  char *log;        /* NVRTC log (malloc'd), NULL if empty */
-  void *cubin;      /* malloc'd */
-  size_t cubin_len;
-  /* bench, per problem */
-  tn_timing timing[TN_MAX_SIZES];
-  double total_ms;  /* sum of medians over the problems */
-  int raced_out;    /* its launches stopped early: it cannot win */
-  double timed_at;  /* when it was timed (tn_wall_now, the middle of its
-                       jobs); 0: not known (a journal before it) */
-  tn_clocks clocks; /* NVML's readings while it was timed, all sizes */
-} tn_candidate;
+/* The most points a space may have.  A candidate takes about 1 KB with
+ * one problem before it is compiled (its parameters, launch, model,
+ * prediction and timing, and a reason if it has one): 1,000,000 of them
+ * about 1 GB. */
+#define TN_MAX_CANDIDATES 1000000
 
 typedef struct {
   int n;
@@ -78,7 +26,13 @@ typedef struct {
   const tn_arch *arch; /* of tn_space_build (NULL: the input check) */
   int have_profile;    /* tn_space_predict ran with profile */
   tn_profile profile;
+  void *per_problem;   /* the candidates' per-problem arrays (malloc'd) */
 } tn_space;
+
+/* Copies src into dst, the candidates and all they own (per-problem
+ * arrays, reasons, logs, CUBINs).  Returns 0, or TN_ETOOL (out of memory:
+ * dst is then empty). */
+int tn_space_copy(tn_space *dst, const tn_space *src);
 
 /* Enumerates the job's space for arch and applies the family's rules, the
  * constraints and the limits, and computes the model of every valid point.
@@ -117,9 +71,6 @@ int tn_space_prune(const tn_job *job, tn_space *space);
 /* Marks compiled candidates whose registers times threads exceed the
  * architecture's register file per SM as failed, with the reason. */
 void tn_space_check_registers(tn_space *space, const tn_arch *arch);
-/* 1 if c has a model of its own: not pruned, or pruned by a model (the
- * wavefronts, the time model or the measured rules), not by the space. */
-int tn_candidate_modelled(const tn_candidate *c);
 /* Orders by the values of f's non-layout parameters: 0 for siblings (the
  * same values of every one), which a sort by it puts together. */
 int tn_space_cmp_group(const tn_family *f, const tn_candidate *a,
@@ -130,10 +81,5 @@ int tn_space_siblings(const tn_family *f, const tn_candidate *a,
 /* Counts candidates in a state. */
 int tn_space_count(const tn_space *space, tn_status st);
 void tn_space_free(tn_space *space);
-
-const char *tn_status_name(tn_status st);
-const char *tn_pruned_by_name(tn_pruned_by by);
-/* Parses a status name; returns -1 if unknown. */
-int tn_status_parse(const char *name);
 
 #endif

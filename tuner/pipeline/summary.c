@@ -2,11 +2,142 @@
 #include "pipeline/summary.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pipeline/baselines.h"
 #include "pipeline/results.h"
 #include "pipeline/throttle.h"
+
+/* The row of candidate i (and the line of its reason). */
+static void print_row(const tn_run *run, int i, FILE *out)
+{
+  const tn_family *f = run->job->family;
+  const tn_candidate *c = &run->space.c[i];
+  char ptxt[512], model[16] = "-", deg[16] = "-", regs[16] = "-",
+                  ms[16] = "-", rate[16] = "-", pct[16] = "-";
+  tn_params_format(f->params, f->n_params, &c->params, ptxt, sizeof(ptxt));
+  /* a described kernel without a plan has no wavefronts, not 0 */
+  if (f->plan != NULL && tn_candidate_modelled(c)) {
+    snprintf(model, sizeof(model), "%.1f",
+             tn_model_wavefronts_per_block(&c->model[0]));
+    snprintf(deg, sizeof(deg), "%d", c->model[0].max_degree);
+  }
+  if (c->regs > 0)
+    snprintf(regs, sizeof(regs), "%d", c->regs);
+  if (c->status == TN_ST_OK) {
+    snprintf(ms, sizeof(ms), "%.4f", c->total_ms);
+    snprintf(rate, sizeof(rate), "%.1f",
+             tn_family_rate(f, run->job->problems, run->job->n_problems,
+                            c->total_ms));
+    /* against the baseline timed nearest to it (baselines.h) */
+    if (tn_baselines_ms(run, c, -1) > 0)
+      snprintf(pct, sizeof(pct), "%.1f",
+               100.0 * tn_baselines_ms(run, c, -1) / c->total_ms);
+  }
+  fprintf(out, "%4d  %-52s %-13s %9s %3s %4s %9s %9s %6s%s\n", c->id, ptxt,
+          tn_status_name(c->status), model, deg, regs, ms, rate, pct,
+          i == run->sel.best ? "  <- best" : "");
+  if (c->status == TN_ST_PRUNED || c->status == TN_ST_WRONG ||
+      c->status == TN_ST_FAILED || c->status == TN_ST_COMPILE_ERROR) {
+    char why[121];
+    const char *nl;
+    tn_strlcpy(why, c->reason, sizeof(why));
+    nl = strchr(why, '\n');
+    if (nl)
+      why[nl - why] = '\0';
+    fprintf(out, "      %s%s%s\n",
+            c->status == TN_ST_PRUNED ? tn_pruned_by_name(c->pruned_by) : "",
+            c->status == TN_ST_PRUNED ? ": " : "", why);
+  }
+}
+
+/* Orders candidate indices by their median (the timed ones), else by
+ * their prediction (those with one), then by id; qsort has no context
+ * pointer, hence the file-level space. */
+static const tn_space *rank_space;
+
+/* 0: timed (by its median), 1: predicted and not pruned (by the
+ * prediction), 2: neither. */
+static int rank_tier(const tn_candidate *c)
+{
+  if (c->status == TN_ST_OK && c->total_ms > 0)
+    return 0;
+  if (c->status != TN_ST_PRUNED && c->status != TN_ST_WRONG &&
+      c->status != TN_ST_FAILED && c->status != TN_ST_COMPILE_ERROR &&
+      c->pred_total.ms > 0)
+    return 1;
+  return 2;
+}
+
+static int cmp_rank(const void *pa, const void *pb)
+{
+  const tn_candidate *a = &rank_space->c[*(const int *)pa];
+  const tn_candidate *b = &rank_space->c[*(const int *)pb];
+  int ta = rank_tier(a), tb = rank_tier(b);
+  double x = ta == 0 ? a->total_ms : a->pred_total.ms;
+  double y = tb == 0 ? b->total_ms : b->pred_total.ms;
+  if (ta != tb)
+    return ta < tb ? -1 : 1;
+  if (ta < 2 && x != y)
+    return x < y ? -1 : 1;
+  return (a->id > b->id) - (a->id < b->id);
+}
+
+/* A space too large for a row each: the count of each state, then the
+ * rows of the most promising candidates (the timed ones by their median,
+ * else the predicted by the prediction) and of the winner. */
+static void print_summary(const tn_run *run, FILE *out)
+{
+  const tn_space *sp = &run->space;
+  int by_status[8] = {0}, by_prune[8] = {0}, *order, i, shown = 0, st;
+  for (i = 0; i < sp->n; i++) {
+    by_status[sp->c[i].status & 7]++;
+    if (sp->c[i].status == TN_ST_PRUNED)
+      by_prune[sp->c[i].pruned_by & 7]++;
+  }
+  fprintf(out, "%d candidates (a row each: -v or --all-candidates):", sp->n);
+  for (st = 0, shown = 0; st < 7; st++) {
+    int by, n_by = 0;
+    if (by_status[st] == 0)
+      continue;
+    fprintf(out, "%s %s %d", shown++ ? "," : "",
+            tn_status_name((tn_status)st), by_status[st]);
+    if (st != TN_ST_PRUNED)
+      continue;
+    fprintf(out, " (");
+    for (by = 1; by < 8; by++)
+      if (by_prune[by] > 0)
+        fprintf(out, "%s%s %d", n_by++ ? ", " : "",
+                tn_pruned_by_name((tn_pruned_by)by), by_prune[by]);
+    fprintf(out, ")");
+  }
+  fprintf(out, "\n");
+  order = malloc(sizeof(int) * (size_t)sp->n);
+  if (order == NULL)
+    return; /* the counts are said; the rows need memory */
+  for (i = 0; i < sp->n; i++)
+    order[i] = i;
+  rank_space = sp;
+  qsort(order, (size_t)sp->n, sizeof(int), cmp_rank);
+  for (shown = 0; shown < sp->n && shown < TN_SUMMARY_TOP &&
+                  rank_tier(&sp->c[order[shown]]) < 2;
+       shown++)
+    ;
+  fprintf(out, "the %d most promising, %s:\n", shown,
+          by_status[TN_ST_OK] > 0 ? "by their median, then by the time "
+                                    "model's prediction"
+                                  : "by the time model's prediction");
+  for (i = 0; i < shown; i++)
+    print_row(run, order[i], out);
+  /* the winner, chosen among those within the noise of the fastest,
+   * may rank lower than these */
+  for (i = 0; i < shown && order[i] != run->sel.best; i++)
+    ;
+  if (run->sel.best >= 0 && i == shown)
+    print_row(run, run->sel.best, out);
+  free(order);
+}
 
 void tn_summary_table(const tn_run *run, FILE *out)
 {
@@ -17,45 +148,12 @@ void tn_summary_table(const tn_run *run, FILE *out)
   fprintf(out, "%4s  %-52s %-13s %9s %3s %4s %9s %9s %6s\n", "id",
           "parameters", "status", "wf/block", "deg", "regs", "median_ms",
           unit, "%base");
-  for (i = 0; i < run->space.n; i++) {
-    const tn_candidate *c = &run->space.c[i];
-    char ptxt[512], model[16] = "-", deg[16] = "-", regs[16] = "-",
-                    ms[16] = "-", rate[16] = "-", pct[16] = "-";
-    /* a described kernel without a plan has no wavefronts, not 0 */
-    int modelled = f->plan != NULL && tn_candidate_modelled(c);
-    tn_params_format(f->params, f->n_params, &c->params, ptxt, sizeof(ptxt));
-    if (modelled) {
-      snprintf(model, sizeof(model), "%.1f",
-               tn_model_wavefronts_per_block(&c->model[0]));
-      snprintf(deg, sizeof(deg), "%d", c->model[0].max_degree);
-    }
-    if (c->regs > 0)
-      snprintf(regs, sizeof(regs), "%d", c->regs);
-    if (c->status == TN_ST_OK) {
-      snprintf(ms, sizeof(ms), "%.4f", c->total_ms);
-      snprintf(rate, sizeof(rate), "%.1f",
-               tn_family_rate(f, run->job->problems, run->job->n_problems,
-                              c->total_ms));
-      /* against the baseline timed nearest to it (baselines.h) */
-      if (tn_baselines_ms(run, c, -1) > 0)
-        snprintf(pct, sizeof(pct), "%.1f",
-                 100.0 * tn_baselines_ms(run, c, -1) / c->total_ms);
-    }
-    fprintf(out, "%4d  %-52s %-13s %9s %3s %4s %9s %9s %6s%s\n", c->id,
-            ptxt, tn_status_name(c->status), model, deg, regs, ms, rate, pct,
-            i == run->sel.best ? "  <- best" : "");
-    if (c->status == TN_ST_PRUNED || c->status == TN_ST_WRONG ||
-        c->status == TN_ST_FAILED || c->status == TN_ST_COMPILE_ERROR) {
-      char why[121];
-      const char *nl;
-      tn_strlcpy(why, c->reason, sizeof(why));
-      nl = strchr(why, '\n');
-      if (nl)
-        why[nl - why] = '\0';
-      fprintf(out, "      %s%s%s\n",
-              c->status == TN_ST_PRUNED ? tn_pruned_by_name(c->pruned_by) : "",
-              c->status == TN_ST_PRUNED ? ": " : "", why);
-    }
+  if (run->space.n <= TN_SUMMARY_ROWS || run->opts->verbose ||
+      run->opts->all_candidates) {
+    for (i = 0; i < run->space.n; i++)
+      print_row(run, i, out);
+  } else {
+    print_summary(run, out);
   }
   for (i = 0; i < run->n_baselines && run->have_device; i++) {
     const tn_baseline_result *b = &run->baselines[i];
@@ -81,6 +179,25 @@ void tn_summary_cost_line(const tn_run *run, FILE *out)
           run->wall_s, c.startup, c.warmup, c.compile, c.verify, c.timed,
           c.other, run->launches, run->raced_out,
           run->opts->full_protocol ? " (full protocol)" : "");
+}
+
+void tn_summary_budget_line(const tn_run *run, FILE *out)
+{
+  const tn_budget *b = &run->job->budget;
+  char limit[64];
+  int untimed = tn_space_count(&run->space, TN_ST_PENDING) +
+                tn_space_count(&run->space, TN_ST_COMPILED);
+  if (!run->budget_stopped)
+    return;
+  if (b->candidates > 0)
+    snprintf(limit, sizeof(limit), "%d candidates", b->candidates);
+  else
+    snprintf(limit, sizeof(limit), "%g s", b->seconds);
+  fprintf(out,
+          "tuner: the budget (%s) stopped the benchmark: %d candidates "
+          "timed, the most promising first; %d left untimed: continue with "
+          "--resume %s (--budget none: all of them)\n",
+          limit, run->budget_timed, untimed, run->results_path);
 }
 
 void tn_summary_sizes_line(const tn_run *run, FILE *out)

@@ -12,13 +12,24 @@
 /* One line per candidate: parameters, status, the model's wavefronts per
  * block and conflict degree, registers, median, rate and % of the
  * reference baseline, the winner marked; a line with the reason under
- * each one pruned, wrong, failed or not compiled; then the baselines. */
+ * each one pruned, wrong, failed or not compiled; then the baselines.
+ * A space of more than TN_SUMMARY_ROWS candidates (unless -v or
+ * --all-candidates) gets the count of each state and the lines of its
+ * TN_SUMMARY_TOP most promising: the timed ones by their median, then
+ * the others by the time model's prediction; and the winner's. */
+#define TN_SUMMARY_ROWS 500
+#define TN_SUMMARY_TOP 20
 void tn_summary_table(const tn_run *run, FILE *out);
 
 /* "tuner: wall X s = start-up A + compile warm-up B + compiling C +
  * verification D + timed launches E + other F; N launches, R candidates
  * raced out" (tn_results_cost_split). */
 void tn_summary_cost_line(const tn_run *run, FILE *out);
+
+/* When the budget (job.h) stopped the benchmark: "tuner: the budget (500
+ * candidates) stopped the benchmark: N candidates timed, the most
+ * promising first; M left untimed: continue with --resume FILE". */
+void tn_summary_budget_line(const tn_run *run, FILE *out);
 
 /* With several sizes, a line per size: its winner, the single best's time
  * there, the baseline's, and what the size cost (launches, raced out,

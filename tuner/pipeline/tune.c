@@ -130,7 +130,8 @@ static int measure(tn_run *run, tn_worker *worker, int write_header,
     run->files_made = 1;
   }
   rc = tn_benchmark_run(run, worker, err);
-  tn_run_finish_compile(run, rc != 0);
+  /* what the budget left untimed need not compile */
+  tn_run_finish_compile(run, rc != 0 || run->budget_stopped);
   run->worker_starts = worker->starts;
   run->worker_start_s = worker->start_s;
   if (rc == TN_EINTR)
@@ -203,8 +204,11 @@ int tn_tune(const tn_job *job, const tn_tune_opts *opts, tn_run *run,
   rc = tn_precheck_device(run, err);
   if (rc != 0)
     goto cleanup;
-  /* a measured run benchmarks the first candidates while the rest compile */
-  run->compile_in_background = !opts->dry_run && !opts->resume_path;
+  /* a measured run benchmarks the first candidates while the rest compile;
+   * a resumed one too (what it restores keeps its measurement), so that
+   * the rest of a space a budget stopped compile only as far as the
+   * benchmark goes */
+  run->compile_in_background = !opts->dry_run;
   rc = prepare(run, &tpl, err);
   if (rc != 0)
     goto cleanup;
@@ -246,29 +250,10 @@ static void *measure_thread(void *arg)
  * same candidates, compiled once. */
 static int clone_prepared(tn_run *dst, const tn_run *src, tn_err *err)
 {
-  int i;
   tn_space space;
-  space.n = src->space.n;
-  space.c = malloc(sizeof(tn_candidate) * (size_t)space.n);
-  if (space.c == NULL)
+  int i;
+  if (tn_space_copy(&space, &src->space) != 0)
     return tn_errf(err, TN_ETOOL, "out of memory");
-  memcpy(space.c, src->space.c, sizeof(tn_candidate) * (size_t)space.n);
-  for (i = 0; i < space.n; i++) {
-    tn_candidate *c = &space.c[i];
-    const tn_candidate *s = &src->space.c[i];
-    c->log = s->log ? strdup(s->log) : NULL;
-    c->cubin = NULL;
-    if (s->cubin) {
-      c->cubin = malloc(s->cubin_len);
-      if (c->cubin)
-        memcpy(c->cubin, s->cubin, s->cubin_len);
-    }
-    if ((s->log && !c->log) || (s->cubin && !c->cubin)) {
-      space.n = i + 1;
-      tn_space_free(&space);
-      return tn_errf(err, TN_ETOOL, "out of memory");
-    }
-  }
   dst->space = space;
   dst->pruned_by_model = src->pruned_by_model;
   dst->n_baselines = src->n_baselines;
