@@ -24,6 +24,7 @@
 #   mvn.tgz           per config: model_vs_ncu.py's log and per-launch TSV
 set -u
 : "${OUT:?OUT: the folder the files go to}"
+mkdir -p "$OUT" || exit 1
 budget=${BUDGET:-450}
 t0=$(date +%s)
 W=$(mktemp -d /tmp/widths-run.XXXXXX)
