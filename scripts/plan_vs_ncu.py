@@ -391,19 +391,29 @@ def parse_raw(text, kernel):
     return launches
 
 
-def parse_source(text):
+def named_lines(plan):
+    """The (file, line)s that the plan's accesses of each kind name."""
+    kfile = os.path.basename(plan["kernel"]["file"])
+    named = {k: set() for k in KINDS}
+    for a in plan["accesses"]:
+        named[a["kind"]] |= {(kfile, ln) for ln in a["kernel_lines"]}
+    return named
+
+
+def parse_source(text, kfile, named):
     """Blocks of ncu's source page (--print-source cuda,sass or sass), one
     per profiled launch as far as the page shows: each a list of SASS rows
-    (file, line, kind, instructions executed, wavefronts).  A block starts
-    at a "Kernel Name" row where the page has them, else at a "Function
-    Name" row, else at a header row; the caller checks the blocks against
-    the raw page before it trusts them."""
+    (file, line, kind, instructions executed, wavefronts), one per address.
+    A block starts at a "Kernel Name" row where the page has them, else at
+    a "Function Name" row, else at a header row; the caller checks the
+    blocks against the raw page before it trusts them.  kfile: the kernel
+    file's name, for rows without a "File Path"; named: named_lines()."""
     rows = csv_rows(text)
     starts = ("Kernel Name" if any(r and r[0] == "Kernel Name" for r in rows)
               else "Function Name"
               if any(r and r[0] == "Function Name" for r in rows)
               else None)
-    blocks, cur, head = [], None, None
+    blocks, cur, head, by_address = [], None, None, {}
     file_path, line_no = None, None
     for row in rows:
         if not row:
@@ -413,6 +423,7 @@ def parse_source(text):
             if first == starts:
                 cur = []
                 blocks.append(cur)
+                by_address = {}
                 head = None
                 line_no = None
             if first == "File Path":
@@ -434,6 +445,7 @@ def parse_source(text):
             if starts is None:
                 cur = []
                 blocks.append(cur)
+                by_address = {}
             continue
         if head is None or cur is None:
             continue
@@ -458,10 +470,23 @@ def parse_source(text):
                        "\"Instructions Executed\" or \"L1 Wavefronts "
                        "Shared\" column: the SourceCounters section was "
                        "not collected")
-        cur.append({"file": file_path, "line": line_no, "kind": kind,
-                    "insts": int(number(cell(head["insts"])) or 0),
-                    "waves": int(number(cell(head["waves"])) or 0),
-                    "sass": text_})
+        # ncu lists an instruction under each line it stems from (an
+        # inlined function's and its call site's), at times twice under
+        # one: each address counts once a block, at a line that an access
+        # of its kind names if one does, else at the first it is under.
+        where_ = (os.path.basename(file_path) if file_path else kfile,
+                  line_no)
+        address = cell(head["address"]).lower()
+        seen = by_address.get(address)
+        if seen is not None:
+            if where_ in named[kind] and seen["where"] not in named[kind]:
+                seen.update(file=file_path, line=line_no, where=where_)
+            continue
+        by_address[address] = {
+            "file": file_path, "line": line_no, "where": where_,
+            "kind": kind, "insts": int(number(cell(head["insts"])) or 0),
+            "waves": int(number(cell(head["waves"])) or 0), "sass": text_}
+        cur.append(by_address[address])
     return blocks
 
 
@@ -874,7 +899,9 @@ def check(args, out):
     pairs = list(zip(align(expected, measured, window), measured))
     blocks = None
     if source is not None:
-        sblocks = parse_source(source)
+        sblocks = parse_source(source,
+                               os.path.basename(plan["kernel"]["file"]),
+                               named_lines(plan))
         why = source_lines_fit(sblocks, measured)
         if why:
             out.say("note: the source page cannot be tied to the launches "
