@@ -272,6 +272,28 @@ expect("conv2d.cu:35 executes 1024 st instructions (1024 wavefronts) per "
        "launch that no declared access names" in out,
        "with source lines: an instruction no access declares")
 
+# The same launches in the layout ncu 2025.3 printed on the H200 ("File
+# Path" and "Function Name" a launch, plain numbers): every SASS row twice
+# under its line, and a store also under line 34, as ncu lists an inlined
+# function's instruction under the function's line and the call site's.
+# Each address counts once, at the line an access names (the tile's store
+# at 36), else at the first it is under (candidate 0's extra store, at 34
+# and 35, is said at 34).
+rc, out, d = recorded("listed", os.path.join(HERE, "ncu_raw_differs.csv"),
+                      os.path.join(HERE, "ncu_source_listed.csv"))
+expect(rc == 1 and "cannot be tied" not in out and
+       "access 'tile load' (conv2d-check.cfg:%d): declared 27648 st "
+       "instructions and 36864 wavefronts per launch at conv2d.cu:36, "
+       "measured 27648 and 27648" % tile_line in out and
+       "the kernel has no ld at conv2d.cu:51" in out,
+       "rows listed twice and under two lines: each address counted once, "
+       "at the line an access names", out)
+expect("conv2d.cu:34 executes 1024 st instructions (1024 wavefronts) per "
+       "launch that no declared access names" in out and
+       "conv2d.cu:35 executes" not in out and
+       "executes 27648" not in out,
+       "... else at the first line it is listed under", out)
+
 rc, out, d = recorded("untied", os.path.join(HERE, "ncu_raw_differs.csv"),
                       os.path.join(HERE, "ncu_source.csv"))
 expect(rc == 1 and "the source page cannot be tied to the launches" in out
