@@ -50,6 +50,21 @@ for cfg in "$dir"/bad-*.cfg; do
     fi
   done
 done
+# an error that every architecture gives alike (a plan's lane outside its
+# array) is the config's: the run, for no architecture named, does not
+# blame the architectures for it
+msg=$("$tuner" --config "$dir/bad-user-plan-outside.cfg" --no-cache \
+      --output "$tmp/out-arch" 2>&1 >/dev/null)
+case "$msg" in
+  *"no architecture"*) echo "FAIL plan outside blames the architectures: $msg"
+                       fail=1 ;;
+esac
+msg=$("$tuner" --config "$dir/bad-limits-every-arch.cfg" --no-cache \
+      --output "$tmp/out-arch" 2>&1 >/dev/null)
+case "$msg" in
+  *"no architecture the tuner knows can run any point"*) ;;
+  *) echo "FAIL limits of every architecture not said: $msg"; fail=1 ;;
+esac
 # a config that is not there
 msg=$("$tuner" --config "$tmp/none.cfg" --dry-run 2>&1 >/dev/null)
 rc=$?

@@ -88,13 +88,15 @@ const tn_arch *tn_precheck_target(const tn_job *job, const tn_arch *arch)
 }
 
 /* The space has a valid point for arch, or with arch NULL for some
- * architecture the tuner knows. */
+ * architecture the tuner knows.  An error every architecture gives alike
+ * (a plan's lane outside its array) is the config's, not theirs: it is
+ * reported alone. */
 static int check_space(const tn_job *job, const tn_arch *arch, tn_err *err)
 {
   tn_space sp;
   tn_err last = {{0}};
-  char list[256];
-  int i, rc;
+  char list[256], first[sizeof(last.msg)];
+  int i, rc, alike = 1;
 
   if (arch) {
     rc = tn_space_build(job, arch, &sp, err);
@@ -114,6 +116,14 @@ static int check_space(const tn_job *job, const tn_arch *arch, tn_err *err)
       *err = last;
       return rc;
     }
+    if (i == 0)
+      memcpy(first, last.msg, sizeof(first));
+    else if (strcmp(first, last.msg) != 0)
+      alike = 0;
+  }
+  if (alike) {
+    *err = last;
+    return TN_EINPUT;
   }
   tn_arch_list(list, sizeof(list));
   return tn_errf(err, TN_EINPUT,
