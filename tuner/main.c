@@ -447,11 +447,11 @@ int main(int argc, char **argv)
     fprintf(stderr,
             "tuner: %d candidates, %d pruned by the model and %d by what "
             "the run measured, %d compiled (%d from the cache, %d failed) "
-            "in %.2f s on %d workers; benchmark %.2f s; total %.2f s\n",
+            "in %.2f s on %d worker%s; benchmark %.2f s; total %.2f s\n",
             run->space.n, run->pruned_by_model, run->pruned_by_measured,
             run->compile.compiled + run->compile.cached, run->compile.cached,
             run->compile.failed, run->compile.wall_s, run->compile.threads,
-            run->bench_s, run->wall_s);
+            run->compile.threads == 1 ? "" : "s", run->bench_s, run->wall_s);
     if (job->family->plan == NULL)
       fprintf(stderr, "tuner: %s declares no shared-memory plan: the model "
                       "priced no candidate and pruned none (a plan: "

@@ -27,7 +27,7 @@ TUNER_COMPILER=none "$tuner" --config "$cfg" -n --arch sm_90 --no-cache -q \
   { echo "FAIL: in-process run: $(cat "$tmp/self.err")"; fail=1; }
 grep -q "on 2 workers" "$tmp/pool.err" ||
   { echo "FAIL: not 2 workers: $(cat "$tmp/pool.err")"; fail=1; }
-grep -q "on 1 workers" "$tmp/self.err" ||
+grep -q "on 1 worker;" "$tmp/self.err" ||
   { echo "FAIL: not in-process: $(cat "$tmp/self.err")"; fail=1; }
 n=$(grep -cE '^ +[0-9]+  .* compiled ' "$tmp/pool.out")
 [ "$n" -gt 0 ] || { echo "FAIL: nothing compiled"; fail=1; }
