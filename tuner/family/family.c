@@ -326,6 +326,22 @@ void tn_problem_options_json(const tn_family *f, const tn_problem *prob,
   }
 }
 
+json_t *tn_params_json(const tn_family *f, const tn_params *p)
+{
+  json_t *o = json_object();
+  int k;
+  for (k = 0; k < f->n_params; k++) {
+    char sw[32];
+    if (f->params[k].kind == TN_PARAM_SWIZZLE)
+      json_object_set_new(o, f->params[k].name,
+                          json_string(tn_swizzle_name(&p->v[k].sw, sw,
+                                                      sizeof(sw))));
+    else
+      json_object_set_new(o, f->params[k].name, json_integer(p->v[k].i));
+  }
+  return o;
+}
+
 int tn_problem_options_from_json(const tn_family *f, json_t *o,
                                  tn_problem *prob, char *why, size_t n)
 {

@@ -452,6 +452,9 @@ int tn_option_left_out(const tn_family *f, const tn_problem *prob, int i);
  * at its default. */
 void tn_problem_options_json(const tn_family *f, const tn_problem *prob,
                              json_t *o);
+/* A point's parameters as a JSON object, each under its name: an integer,
+ * or a swizzle's name (the form results files and `tuner plan` share). */
+json_t *tn_params_json(const tn_family *f, const tn_params *p);
 /* Reads prob's options from JSON object o: every option must be there
  * (one added later may be missing: its default), of its kind and in
  * range (a choice: a string among its names).

@@ -70,32 +70,16 @@ _Static_assert(TN_ELEM_F32 == 0 && TN_ELEM_BF16 == 1 && TN_ELEM_F16 == 2 &&
 static int load(tn_compare *c, int cc_major, int cc_minor, char *why,
                 size_t n)
 {
-  const tn_arch *arch;
-  tn_err err = {{0}};
   void *cubin;
   size_t len;
-  char *log = NULL;
   int rc;
 
   if (c->fn)
     return 0;
-  arch = tn_arch_from_cc(cc_major, cc_minor);
-  if (arch == NULL)
-    arch = tn_arch_nearest_older(cc_major, cc_minor);
-  if (arch == NULL) {
-    snprintf(why, n, "no known architecture for compute capability %d.%d",
-             cc_major, cc_minor);
+  if (tn_nvrtc_helper_cc(tn_compare_source, "compare.cu", cc_major, cc_minor,
+                         "the comparison kernel does not compile", &cubin,
+                         &len, why, n) != 0)
     return -1;
-  }
-  rc = tn_nvrtc_helper(tn_compare_source, "compare.cu", arch, &cubin, &len,
-                       &log, &err);
-  if (rc != 0) {
-    snprintf(why, n, "the comparison kernel does not compile: %.400s",
-             rc > 0 && log ? log : err.msg);
-    free(log);
-    return -1;
-  }
-  free(log);
   rc = CU(cuModuleLoadData(&c->module, cubin)) ||
        CU(cuModuleGetFunction(&c->fn, c->module, "tn_compare")) ||
        CU(cuMemAlloc(&c->counts, 2 * sizeof(unsigned long long)));

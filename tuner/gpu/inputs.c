@@ -130,44 +130,28 @@ _Static_assert(TN_INIT_UNIFORM == 1 && TN_INIT_ZEROS == 2 &&
 int tn_inputs_load(tn_inputs *in, int cc_major, int cc_minor, char *why,
                    size_t n)
 {
-  const tn_arch *arch;
-  tn_err err = {{0}};
+  size_t la = strlen(tn_inputs_generator_source);
+  size_t lb = strlen(tn_inputs_values_source);
+  char *both;
   void *cubin;
   size_t len;
-  char *log = NULL;
   int rc;
 
   if (in->fn)
     return 0;
-  arch = tn_arch_from_cc(cc_major, cc_minor);
-  if (arch == NULL)
-    arch = tn_arch_nearest_older(cc_major, cc_minor);
-  if (arch == NULL) {
-    snprintf(why, n, "no known architecture for compute capability %d.%d",
-             cc_major, cc_minor);
+  both = malloc(la + lb + 1);
+  if (both == NULL) {
+    snprintf(why, n, "out of memory");
     return -1;
   }
-  {
-    size_t la = strlen(tn_inputs_generator_source);
-    size_t lb = strlen(tn_inputs_values_source);
-    char *both = malloc(la + lb + 1);
-    if (both == NULL) {
-      snprintf(why, n, "out of memory");
-      return -1;
-    }
-    memcpy(both, tn_inputs_generator_source, la);
-    memcpy(both + la, tn_inputs_values_source, lb + 1);
-    rc = tn_nvrtc_helper(both, "generator.cu", arch, &cubin, &len, &log,
-                           &err);
-    free(both);
-  }
-  if (rc != 0) {
-    snprintf(why, n, "the input generator does not compile: %.400s",
-             rc > 0 && log ? log : err.msg);
-    free(log);
+  memcpy(both, tn_inputs_generator_source, la);
+  memcpy(both + la, tn_inputs_values_source, lb + 1);
+  rc = tn_nvrtc_helper_cc(both, "generator.cu", cc_major, cc_minor,
+                          "the input generator does not compile", &cubin,
+                          &len, why, n);
+  free(both);
+  if (rc != 0)
     return -1;
-  }
-  free(log);
   rc = CU(cuModuleLoadData(&in->module, cubin)) ||
        CU(cuModuleGetFunction(&in->fn, in->module, "tn_fill_random")) ||
        CU(cuModuleGetFunction(&in->values_fn, in->module, "tn_fill_values"));

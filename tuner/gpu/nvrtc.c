@@ -117,6 +117,29 @@ int tn_nvrtc_helper(const char *source, const char *name,
                           err);
 }
 
+int tn_nvrtc_helper_cc(const char *source, const char *name, int cc_major,
+                       int cc_minor, const char *fails, void **cubin,
+                       size_t *cubin_len, char *why, size_t n)
+{
+  const tn_arch *arch = tn_arch_from_cc(cc_major, cc_minor);
+  tn_err err = {{0}};
+  char *log = NULL;
+  int rc;
+
+  if (arch == NULL)
+    arch = tn_arch_nearest_older(cc_major, cc_minor);
+  if (arch == NULL) {
+    snprintf(why, n, "no known architecture for compute capability %d.%d",
+             cc_major, cc_minor);
+    return -1;
+  }
+  rc = tn_nvrtc_helper(source, name, arch, cubin, cubin_len, &log, &err);
+  if (rc != 0)
+    snprintf(why, n, "%s: %.400s", fails, rc > 0 && log ? log : err.msg);
+  free(log);
+  return rc != 0 ? -1 : 0;
+}
+
 int tn_nvrtc_ptx(const char *source, const char *name,
                  const tn_nvrtc_headers *h, const tn_arch *arch, char **ptx,
                  char **log, tn_err *err)

@@ -42,6 +42,15 @@ int tn_nvrtc_helper(const char *source, const char *name,
                     const tn_arch *arch, void **cubin, size_t *cubin_len,
                     char **log, tn_err *err);
 
+/* tn_nvrtc_helper for the device of compute capability cc_major.cc_minor
+ * (its architecture, else the nearest older one the tuner knows).
+ * Returns 0, or -1 with why: no architecture, or "FAILS: " and NVRTC's
+ * log (FAILS says which kernel, e.g. "the input generator does not
+ * compile"). */
+int tn_nvrtc_helper_cc(const char *source, const char *name, int cc_major,
+                       int cc_minor, const char *fails, void **cubin,
+                       size_t *cubin_len, char *why, size_t n);
+
 /* Compiles source (with headers) to PTX for arch's virtual architecture:
  * the entry points and their parameters, which a described kernel is
  * probed by.  0, 1 on a compile error (log set), or TN_ETOOL.  *ptx and

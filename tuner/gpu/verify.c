@@ -106,11 +106,8 @@ static void free_scratch(tn_verify *v)
 static int ensure_reference(tn_verify *v, const tn_family *f, char *why,
                             size_t n)
 {
-  const tn_arch *arch;
-  tn_err err = {{0}};
   void *cubin;
   size_t len;
-  char *log;
   int rc;
 
   if (f->reference_source == NULL || v->ref_family == f)
@@ -119,23 +116,10 @@ static int ensure_reference(tn_verify *v, const tn_family *f, char *why,
     v->cu->cuModuleUnload(v->ref_module);
     v->ref_module = NULL;
   }
-  arch = tn_arch_from_cc(v->cc_major, v->cc_minor);
-  if (arch == NULL)
-    arch = tn_arch_nearest_older(v->cc_major, v->cc_minor);
-  if (arch == NULL) {
-    snprintf(why, n, "no known architecture for compute capability %d.%d",
-             v->cc_major, v->cc_minor);
+  if (tn_nvrtc_helper_cc(f->reference_source, "reference.cu", v->cc_major,
+                         v->cc_minor, "the reference kernels do not compile",
+                         &cubin, &len, why, n) != 0)
     return -1;
-  }
-  rc = tn_nvrtc_helper(f->reference_source, "reference.cu", arch, &cubin,
-                       &len, &log, &err);
-  if (rc != 0) {
-    snprintf(why, n, "the reference kernels do not compile: %.400s",
-             rc > 0 && log ? log : err.msg);
-    free(log);
-    return -1;
-  }
-  free(log);
   rc = CU(cuModuleLoadData(&v->ref_module, cubin));
   free(cubin);
   if (rc) {

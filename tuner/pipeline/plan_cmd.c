@@ -134,22 +134,6 @@ static json_t *launch_json(const tn_launch *l)
                    "smem_dynamic", l->smem_dynamic);
 }
 
-static json_t *params_json(const tn_family *f, const tn_params *p)
-{
-  json_t *o = json_object();
-  int k;
-  for (k = 0; k < f->n_params; k++) {
-    char sw[32];
-    if (f->params[k].kind == TN_PARAM_SWIZZLE)
-      json_object_set_new(o, f->params[k].name,
-                          json_string(tn_swizzle_name(&p->v[k].sw, sw,
-                                                      sizeof(sw))));
-    else
-      json_object_set_new(o, f->params[k].name, json_integer(p->v[k].i));
-  }
-  return o;
-}
-
 static json_t *count_json(const tn_plan_count *c)
 {
   return json_pack("{s:I, s:I}", "insts", (json_int_t)c->insts,
@@ -254,7 +238,7 @@ static json_t *point_json(const plan_ctx *pc, const tn_candidate *c,
   }
   tn_params_format(f->params, f->n_params, &c->params, text, sizeof(text));
   return json_pack("{s:i, s:o, s:s, s:o}", "id", c->id, "params",
-                   params_json(f, &c->params), "params_text", text,
+                   tn_params_json(f, &c->params), "params_text", text,
                    "per_problem", per);
 }
 

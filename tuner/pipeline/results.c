@@ -135,22 +135,6 @@ static json_t *timing_json(const tn_timing *t)
                    "q3_ms", t->q3_ms, "repetitions", t->repetitions);
 }
 
-static json_t *params_json(const tn_family *f, const tn_params *p)
-{
-  json_t *o = json_object();
-  int k;
-  for (k = 0; k < f->n_params; k++) {
-    char sw[32];
-    if (f->params[k].kind == TN_PARAM_SWIZZLE)
-      json_object_set_new(o, f->params[k].name,
-                          json_string(tn_swizzle_name(&p->v[k].sw, sw,
-                                                      sizeof(sw))));
-    else
-      json_object_set_new(o, f->params[k].name, json_integer(p->v[k].i));
-  }
-  return o;
-}
-
 /* The family's layout parameters: siblings differ only in these (pruning's
  * groups, which scripts/model_check.py finds again from the file). */
 static json_t *layout_params_json(const tn_family *f)
@@ -176,7 +160,7 @@ static json_t *candidate_json(const tn_run *run, const tn_candidate *c,
 
   tn_params_format(f->params, f->n_params, &c->params, text, sizeof(text));
   json_object_set_new(o, "id", json_integer(c->id));
-  json_object_set_new(o, "params", params_json(f, &c->params));
+  json_object_set_new(o, "params", tn_params_json(f, &c->params));
   json_object_set_new(o, "params_text", json_string(text));
   json_object_set_new(o, "status", json_string(tn_status_name(c->status)));
   if (c->status == TN_ST_PRUNED)
@@ -339,7 +323,7 @@ json_t *tn_results_size_best(const tn_run *run, int k, int predicted)
     json_array_append_new(size, json_integer(p->size.dims[i]));
   tn_params_format(f->params, f->n_params, &c->params, text, sizeof(text));
   o = json_pack("{s:i, s:o, s:i, s:o, s:s}", "problem", k, "size", size,
-                "id", c->id, "params", params_json(f, &c->params),
+                "id", c->id, "params", tn_params_json(f, &c->params),
                 "params_text", text);
   if (predicted) {
     json_object_set_new(o, "predicted", json_true());
@@ -403,7 +387,7 @@ json_t *tn_results_json(const tn_run *run)
     }
     json_decref(best);
     best = json_pack("{s:i, s:o, s:f, s:f, s:s, s:b, s:o, s:i, s:f, s:s}",
-                     "id", c->id, "params", params_json(f, &c->params),
+                     "id", c->id, "params", tn_params_json(f, &c->params),
                      "median_ms", c->total_ms, "rate",
                      tn_family_rate(f, job->problems, job->n_problems,
                                     c->total_ms),
