@@ -451,16 +451,23 @@ json_t *tn_results_json(const tn_run *run)
   return doc;
 }
 
+int tn_results_text(json_t *doc, char **text, tn_err *err)
+{
+  if (doc == NULL)
+    return tn_errf(err, TN_ETOOL, "building the results JSON failed");
+  *text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
+  json_decref(doc);
+  if (*text == NULL)
+    return tn_errf(err, TN_ETOOL, "serialising the results JSON failed");
+  return 0;
+}
+
 int tn_results_write_doc(json_t *doc, const char *path, tn_err *err)
 {
   char *text;
-  int rc;
-  if (doc == NULL)
-    return tn_errf(err, TN_ETOOL, "building the results JSON failed");
-  text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
-  json_decref(doc);
-  if (text == NULL)
-    return tn_errf(err, TN_ETOOL, "serialising the results JSON failed");
+  int rc = tn_results_text(doc, &text, err);
+  if (rc != 0)
+    return rc;
   rc = tn_write_file_atomic(path, text, strlen(text), err);
   free(text);
   return rc;

@@ -32,6 +32,10 @@ json_t *tn_results_baseline_line(const tn_run *run,
  * has no winner. */
 json_t *tn_results_size_best(const tn_run *run, int k, int predicted);
 
+/* doc (stolen; NULL means building it failed) as the text of a results
+ * file, malloc'd into *text.  Returns 0 or TN_ETOOL. */
+int tn_results_text(json_t *doc, char **text, tn_err *err);
+
 /* Serialises doc (stolen; NULL means building it failed) and writes it to
  * path atomically.  Returns 0 or TN_ETOOL. */
 int tn_results_write_doc(json_t *doc, const char *path, tn_err *err);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/lock.h"
+#include "pipeline/results.h"
 #include "pipeline/run_header.h"
 
 #define MAX_TRIES 1000
@@ -81,12 +82,10 @@ int tn_run_files_create(tn_run *run, json_t *doc, int journal, tn_err *err)
   char *text;
   int i, rc = 1;
 
-  if (doc == NULL)
-    return tn_errf(err, TN_ETOOL, "building the results JSON failed");
-  text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
-  json_decref(doc);
-  if (text == NULL)
-    return tn_errf(err, TN_ETOOL, "serialising the results JSON failed");
+  rc = tn_results_text(doc, &text, err);
+  if (rc != 0)
+    return rc;
+  rc = 1;
   if (n > 5 && strcmp(run->results_path + n - 5, ".json") == 0)
     n -= 5;
   snprintf(stem, sizeof(stem), "%.*s", (int)n, run->results_path);
