@@ -4,7 +4,7 @@
  *
  * out (cols x rows) = transpose(in (rows x cols)), any rows and cols.
  * Rendered by the tuner, which defines before this text:
- *   TN_TILE             tile edge in elements (8 .. 128, a power of two)
+ *   TN_TILE             tile edge in elements (8 .. 256, a power of two)
  *   TN_ROWS_PER_THREAD  tile rows each thread moves (divides TN_TILE)
  *   TN_VEC              elements each thread moves per row (1 .. 16, at
  *                       most 16 bytes): the width of its global accesses
@@ -42,13 +42,16 @@
  * the swizzle (none, or sw32/sw64/sw128 as the tensor maps have it) shape
  * it.
  *
- * Interior tiles of a matrix whose sizes are multiples of TN_VEC take a
- * path without bounds checks, with TN_VEC-wide global accesses, shared
- * stores TN_SW elements wide (the widest the padding and swizzle keep
- * contiguous and aligned) and column reads TN_PACK elements wide: a
- * thread reads TN_PACK adjacent columns of each of its TN_VEC rows and
- * writes TN_PACK output rows of TN_VEC elements.  Other tiles move element
- * by element, each access predicated on lying in the matrix.  The tuner's
+ * In a matrix whose sizes are multiples of TN_VEC, tiles move as vectors:
+ * TN_VEC-wide global accesses, shared stores TN_SW elements wide (the
+ * widest the padding and swizzle keep contiguous and aligned) and column
+ * reads TN_PACK elements wide: a thread reads TN_PACK adjacent columns of
+ * each of its TN_VEC rows and writes TN_PACK output rows of TN_VEC
+ * elements.  Whole tiles do so without bounds checks; a tile cut by the
+ * matrix's edge checks each vector (which lies wholly inside or outside).
+ * In other matrices every tile moves element by element, each access
+ * predicated on lying in the matrix.  The threads' tile is dynamic shared
+ * memory (TN_SMEM_ELEMS elements at launch).  The tuner's
  * access plan (tuner/family/transpose_plan.c) lists exactly these
  * shared-memory accesses; the TN_TRACE_* hooks (smem_trace.h) mark each
  * one for the drift test.
@@ -254,11 +257,64 @@ static_assert(TN_SMEM_ELEMS == TN_TILE * (TN_TILE + TN_PAD_ELEMS),
 
 typedef bits_of<TN_ELEM_BYTES * TN_SW>::type store_t;
 
+/* The vector paths of a matrix whose sizes are multiples of TN_VEC: a
+ * thread moves TN_VEC-wide vectors of its rows into the tile with
+ * TN_SW-wide shared stores, reads TN_PACK columns of its TN_VEC rows a
+ * load and stores TN_PACK output rows of TN_VEC elements.  CHECKED (a
+ * tile cut by the matrix's edge): a vector lies wholly inside or wholly
+ * outside the matrix, so each moves only where it is inside, and a packed
+ * read only where its first column is, each of its rows stored only
+ * where that row is. */
+template <bool CHECKED>
+__device__ __forceinline__ void move_vectors(elem_t *tile,
+                                             const elem_t *__restrict__ src,
+                                             elem_t *__restrict__ dst,
+                                             int rows, int cols, int row0,
+                                             int col0, int ty, int c0)
+{
+#pragma unroll
+  for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
+    const int r = ty + j * TN_BLOCK_Y;
+    const bool in = !CHECKED || (row0 + r < rows && col0 + c0 < cols);
+    vec_t v;
+    if (in)
+      v = *reinterpret_cast<const vec_t *>(src + (size_t)r * cols + c0);
+#pragma unroll
+    for (int k = 0; k < TN_VEC; k += TN_SW) {
+      TN_TRACE_ST(&tile[TILE_AT(r, c0 + k)], TN_ELEM_BYTES * TN_SW, in);
+      if (in)
+        *reinterpret_cast<store_t *>(&tile[TILE_AT(r, c0 + k)]) =
+            *reinterpret_cast<const store_t *>(&ELEM(v, k));
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < TN_ROWS_PER_THREAD / TN_PACK; j++) {
+    const int r = TN_PACK * (ty + j * TN_BLOCK_Y);
+    const bool in = !CHECKED || (col0 + r < cols && row0 + c0 < rows);
+    if (!in) {
+#pragma unroll
+      for (int k = 0; k < TN_VEC; k++)
+        TN_TRACE_LD(&tile[TILE_AT(c0 + k, r)], TN_ELEM_BYTES * TN_PACK,
+                    false);
+      continue;
+    }
+    vec_t v[TN_PACK];
+    READ_COLUMNS(v, TILE_AT, r);
+#pragma unroll
+    for (int q = 0; q < TN_PACK; q++)
+      if (!CHECKED || col0 + r + q < cols)
+        *reinterpret_cast<vec_t *>(dst + (size_t)(r + q) * rows + c0) = v[q];
+  }
+}
+
 extern "C" __global__ void __launch_bounds__(TN_THREADS)
 transpose(const elem_t *__restrict__ in, elem_t *__restrict__ out,
           int rows, int cols)
 {
-  __shared__ __align__(16) elem_t tile[TN_SMEM_ELEMS];
+  /* dynamic: a 64 KiB tile (int8's 256, fp32's 128) is past the 48 KiB a
+   * block may declare statically */
+  extern __shared__ __align__(16) elem_t tile[];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int tiles_r = (rows + TN_TILE - 1) / TN_TILE;
   const int tiles_c = (cols + TN_TILE - 1) / TN_TILE;
@@ -273,32 +329,16 @@ transpose(const elem_t *__restrict__ in, elem_t *__restrict__ out,
   elem_t *dst = out + (size_t)col0 * rows + row0;
   TN_TRACE_BASE(tile);
 
-  if (row0 + TN_TILE <= rows && col0 + TN_TILE <= cols &&
-      ((rows | cols) & (TN_VEC - 1)) == 0) {
-#pragma unroll
-    for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
-      int r = ty + j * TN_BLOCK_Y;
-      vec_t v = *reinterpret_cast<const vec_t *>(src + (size_t)r * cols + c0);
-#pragma unroll
-      for (int k = 0; k < TN_VEC; k += TN_SW) {
-        TN_TRACE_ST(&tile[TILE_AT(r, c0 + k)], TN_ELEM_BYTES * TN_SW, true);
-        *reinterpret_cast<store_t *>(&tile[TILE_AT(r, c0 + k)]) =
-            *reinterpret_cast<const store_t *>(&ELEM(v, k));
-      }
-    }
-    __syncthreads();
-#pragma unroll
-    for (int j = 0; j < TN_ROWS_PER_THREAD / TN_PACK; j++) {
-      const int r = TN_PACK * (ty + j * TN_BLOCK_Y);
-      vec_t v[TN_PACK];
-      READ_COLUMNS(v, TILE_AT, r);
-#pragma unroll
-      for (int q = 0; q < TN_PACK; q++)
-        *reinterpret_cast<vec_t *>(dst + (size_t)(r + q) * rows + c0) = v[q];
-    }
+  if (((rows | cols) & (TN_VEC - 1)) == 0) {
+    if (row0 + TN_TILE <= rows && col0 + TN_TILE <= cols)
+      move_vectors<false>(tile, src, dst, rows, cols, row0, col0, ty, c0);
+    else
+      move_vectors<true>(tile, src, dst, rows, cols, row0, col0, ty, c0);
     return;
   }
-#pragma unroll
+  /* a matrix of no vectors: element by element, its rows' loop kept
+   * rolled (unrolled, 256 elements a thread took NVRTC 20 s) */
+#pragma unroll 1
   for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
     int r = ty + j * TN_BLOCK_Y;
 #pragma unroll
@@ -310,7 +350,7 @@ transpose(const elem_t *__restrict__ in, elem_t *__restrict__ out,
     }
   }
   __syncthreads();
-#pragma unroll
+#pragma unroll 1
   for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
     int r = ty + j * TN_BLOCK_Y;
 #pragma unroll

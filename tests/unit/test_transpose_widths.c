@@ -428,7 +428,7 @@ static void test_buffers(void)
     /* shared memory: the tile's bytes */
     point(&p, 32, 4, 1, 1, 0, "none", 1);
     fam->launch(fam, &p, &prob, &l);
-    CHECK_EQ_INT(l.smem_static, 32 * 33 * w[i].bytes);
+    CHECK_EQ_INT(l.smem_dynamic, 32 * 33 * w[i].bytes);
   }
   /* fp8 and int8 inputs take every byte, fp64 a 53-bit mantissa */
   {

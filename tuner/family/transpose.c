@@ -34,7 +34,7 @@ static const tn_option_desc options[TP_N_OPTIONS] = {
 };
 
 static const tn_param_desc params[TP_N_PARAMS] = {
-    {"tile", TN_PARAM_INT, 0, 8, 128, 32,
+    {"tile", TN_PARAM_INT, 0, 8, 256, 32,
      "tile edge in elements, a power of two", 0},
     {"rows_per_thread", TN_PARAM_INT, 0, 1, 64, 4,
      "tile rows each thread moves; divides tile", 0},
@@ -317,9 +317,12 @@ static void launch(const tn_family *fam, const tn_params *p,
   l->grid[1] = 1;
   l->grid[2] = 1;
   l->threads = s.threads;
-  l->smem_static = s.smem_elems * s.eb;
-  if (s.tma) {
-    l->smem_static += 8; /* the mbarrier */
+  if (!s.tma) {
+    /* the template's tile is extern: a tile of 64 KiB is past the static
+     * 48 KiB */
+    l->smem_dynamic = s.smem_elems * s.eb;
+  } else {
+    l->smem_static = s.smem_elems * s.eb + 8; /* the mbarrier */
     l->min_cc = 90;
     l->needs = "the copy engine (TMA)";
   }

@@ -180,14 +180,16 @@ static void plan_tma(const tn_params *p, const tn_transpose_shape *s,
 
 /* The accesses of one block of the threads' path whose tile has
  * valid_rows x valid_cols elements inside the matrix, executed by `times`
- * blocks; fast: the unchecked path (a full tile of a matrix whose sizes
- * are multiples of vec), with stores sw elements wide and column reads
- * pack elements wide, else element by element. */
+ * blocks; vectors: the vector paths (a matrix whose sizes are multiples
+ * of vec), with stores sw elements wide and column reads pack elements
+ * wide, else element by element.  Either way a lane accesses only what
+ * lies inside the matrix: on the vector paths a vector is wholly inside
+ * or outside, and a packed read goes where its first column is inside. */
 static void plan_block(const tn_params *p, const tn_transpose_shape *s,
-                       int valid_rows, int valid_cols, int fast,
+                       int valid_rows, int valid_cols, int vectors,
                        long long times, tn_access_sink *sink)
 {
-  int sw = fast ? s->sw : 1, pack = fast ? s->pack : 1, w, j, k, lane;
+  int sw = vectors ? s->sw : 1, pack = vectors ? s->pack : 1, w, j, k, lane;
 
   for (w = 0; w * 32 < s->threads; w++) {
     /* tile[r][c0 + k .. + sw - 1] = in[row0 + r][col0 + c0 + k ..] */
@@ -199,7 +201,7 @@ static void plan_block(const tn_params *p, const tn_transpose_shape *s,
           int lin = w * 32 + lane, c = s->vec * (lin % s->nx) + k;
           int r = lin / s->nx + j * s->by;
           st.addr[lane] = (unsigned)s->eb * (unsigned)offset(p, s, r, c);
-          if (fast || (r < valid_rows && c < valid_cols))
+          if (r < valid_rows && c < valid_cols)
             st.active |= 1u << lane;
         }
         if (st.active)
@@ -207,7 +209,7 @@ static void plan_block(const tn_params *p, const tn_transpose_shape *s,
       }
     }
     for (j = 0; j < s->rpt / pack; j++)
-      column_reads(p, s, w, j, pack, fast, valid_rows, valid_cols, times,
+      column_reads(p, s, w, j, pack, 0, valid_rows, valid_cols, times,
                    sink);
   }
 }
@@ -247,12 +249,13 @@ void tn_transpose_plan(const tn_family *fam, const tn_params *p,
     return;
   }
 
-  /* Interior blocks, the right edge, the bottom edge and the corner. */
+  /* Interior blocks, the right edge, the bottom edge and the corner: all
+   * of them vectors where the sizes are multiples of vec. */
   plan_block(p, &s, s.tile, s.tile, aligned, full_r * full_c, sink);
   if (rem_c)
-    plan_block(p, &s, s.tile, rem_c, 0, full_r, sink);
+    plan_block(p, &s, s.tile, rem_c, aligned, full_r, sink);
   if (rem_r)
-    plan_block(p, &s, rem_r, s.tile, 0, full_c, sink);
+    plan_block(p, &s, rem_r, s.tile, aligned, full_c, sink);
   if (rem_r && rem_c)
-    plan_block(p, &s, rem_r, rem_c, 0, 1, sink);
+    plan_block(p, &s, rem_r, rem_c, aligned, 1, sink);
 }
