@@ -13,6 +13,10 @@
 #   build       cmake and the tuner alone
 #   tune-EX     tuner --config configs/examples/EX/EX.cfg --device 0: the
 #               pruned run with its baseline, results in $WORK/results/EX
+#   noprune-EX  the same with --no-prune (every valid candidate timed), in
+#               $WORK/results/EX-noprune, then model-check-EX:
+#               scripts/model_check.py on the two (pruning loses no
+#               sibling group's best beyond noise), in $WORK/model-check
 #   ncu-EX      scripts/plan_vs_ncu.py on EX into $WORK/ncu/EX: a
 #               --no-prune run under ncu, every profiled launch's
 #               instructions and wavefronts against the plan, tied to the
@@ -31,7 +35,7 @@
 # run would take at that rate; later calls with FIRST and STEPS="build
 # ncu" cover the rest (a run is the same each time: no pruning).
 #
-# Settings (environment): STEPS (default "build tune ncu"), EXAMPLES
+# Settings (environment): STEPS (default "build tune noprune ncu"), EXAMPLES
 # (default "transpose_fp16 softmax conv2d": the smallest space first, so
 # that its rate sizes the others' windows), TOTAL, LAUNCHES, FIRST,
 # NO_SOURCE, WORK (default /tmp/gpu_examples_run), DRY=1 (no GPU: the
@@ -46,7 +50,7 @@ start=$(date +%s)
 OUT=${OUT:-/tmp/gpu_examples_out}
 WORK=${WORK:-/tmp/gpu_examples_run}
 TOTAL=${TOTAL:-450}
-STEPS=${STEPS:-build tune ncu}
+STEPS=${STEPS:-build tune noprune ncu}
 EXAMPLES=${EXAMPLES:-transpose_fp16 softmax conv2d}
 LAUNCHES=${LAUNCHES:-48}
 FIRST=${FIRST:-0}
@@ -177,7 +181,41 @@ PY
   done
 fi
 
-# 2. the checks: the plan against Nsight Compute
+# 2. pruning against no pruning: each example's --no-prune run, every
+# valid candidate timed, right after its pruned run, and
+# scripts/model_check.py on the pair (does pruning lose a sibling group's
+# best, or a size's, beyond noise?)
+if has_step noprune; then
+  mkdir -p "$WORK/model-check"
+  for ex in $EXAMPLES; do
+    cfg=configs/examples/$ex/$ex.cfg
+    args=(--config "$cfg" -q --no-prune --output "$WORK/results/$ex-noprune")
+    if [ "$DRY" = 1 ]; then
+      args+=(--dry-run --arch sm_90)
+    else
+      args+=(--device 0)
+    fi
+    run_step "noprune-$ex" 120 "$tuner" "${args[@]}"
+    say "no-prune $ex: exit $step_rc, $step_s s"
+    np=$(find "$WORK/results/$ex-noprune" -name '*.json' 2>/dev/null |
+         sort | tail -1)
+    pr=$(find "$WORK/results/$ex" -name '*.json' 2>/dev/null | sort | tail -1)
+    if [ -z "$np" ] || [ -z "$pr" ]; then
+      say "  model_check $ex: not run (a results file is missing)"
+      status=1
+      continue
+    fi
+    run_step "model-check-$ex" 60 python3 scripts/model_check.py \
+      --no-prune "$np" --pruned "$pr" \
+      --markdown "$WORK/model-check/$ex.md" \
+      --json "$WORK/model-check/$ex.json"
+    say "  model_check $ex: exit $step_rc"
+    sed 's/^/  /' "$WORK/model-check/$ex.md" 2>/dev/null | head -30 |
+      tee -a "$summary"
+  done
+fi
+
+# 3. the checks: the plan against Nsight Compute
 if has_step ncu; then
   rate=""  # seconds a profiled launch, the whole check's time included
   # shellcheck disable=SC2086
