@@ -118,14 +118,15 @@ mvn() {
     2>/dev/null
   pack
 }
-for c in transpose-f16 transpose-i8 transpose-f64; do mvn $c; done
+for c in transpose transpose-f16 transpose-i8 transpose-f64; do mvn $c; done
 # the GPU tests of the transpose's widths: odd sizes, sub-word layouts,
 # both paths, every candidate verified bit for bit
 step ctest-gpu-transpose 150 ctest --test-dir build -R '^gpu_tune_transpose' \
   --output-on-failure
-# then, as the budget allows, the odd sizes (their edge tiles) and fp32
+# then, as the budget allows, the odd sizes (their edge tiles) and the
+# copy engine's fp32
 for c in transpose-f16-odd transpose-i8-odd transpose-f64-odd \
-         transpose-tma-odd; do
+         transpose-tma-odd transpose-tma; do
   mvn $c
 done
 
