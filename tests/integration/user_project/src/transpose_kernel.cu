@@ -57,13 +57,19 @@ void transpose_shape(const transpose_config *c, int rows, int cols,
   s->block = dim3(c->tile / c->vec, c->tile / c->rows_per_thread, 1);
   s->grid = dim3((unsigned)(tiles_r * tiles_c), 1, 1);
   s->threads = (int)(s->block.x * s->block.y);
-  s->smem_static = (size_t)c->tile * (c->tile + c->pad) * sizeof(float);
-  s->smem_dynamic = 0;
+  /* the threads' tile is extern: the padded tile's bytes at launch */
+  s->smem_static = 0;
+  s->smem_dynamic = (size_t)c->tile * (c->tile + c->pad) * sizeof(float);
 }
 
 void transpose_run(const launch_shape *s, const float *in, float *out,
                    int rows, int cols)
 {
+  /* past 48 KiB a kernel takes dynamic shared memory only when allowed */
+  if (s->smem_dynamic > 48 * 1024)
+    CK(cudaFuncSetAttribute(transpose,
+                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            (int)s->smem_dynamic));
   transpose<<<s->grid, s->block, s->smem_dynamic>>>(in, out, rows, cols);
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
