@@ -79,6 +79,21 @@ __device__ __forceinline__ void tn_tma_load_2d(void *dst,
                : "memory");
 }
 
+/* The same for a map of rank 3, at (c0, c1, c2): a box in matrix c2 of
+ * a batch. */
+__device__ __forceinline__ void tn_tma_load_3d(void *dst,
+                                               const tn_tensor_map *map,
+                                               int c0, int c1, int c2,
+                                               unsigned long long *bar)
+{
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(
+                   tn_smem_u32(dst)),
+               "l"((unsigned long long)map), "r"(tn_smem_u32(bar)), "r"(c0),
+               "r"(c1), "r"(c2)
+               : "memory");
+}
+
 /* This thread's shared-memory writes, made visible to the copy engine. */
 __device__ __forceinline__ void tn_tma_store_fence(void)
 {
@@ -94,6 +109,17 @@ __device__ __forceinline__ void tn_tma_store_2d(const tn_tensor_map *map,
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
                "[%0, {%2, %3}], [%1];\n" ::"l"((unsigned long long)map),
                "r"(tn_smem_u32(src)), "r"(c0), "r"(c1)
+               : "memory");
+}
+
+/* The same for a map of rank 3, at (c0, c1, c2). */
+__device__ __forceinline__ void tn_tma_store_3d(const tn_tensor_map *map,
+                                                const void *src, int c0,
+                                                int c1, int c2)
+{
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group "
+               "[%0, {%2, %3, %4}], [%1];\n" ::"l"((unsigned long long)map),
+               "r"(tn_smem_u32(src)), "r"(c0), "r"(c1), "r"(c2)
                : "memory");
 }
 

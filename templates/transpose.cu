@@ -31,11 +31,16 @@
  *   TN_SMEM_ELEMS       elements of the padded tile (with TN_TMA: of the
  *                       tile, and of the transposed one TN_TMA_STORE needs)
  *   TN_BOXR, TN_BOXC    the copy engine's box, resolved: rows x columns
+ *   TN_BATCHED          1 for the batched families (their tensor maps have
+ *                       the matrix as a third dimension); else undefined
  * A block is (TN_TILE / TN_VEC) x (TN_TILE / TN_ROWS_PER_THREAD) threads and
  * moves one TN_TILE x TN_TILE tile.  The grid is one-dimensional: block b
  * takes tiles in groups of TN_GROUP tile rows, column by column within a
  * group, so that blocks running together touch compact regions of both
- * matrices (TN_GROUP = 1: row by row).
+ * matrices (TN_GROUP = 1: row by row).  A batch of matrices (the
+ * families transpose_batched and transpose_heads), each contiguous, one
+ * after the other in both buffers: block (x, y, z) moves tile x of
+ * matrix y + gridDim.y * z.
  *
  * TN_TMA = 1 (sm_90 and later) is the copy engine's path, below the
  * threads' one; TN_TMA_STORE, TN_BOXR x TN_BOXC (the box, resolved) and
@@ -58,6 +63,10 @@
  */
 #include "smem_layout.h"
 #include "smem_trace.h"
+
+#ifndef TN_BATCHED
+#define TN_BATCHED 0
+#endif
 
 /* A type of B bytes: B bytes moved as one access, as bits (no value is
  * ever computed on; 4 to 16 bytes are fp32's types, as the code fp32
@@ -129,6 +138,31 @@ static_assert((TMA_TILE * TN_ELEM_BYTES) % 1024 == 0,
               "the second tile starts on 1024 bytes too");
 static_assert(TN_SMEM_ELEMS == TMA_TILE * (1 + TN_TMA_STORE), "the tiles");
 
+/* A box at (c0, c1) of matrix b: the batched families' maps have rank 3. */
+__device__ __forceinline__ void tma_load(void *dst, const tn_tensor_map *map,
+                                         int c0, int c1, int b,
+                                         unsigned long long *bar)
+{
+#if TN_BATCHED
+  tn_tma_load_3d(dst, map, c0, c1, b, bar);
+#else
+  (void)b;
+  tn_tma_load_2d(dst, map, c0, c1, bar);
+#endif
+}
+
+__device__ __forceinline__ void tma_store(const tn_tensor_map *map,
+                                          const void *src, int c0, int c1,
+                                          int b)
+{
+#if TN_BATCHED
+  tn_tma_store_3d(map, src, c0, c1, b);
+#else
+  (void)b;
+  tn_tma_store_2d(map, src, c0, c1);
+#endif
+}
+
 extern "C" __global__ void __launch_bounds__(TN_THREADS)
 transpose(const __grid_constant__ tn_tensor_map map_in,
 #if TN_TMA_STORE
@@ -141,6 +175,8 @@ transpose(const __grid_constant__ tn_tensor_map map_in,
   __shared__ __align__(8) unsigned long long bar;
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int tid = tx + TN_THREADS_X * ty;
+  /* the matrix (0 unbatched: the 2-D family's code as it was) */
+  const int b = TN_BATCHED ? (int)(blockIdx.y + gridDim.y * blockIdx.z) : 0;
   const int tiles_r = (rows + TN_TILE - 1) / TN_TILE;
   const int tiles_c = (cols + TN_TILE - 1) / TN_TILE;
   const int per_group = TN_GROUP * tiles_c;
@@ -168,9 +204,8 @@ transpose(const __grid_constant__ tn_tensor_map map_in,
     for (int by = 0; by < TMA_BOXES_Y; by++)
 #pragma unroll
       for (int bx = 0; bx < TMA_BOXES_X; bx++)
-        tn_tma_load_2d(&tile[(by * TMA_BOXES_X + bx) * TN_BOXR * TN_BOXC],
-                       &map_in, col0 + bx * TN_BOXC, row0 + by * TN_BOXR,
-                       &bar);
+        tma_load(&tile[(by * TMA_BOXES_X + bx) * TN_BOXR * TN_BOXC], &map_in,
+                 col0 + bx * TN_BOXC, row0 + by * TN_BOXR, b, &bar);
   }
   tn_mbar_wait(&bar, 0);
 
@@ -193,7 +228,7 @@ transpose(const __grid_constant__ tn_tensor_map map_in,
    * of TN_VEC with vector stores; elsewhere element by element, each read
    * made only where its store is (the compiler would sink the reads into
    * the predicated stores anyway, which ncu counted: the plan says so). */
-  elem_t *dst = out + (size_t)col0 * rows + row0;
+  elem_t *dst = out + (size_t)b * rows * cols + (size_t)col0 * rows + row0;
   if (row0 + TN_TILE <= rows && col0 + TN_TILE <= cols &&
       (rows & (TN_VEC - 1)) == 0) {
 #pragma unroll
@@ -227,10 +262,10 @@ transpose(const __grid_constant__ tn_tensor_map map_in,
     for (int by = 0; by < TMA_BOXES_Y; by++)
 #pragma unroll
       for (int bx = 0; bx < TMA_BOXES_X; bx++)
-        tn_tma_store_2d(
+        tma_store(
             &map_out,
             &tile[TMA_TILE + (by * TMA_BOXES_X + bx) * TN_BOXR * TN_BOXC],
-            row0 + bx * TN_BOXC, col0 + by * TN_BOXR);
+            row0 + bx * TN_BOXC, col0 + by * TN_BOXR, b);
     tn_tma_store_drain();
   }
 #endif
@@ -325,8 +360,13 @@ transpose(const elem_t *__restrict__ in, elem_t *__restrict__ out,
   const int row0 = (first + in_group % height) * TN_TILE;
   const int col0 = (in_group / height) * TN_TILE;
   const int c0 = TN_VEC * tx;
-  const elem_t *src = in + (size_t)row0 * cols + col0;
-  elem_t *dst = out + (size_t)col0 * rows + row0;
+  /* the matrix: block (x, y, z) moves a tile of matrix y + gridDim.y * z
+   * (unbatched 0: the 2-D family's code as it was) */
+  const size_t mat = TN_BATCHED ? (size_t)(blockIdx.y + gridDim.y *
+                                           blockIdx.z) * rows * cols
+                                : 0;
+  const elem_t *src = in + mat + (size_t)row0 * cols + col0;
+  elem_t *dst = out + mat + (size_t)col0 * rows + row0;
   TN_TRACE_BASE(tile);
 
   if (((rows | cols) & (TN_VEC - 1)) == 0) {

@@ -303,6 +303,12 @@ typedef struct tn_family {
    * of a space that differ in these alone are priced once
    * (pipeline/space.c). */
   unsigned model_ignores;
+  /* Checks one problem (its size and options) beyond each dimension's
+   * range: 0, or 1 with why (no file or line: the caller names where
+   * the problem came from, a config's size or a results file's entry).
+   * NULL: every size of positive dimensions is valid. */
+  int (*check_problem)(const struct tn_family *f, const tn_problem *prob,
+                       char *why, size_t n);
 } tn_family;
 
 /* f's size keys, complete (its own, or one per dimension). */

@@ -75,15 +75,18 @@ static const tn_param_desc params[TP_N_PARAMS] = {
 static int tensor_maps(const tn_family *fam, const tn_params *p,
                        const tn_problem *prob, tn_tmap_desc *out)
 {
-  unsigned long long rows = (unsigned long long)prob->size.dims[0];
-  unsigned long long cols = (unsigned long long)prob->size.dims[1];
   int span = tn_transpose_tma_span(&p->v[TP_SWIZZLE].sw), i;
+  unsigned long long rows, cols;
   tn_transpose_shape s;
+  tn_transpose_dims m;
 
   (void)fam;
   if (!p->v[TP_TMA].i)
     return 0;
   tn_transpose_shape_of(p, prob, &s);
+  tn_transpose_dims_of(prob, &m);
+  rows = (unsigned long long)m.rows;
+  cols = (unsigned long long)m.cols;
   for (i = 0; i < 1 + s.tma_store; i++) {
     tn_tmap_desc *d = &out[i];
     memset(d, 0, sizeof(*d));
@@ -95,6 +98,14 @@ static int tensor_maps(const tn_family *fam, const tn_params *p,
     d->strides[0] = d->dims[0] * (unsigned long long)s.eb;
     d->box[0] = (unsigned)s.box_cols;
     d->box[1] = (unsigned)s.box_rows;
+    if (prob->size.n_dims > 2) {
+      /* the batched families: the matrices one after the other, a box
+       * in one of them (TN_BATCHED in the template) */
+      d->rank = 3;
+      d->dims[2] = (unsigned long long)m.batch;
+      d->strides[1] = d->strides[0] * d->dims[1];
+      d->box[2] = 1;
+    }
     d->swizzle = span < 0 ? 0 : span;
     d->l2_promotion = 128;
   }
@@ -110,9 +121,17 @@ static int prepare_tma(const tn_family *fam, tn_params *p,
   int span = tn_transpose_tma_span(sw), nm, i;
   long long box_bytes, period, tile_bytes;
   tn_transpose_shape s;
+  tn_transpose_dims m;
   char name[64];
 
   tn_transpose_shape_of(p, prob, &s);
+  tn_transpose_dims_of(prob, &m);
+  if (m.batch > 2147483647LL) {
+    snprintf(why, n, "a batch of %lld matrices: the copy engine's "
+                     "coordinates are 32-bit signed (at most 2^31 - 1)",
+             m.batch);
+    return 1;
+  }
   if (span < 0) {
     snprintf(why, n, "the copy engine swizzles as none, sw32, sw64 or "
                      "sw128, not %s", tn_swizzle_name(sw, name, sizeof(name)));
@@ -161,8 +180,7 @@ static int prepare_tma(const tn_family *fam, tn_params *p,
       size_t used = strlen(why);
       snprintf(why + used, n - used, " (%s: %lld x %lld)",
                i == 0 ? "the input" : "the output",
-               prob->size.dims[i == 0 ? 0 : 1],
-               prob->size.dims[i == 0 ? 1 : 0]);
+               i == 0 ? m.rows : m.cols, i == 0 ? m.cols : m.rows);
       return 1;
     }
   return 0;
@@ -251,7 +269,9 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
   long long pack = p->v[TP_PACK].i;
   tn_swizzle *sw = &p->v[TP_SWIZZLE].sw;
   int eb = tn_transpose_elem_bytes(prob), pad;
+  tn_transpose_dims m;
 
+  tn_transpose_dims_of(prob, &m);
   if (!tn_is_pow2(tile)) {
     snprintf(why, n, "tile %lld is not a power of two", tile);
     return 1;
@@ -263,10 +283,10 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
   }
   if (prepare_width(p, eb, why, n) != 0)
     return 1;
-  if (((prob->size.dims[0] + tile - 1) / tile) *
-          ((prob->size.dims[1] + tile - 1) / tile) >
+  if (((m.rows + tile - 1) / tile) * ((m.cols + tile - 1) / tile) >
       2147483647LL) {
-    snprintf(why, n, "more than 2^31 - 1 tiles of %lld", tile);
+    snprintf(why, n, "more than 2^31 - 1 tiles of %lld%s", tile,
+             m.batch > 1 ? " a matrix" : "");
     return 1;
   }
   if (p->v[TP_TMA].i)
@@ -304,18 +324,24 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
 static void launch(const tn_family *fam, const tn_params *p,
                    const tn_problem *prob, tn_launch *l)
 {
-  long long rows = prob->size.dims[0], cols = prob->size.dims[1];
   tn_transpose_shape s;
+  tn_transpose_dims m;
+  long long rows, cols;
   (void)fam;
   tn_transpose_shape_of(p, prob, &s);
+  tn_transpose_dims_of(prob, &m);
+  rows = m.rows;
+  cols = m.cols;
   memset(l, 0, sizeof(*l));
   l->block[0] = (unsigned)s.nx;
   l->block[1] = (unsigned)s.by;
   l->block[2] = 1;
   l->grid[0] = (unsigned)(((cols + s.tile - 1) / s.tile) *
                           ((rows + s.tile - 1) / s.tile));
-  l->grid[1] = 1;
-  l->grid[2] = 1;
+  /* the matrices of a batch in y and z (check_problem() refused a batch
+   * that does not split so) */
+  if (tn_transpose_batch_grid(m.batch, &l->grid[1], &l->grid[2]) != 0)
+    l->grid[1] = l->grid[2] = 0;
   l->threads = s.threads;
   if (!s.tma) {
     /* the template's tile is extern: a tile of 64 KiB is past the static
@@ -344,6 +370,10 @@ static void defines(const tn_family *fam, const tn_params *p,
   tn_defines_add(d, "TN_BOXC", "%d", s.box_cols);
   tn_defines_add(d, "TN_ELEM_BYTES", "%d", s.eb);
   tn_defines_add(d, "TN_PAD_ELEMS", "%d", s.pad);
+  /* the batched families' tensor maps have a third dimension, the
+   * matrix (the 2-D family's sources stay as they were) */
+  if (prob->size.n_dims > 2)
+    tn_defines_add(d, "TN_BATCHED", "1");
 }
 
 #define BUF_IN TN_TRANSPOSE_BUF_IN
@@ -373,9 +403,12 @@ static int buffers(const tn_family *fam, const tn_problem *prob,
                    tn_buffer_desc *out)
 {
   tn_elem_type t = tn_transpose_elem(prob);
-  size_t bytes = (size_t)prob->size.dims[0] * (size_t)prob->size.dims[1] *
-                 (size_t)tn_elem_bytes(t);
+  tn_transpose_dims m;
+  size_t bytes;
   (void)fam;
+  tn_transpose_dims_of(prob, &m); /* check_problem(): no overflow */
+  bytes = (size_t)m.batch * (size_t)m.rows * (size_t)m.cols *
+          (size_t)tn_elem_bytes(t);
   out[BUF_IN].name = "in";
   out[BUF_IN].bytes = bytes;
   out[BUF_IN].role = TN_BUF_IN;
@@ -391,9 +424,13 @@ static int buffers(const tn_family *fam, const tn_problem *prob,
 static void args(const tn_family *fam, const tn_params *p,
                  const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
 {
-  int rows = (int)prob->size.dims[0], cols = (int)prob->size.dims[1];
+  tn_transpose_dims m;
+  int rows, cols;
   (void)fam;
   (void)p;
+  tn_transpose_dims_of(prob, &m);
+  rows = (int)m.rows;
+  cols = (int)m.cols;
   tn_args_add(a, &bufs[0], sizeof(bufs[0]));
   tn_args_add(a, &bufs[1], sizeof(bufs[1]));
   tn_args_add(a, &rows, sizeof(rows));
@@ -402,9 +439,11 @@ static void args(const tn_family *fam, const tn_params *p,
 
 static double work(const tn_family *fam, const tn_problem *prob)
 {
-  /* bytes read plus bytes written, as a copy of the matrix counts them */
+  /* bytes read plus bytes written, as a copy of the matrices counts them */
+  tn_transpose_dims m;
   (void)fam;
-  return 2.0 * (double)prob->size.dims[0] * (double)prob->size.dims[1] *
+  tn_transpose_dims_of(prob, &m);
+  return 2.0 * (double)m.batch * (double)m.rows * (double)m.cols *
          (double)tn_transpose_elem_bytes(prob);
 }
 
@@ -422,7 +461,7 @@ static void estimate(const tn_family *fam, const tn_params *p,
   double g_ld, g_st, s_acc, lanes, reads;
   tn_transpose_shape_of(p, prob, &s);
   launch(fam, p, prob, &l);
-  lanes = (double)l.grid[0] * s.threads;
+  lanes = (double)l.grid[0] * l.grid[1] * l.grid[2] * s.threads;
   g_ld = s.tma ? 0 : s.rpt;
   g_st = s.tma_store ? 0 : (double)s.rpt * s.vec;
   reads = (double)(s.rpt / s.pack) * s.vec; /* column reads a thread */
@@ -448,8 +487,8 @@ static void estimate(const tn_family *fam, const tn_params *p,
    * box_rows rows of box_cols elements, each tile whole (the engine fills
    * or clips the edge tiles' outside, box by box) */
   if (s.tma) {
-    double boxes = (double)l.grid[0] * (s.tile / s.box_rows) *
-                   (s.tile / s.box_cols);
+    double boxes = (double)l.grid[0] * l.grid[1] * l.grid[2] *
+                   (s.tile / s.box_rows) * (s.tile / s.box_cols);
     int op;
     for (op = 0; op < 1 + s.tma_store; op++) {
       w->tma_boxes[op] = boxes;
@@ -466,18 +505,20 @@ static int one_block(const tn_family *fam, const tn_params *p,
                      char *why, size_t n)
 {
   long long tile = p->v[TP_TILE].i;
-  (void)fam;
+  int nd = fam->n_dims, i;
   (void)why;
   (void)n;
   *out = *base;
-  out->size.n_dims = 2;
-  out->size.dims[0] = ragged ? tile - 1 : tile;
-  out->size.dims[1] = ragged ? tile - 3 : tile;
+  out->size.n_dims = nd;
+  for (i = 0; i < nd - 2; i++)
+    out->size.dims[i] = 1; /* one matrix */
+  out->size.dims[nd - 2] = ragged ? tile - 1 : tile;
+  out->size.dims[nd - 1] = ragged ? tile - 3 : tile;
   if (ragged && p->v[TP_TMA].i) {
     /* the tensor maps' rows must be multiples of 16 bytes */
     long long short_by = 16 / tn_transpose_elem_bytes(base);
-    out->size.dims[0] = tile - short_by;
-    out->size.dims[1] = tile - short_by;
+    out->size.dims[nd - 2] = tile - short_by;
+    out->size.dims[nd - 1] = tile - short_by;
   }
   return 0;
 }
@@ -501,6 +542,48 @@ static int baseline(const char *name, tn_baseline_env *env, char *why,
                    env->descs[BUF_IN].bytes, why, n);
 }
 
+/* The limits of a problem beyond each dimension's: the buffers' bytes
+ * within 2^62 (size_t offsets, with room for the sum of both buffers),
+ * and the matrices of a batch within the grid's y and z (65535 each). */
+static int check_problem(const tn_family *fam, const tn_problem *prob,
+                         char *why, size_t n)
+{
+  const unsigned long long limit = 1ULL << 62;
+  unsigned long long bytes = (unsigned long long)tn_transpose_elem_bytes(prob);
+  tn_transpose_dims m;
+  unsigned y, z;
+  int i;
+
+  if (prob->size.n_dims != fam->n_dims) {
+    snprintf(why, n, "%d dimensions, not %d (%s)", prob->size.n_dims,
+             fam->n_dims, fam->dim_names);
+    return 1;
+  }
+  for (i = 0; i < prob->size.n_dims; i++) {
+    if (prob->size.dims[i] < 1) {
+      snprintf(why, n, "dimension %d is %lld, not at least 1", i,
+               prob->size.dims[i]);
+      return 1;
+    }
+    if (bytes > limit / (unsigned long long)prob->size.dims[i]) {
+      snprintf(why, n, "more than 2^62 bytes in a buffer (each dimension's "
+                       "product times %d-byte elements)",
+               tn_transpose_elem_bytes(prob));
+      return 1;
+    }
+    bytes *= (unsigned long long)prob->size.dims[i];
+  }
+  tn_transpose_dims_of(prob, &m);
+  if (tn_transpose_batch_grid(m.batch, &y, &z) != 0) {
+    snprintf(why, n, "a batch of %lld matrices does not split into a "
+                     "grid's y and z of at most 65535 each (a batch above "
+                     "65535^2, or with no divisor that fits)",
+             m.batch);
+    return 1;
+  }
+  return 0;
+}
+
 /* A transpose's tile is chosen by the shape and the amount of the matrix
  * (how many tiles, how square), not by rows and cols one by one: its
  * per-size entries are told apart by aspect and elements. */
@@ -509,34 +592,78 @@ static const tn_size_key size_keys[] = {
     {"elements", {1, 1}}, /* rows * cols */
 };
 
+/* What the three transpose families share: all but the dimensions. */
+#define TRANSPOSE_FAMILY \
+    .kernel = "transpose", \
+    .params = params, \
+    .n_params = TP_N_PARAMS, \
+    .options = options, \
+    .n_options = TP_N_OPTIONS, \
+    .prepare = prepare, \
+    .launch = launch, \
+    .defines = defines, \
+    .one_block = one_block, \
+    .plan = tn_transpose_plan, \
+    .estimate = estimate, \
+    .buffers = buffers, \
+    .args = args, \
+    .tensor_maps = tensor_maps, \
+    .reference_source = tn_transpose_reference_source, \
+    .verify = tn_transpose_verify, \
+    .verify_device = tn_transpose_verify_device, \
+    .work = work, \
+    .unit = "GB/s", \
+    .unit_scale = 1e9, \
+    .baselines = baselines, \
+    .n_baselines = 1, \
+    .baseline = baseline, \
+    .check_problem = check_problem
+
 const tn_family tn_family_transpose = {
+    TRANSPOSE_FAMILY,
     .name = "transpose",
-    .kernel = "transpose",
-    .params = params,
-    .n_params = TP_N_PARAMS,
     .n_dims = 2,
     .dim_names = "rows, cols",
-    .options = options,
-    .n_options = TP_N_OPTIONS,
     .options_added = 1u << TP_OPT_ELEM,
-    .prepare = prepare,
-    .launch = launch,
-    .defines = defines,
-    .one_block = one_block,
-    .plan = tn_transpose_plan,
-    .estimate = estimate,
-    .buffers = buffers,
-    .args = args,
-    .tensor_maps = tensor_maps,
-    .reference_source = tn_transpose_reference_source,
-    .verify = tn_transpose_verify,
-    .verify_device = tn_transpose_verify_device,
-    .work = work,
-    .unit = "GB/s",
-    .unit_scale = 1e9,
-    .baselines = baselines,
-    .n_baselines = 1,
-    .baseline = baseline,
     .size_keys = size_keys,
     .n_size_keys = 2,
+};
+
+/* The batched transposes, [batch, rows, cols] -> [batch, cols, rows] and
+ * [batch, heads, rows, cols] -> [batch, heads, cols, rows] (attention's
+ * heads): the same kernels, one matrix after the other, the matrix from
+ * the grid's y and z.  Families of their own, so that the batch is part
+ * of each size: every size has its winner, and the headers' lookup by
+ * size takes the batch (a problem option would be one batch a config).
+ * Their sizes are told apart by the matrices' aspect, all the elements
+ * moved and the number of matrices ([4, 32, ...] and [32, 4, ...] are
+ * one size: the same launch). */
+static const tn_size_key batched_keys[] = {
+    {"aspect", {0, 1, -1}},    /* rows / cols */
+    {"elements", {1, 1, 1}},   /* batch * rows * cols */
+    {"matrices", {1, 0, 0}},   /* batch */
+};
+
+static const tn_size_key heads_keys[] = {
+    {"aspect", {0, 0, 1, -1}},
+    {"elements", {1, 1, 1, 1}},
+    {"matrices", {1, 1, 0, 0}}, /* batch * heads */
+};
+
+const tn_family tn_family_transpose_batched = {
+    TRANSPOSE_FAMILY,
+    .name = "transpose_batched",
+    .n_dims = 3,
+    .dim_names = "batch, rows, cols",
+    .size_keys = batched_keys,
+    .n_size_keys = 3,
+};
+
+const tn_family tn_family_transpose_heads = {
+    TRANSPOSE_FAMILY,
+    .name = "transpose_heads",
+    .n_dims = 4,
+    .dim_names = "batch, heads, rows, cols",
+    .size_keys = heads_keys,
+    .n_size_keys = 3,
 };

@@ -29,6 +29,19 @@ int tn_transpose_elem_bytes(const tn_problem *prob)
   return tn_elem_bytes(tn_transpose_elem(prob));
 }
 
+int tn_transpose_batch_grid(long long batch, unsigned *y, unsigned *z)
+{
+  long long q;
+  /* the smallest z (so the largest y) whose quotient fits */
+  for (q = (batch + 65534) / 65535; q <= 65535 && q <= batch; q++)
+    if (batch % q == 0 && batch / q <= 65535) {
+      *y = (unsigned)(batch / q);
+      *z = (unsigned)q;
+      return 0;
+    }
+  return -1;
+}
+
 int tn_transpose_tma_span(const tn_swizzle *sw)
 {
   switch (sw->kind) {
@@ -218,12 +231,16 @@ void tn_transpose_plan(const tn_family *fam, const tn_params *p,
                        const tn_problem *prob, tn_access_sink *sink)
 {
   tn_transpose_shape s;
-  long long rows = prob->size.dims[0], cols = prob->size.dims[1];
-  long long full_r, full_c;
+  tn_transpose_dims d;
+  long long rows, cols, full_r, full_c, b;
   int rem_r, rem_c, aligned;
 
   (void)fam;
   tn_transpose_shape_of(p, prob, &s);
+  tn_transpose_dims_of(prob, &d);
+  rows = d.rows;
+  cols = d.cols;
+  b = d.batch; /* every matrix's blocks are those of one */
   full_r = rows / s.tile;
   full_c = cols / s.tile;
   rem_r = (int)(rows % s.tile);
@@ -232,30 +249,30 @@ void tn_transpose_plan(const tn_family *fam, const tn_params *p,
 
   if (s.tma && s.tma_store) {
     plan_tma(p, &s, s.tile, s.tile, 1,
-             (full_r + (rem_r != 0)) * (full_c + (rem_c != 0)), sink);
+             b * (full_r + (rem_r != 0)) * (full_c + (rem_c != 0)), sink);
     return;
   }
   if (s.tma) {
     /* the threads store: full tiles with vector stores where the rows
      * are a multiple of vec */
-    plan_tma(p, &s, s.tile, s.tile, rows % s.vec == 0, full_r * full_c,
+    plan_tma(p, &s, s.tile, s.tile, rows % s.vec == 0, b * full_r * full_c,
              sink);
     if (rem_c)
-      plan_tma(p, &s, s.tile, rem_c, 0, full_r, sink);
+      plan_tma(p, &s, s.tile, rem_c, 0, b * full_r, sink);
     if (rem_r)
-      plan_tma(p, &s, rem_r, s.tile, 0, full_c, sink);
+      plan_tma(p, &s, rem_r, s.tile, 0, b * full_c, sink);
     if (rem_r && rem_c)
-      plan_tma(p, &s, rem_r, rem_c, 0, 1, sink);
+      plan_tma(p, &s, rem_r, rem_c, 0, b, sink);
     return;
   }
 
   /* Interior blocks, the right edge, the bottom edge and the corner: all
    * of them vectors where the sizes are multiples of vec. */
-  plan_block(p, &s, s.tile, s.tile, aligned, full_r * full_c, sink);
+  plan_block(p, &s, s.tile, s.tile, aligned, b * full_r * full_c, sink);
   if (rem_c)
-    plan_block(p, &s, s.tile, rem_c, aligned, full_r, sink);
+    plan_block(p, &s, s.tile, rem_c, aligned, b * full_r, sink);
   if (rem_r)
-    plan_block(p, &s, rem_r, s.tile, aligned, full_c, sink);
+    plan_block(p, &s, rem_r, s.tile, aligned, b * full_c, sink);
   if (rem_r && rem_c)
-    plan_block(p, &s, rem_r, rem_c, aligned, 1, sink);
+    plan_block(p, &s, rem_r, rem_c, aligned, b, sink);
 }

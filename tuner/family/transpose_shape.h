@@ -49,6 +49,32 @@ tn_elem_type tn_transpose_elem(const tn_problem *prob);
 /* Bytes of one element: 1, 2, 4 or 8. */
 int tn_transpose_elem_bytes(const tn_problem *prob);
 
+/* The matrices of a problem: its last two dimensions are the rows and
+ * columns of each, the dimensions before them (the batched families'
+ * batch, heads) count the matrices, each contiguous, one after the
+ * other in both buffers. */
+typedef struct {
+  long long batch; /* matrices: the product of the leading dimensions */
+  long long rows, cols;
+} tn_transpose_dims;
+static inline void tn_transpose_dims_of(const tn_problem *prob,
+                                        tn_transpose_dims *d)
+{
+  int n = prob->size.n_dims < 2 ? 2 : prob->size.n_dims, i;
+  d->batch = 1;
+  for (i = 0; i < n - 2; i++)
+    d->batch *= prob->size.dims[i];
+  d->rows = prob->size.dims[n - 2];
+  d->cols = prob->size.dims[n - 1];
+}
+
+/* The grid's y and z that count batch matrices (block (y, z) transposes
+ * matrix y + gridDim.y * z): y the largest divisor of batch of at most
+ * 65535 with batch / y at most 65535.  0, or -1 when batch has no such
+ * split (the grid's limits: a batch above 65535^2, or one whose divisors
+ * all lie past 65535 on one side, such as a prime above 65535). */
+int tn_transpose_batch_grid(long long batch, unsigned *y, unsigned *z);
+
 /* What the launch, the template (through defines()) and the plan derive
  * from a point, computed in one place (tn_transpose_shape_of). */
 typedef struct {

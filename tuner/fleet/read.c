@@ -159,6 +159,8 @@ static int parse_problems(mg_run *r, tn_err *err)
     prob->size.n_dims = (int)json_array_size(size);
     if (tn_problem_options_from_json(f, pj, prob, why, sizeof(why)) != 0)
       return tn_errf(err, TN_EINPUT, "%s: %s.%s", r->path, where, why);
+    if (f->check_problem && f->check_problem(f, prob, why, sizeof(why)))
+      return tn_errf(err, TN_EINPUT, "%s: %s.size: %s", r->path, where, why);
   }
   r->n_problems = (int)json_array_size(r->problems);
   r->problem = r->problem_list[0];

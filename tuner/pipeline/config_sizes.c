@@ -43,9 +43,15 @@ static int badf(sizes_ctx *x, const config_setting_t *s, const char *fmt,
 /* Adds one size; s names the setting it came from, for messages. */
 static int add(sizes_ctx *x, const config_setting_t *s, const tn_size *size)
 {
-  char text[128];
+  char text[128], why[512];
   int i;
   tn_size_format(size, text, sizeof(text));
+  if (x->f->check_problem) {
+    tn_problem prob = *x->base;
+    prob.size = *size;
+    if (x->f->check_problem(x->f, &prob, why, sizeof(why)) != 0)
+      return badf(x, s, "problem.sizes: %s: %s", text, why);
+  }
   for (i = 0; i < x->n; i++)
     if (tn_size_same(&x->keys, &x->out[i].size, size)) {
       char other[128];
