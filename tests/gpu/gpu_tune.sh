@@ -28,6 +28,10 @@ assert all(x["median_ms"] > 0 for x in ok)
 print(f"ok: {len(ok)} candidates verified and timed; best {d['best']['params']}")
 PY
 hdr=$(ls "$tmp"/out/sm_*/*.h | head -1)
-printf '#include "%s"\nint x = TRANSPOSE_TILE;\n' "$hdr" > "$tmp/use.c"
+# the header's macros are named by the job: TRANSPOSE_BATCHED_TILE
+macro=$(python3 -c 'import json, re, sys
+print(re.sub("[^A-Z0-9]", "_", json.load(open(sys.argv[1]))["name"].upper()))' \
+        "$json")
+printf '#include "%s"\nint x = %s_TILE;\n' "$hdr" "$macro" > "$tmp/use.c"
 cc -std=c11 -Wall -Werror -c "$tmp/use.c" -o "$tmp/use.o" || fail=1
 exit $fail
