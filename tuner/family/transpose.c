@@ -13,7 +13,12 @@
  * registers (two fp16 of a word, four bytes).  With tma = 1 the copy
  * engine (sm_90+) loads the tile in boxes under a tensor map's swizzle,
  * and stores it with tma_store = 1.  The shape of a point and the access
- * plan are in transpose_plan.c, the check in transpose_check.c. */
+ * plan are in transpose_plan.c, the check in transpose_check.c.
+ *
+ * The same kernels over a batch of contiguous matrices are the families
+ * transpose_batched ([batch, rows, cols]) and transpose_heads ([batch,
+ * heads, rows, cols]), defined at the end: the batch in the grid's y and
+ * z, the copy engine's maps of rank 3. */
 #include <stdio.h>
 #include <string.h>
 
