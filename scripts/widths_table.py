@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The transposes of every element width as one table, from results files.
 
-For each results file of the transpose family and each of its problems:
+For each results file of a transpose family (transpose, transpose_batched,
+transpose_heads) and each of its problems:
 the element type and size, the device copy of the same bytes timed in the
 same run (GB/s counting bytes read and written; its median timing), the
 fastest candidate, the fastest of the threads' path and of the copy
@@ -24,6 +25,9 @@ import sys
 
 ELEM_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int8": 1,
               "fp64": 8}
+# The transpose families and the entries of their sizes: [rows, cols],
+# [batch, rows, cols], [batch, heads, rows, cols].
+DIMS = {"transpose": 2, "transpose_batched": 3, "transpose_heads": 4}
 
 
 class BadInput(Exception):
@@ -84,9 +88,10 @@ def cell(c, k, ms, copy_ms, gb, peak):
 
 
 def rows_of(path, doc, peak):
-    if doc.get("family") != "transpose":
-        raise BadInput("%s: family %r, not transpose" % (path,
-                                                          doc.get("family")))
+    if doc.get("family") not in DIMS:
+        raise BadInput("%s: family %r, not a transpose's" %
+                       (path, doc.get("family")))
+    n_dims = DIMS[doc["family"]]
     ref = doc.get("reference_baseline", "memcpy")
     base = next((b for b in doc.get("baselines", [])
                  if b.get("name") == ref), None)
@@ -94,18 +99,25 @@ def rows_of(path, doc, peak):
     problems = doc.get("problems", [])
     for k, prob in enumerate(problems):
         elem = prob.get("elem", "fp32")
-        if elem not in ELEM_BYTES or len(prob.get("size", [])) != 2:
-            raise BadInput("%s: problems[%d]: not a transpose's problem"
-                           % (path, k))
-        rows, cols = prob["size"]
-        if not all(isinstance(v, int) and v > 0 for v in (rows, cols)):
-            raise BadInput("%s: problems[%d].size %r: not two positive "
-                           "integers" % (path, k, prob["size"]))
-        gb = 2.0 * rows * cols * ELEM_BYTES[elem] / 1e9
+        size = prob.get("size", [])
+        if elem not in ELEM_BYTES or not isinstance(size, list) or \
+                len(size) != n_dims:
+            raise BadInput("%s: problems[%d]: not a %s problem"
+                           % (path, k, doc["family"]))
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                   for v in size):
+            raise BadInput("%s: problems[%d].size %r: not %d positive "
+                           "integers" % (path, k, size, n_dims))
+        # a batch of matrices: the leading dimensions count them
+        elems = 1
+        for v in size:
+            elems *= v
+        gb = 2.0 * elems * ELEM_BYTES[elem] / 1e9
         copy_ms = timing(base, k) if base else None
         timed = [(timing(c, k), c) for c in doc.get("candidates", [])
                  if c.get("status") == "ok" and timing(c, k)]
-        row = ["%s" % doc.get("name", "?"), elem, "%dx%d" % (rows, cols)]
+        row = ["%s" % doc.get("name", "?"), elem,
+               "x".join("%d" % v for v in size)]
         if copy_ms is None:
             row.append("no copy timed")
             out.append(row + ["-"] * 4)

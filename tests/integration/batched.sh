@@ -7,7 +7,7 @@
 # sizes that differ in the batch alone told apart; two sizes that are
 # one launch ([2, 4, ...] and [4, 2, ...]) refused in a config; a results
 # file whose size overflows refused by the merge with exit 2, nothing
-# written.
+# written; scripts/widths_table.py's rows of both families.
 set -u
 tuner=$1
 fake=$2
@@ -109,5 +109,24 @@ rc=$?
 [ $rc -eq 2 ] && [[ "$msg" == *"over.json: problems[0].size: more than 2^62 bytes"* ]] ||
   { echo "FAIL: overflowing size: exit $rc: $msg"; fail=1; }
 [ -e "$tmp/h-over" ] && { echo "FAIL: the refused merge wrote"; fail=1; }
+# the table by width takes both families: a row a size, named with its
+# batch; a size of the wrong rank refused (exit 2)
+table=$(python3 "$src/scripts/widths_table.py" "$tmp"/run-tb/*.json \
+  "$tmp"/run-th/*.json 2>&1) ||
+  { echo "FAIL: widths_table.py exited $?: $table"; fail=1; }
+for size in 2x64x64 8x64x64 3x96x32 2x4x64x32 2x2x32x64; do
+  [[ "$table" == *"| $size |"* ]] ||
+    { echo "FAIL: widths_table.py has no row of $size"; fail=1; }
+done
+python3 - "$tmp"/run-th/*.json "$tmp/rank.json" <<'PY' || fail=1
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["problems"][0]["size"] = [4, 64, 32]
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+msg=$(python3 "$src/scripts/widths_table.py" "$tmp/rank.json" 2>&1)
+rc=$?
+[ $rc -eq 2 ] && [[ "$msg" == *"problems[0]: not a transpose_heads problem"* ]] ||
+  { echo "FAIL: a size of the wrong rank: exit $rc: $msg"; fail=1; }
 [ $fail -eq 0 ] && echo "ok: batched transposes"
 exit $fail
