@@ -26,6 +26,10 @@ echo "dry run: $total candidates, $compiled compiled, $pruned pruned"
 printf '%s\n' "$out" | grep -q compile_error && { echo "FAIL: compile errors"; fail=1; }
 printf '%s\n' "$out" | grep -q 'model: ' || { echo "FAIL: no model pruning reason"; fail=1; }
 printf '%s\n' "$out" | grep -q 'limits: ' || echo "note: no candidate over the limits"
+# a reason that names its kind is shown once ("constraint \"...\" is
+# false", not "constraint: constraint ...")
+printf '%s\n' "$out" | grep -qE '^ +constraint: constraint ' &&
+  { echo "FAIL: constraint: constraint ..."; fail=1; }
 [[ "$err" == *"$total candidates"* ]] || { echo "FAIL: summary: $err"; fail=1; }
 [ -e "$tmp/out" ] && { echo "FAIL: the dry run wrote $tmp/out"; fail=1; }
 

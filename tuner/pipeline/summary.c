@@ -41,14 +41,16 @@ static void print_row(const tn_run *run, int i, FILE *out)
   if (c->status == TN_ST_PRUNED || c->status == TN_ST_WRONG ||
       c->status == TN_ST_FAILED || c->status == TN_ST_COMPILE_ERROR) {
     char why[121];
-    const char *nl;
+    const char *nl, *by;
     tn_strlcpy(why, c->reason, sizeof(why));
     nl = strchr(why, '\n');
     if (nl)
       why[nl - why] = '\0';
-    fprintf(out, "      %s%s%s\n",
-            c->status == TN_ST_PRUNED ? tn_pruned_by_name(c->pruned_by) : "",
-            c->status == TN_ST_PRUNED ? ": " : "", why);
+    /* "constraint: ...", unless the reason names its kind already */
+    by = c->status == TN_ST_PRUNED ? tn_pruned_by_name(c->pruned_by) : "";
+    if (*by && strncmp(why, by, strlen(by)) == 0)
+      by = "";
+    fprintf(out, "      %s%s%s\n", by, *by ? ": " : "", why);
   }
 }
 
