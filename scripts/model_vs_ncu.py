@@ -26,6 +26,8 @@ import os
 import subprocess
 import sys
 
+from ncu_csv import number
+
 # [0], [1]: the hardware counters of the L1 data stage; they also count
 # passes repeated after losing arbitration to other traffic, which varies
 # from launch to launch.  [4], [5]: the same wavefronts counted per executed
@@ -49,14 +51,6 @@ METRICS = [
     "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts_cache_bypass.sum",
     "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
 ]
-
-
-def number(text):
-    text = (text or "").replace(",", "").strip()
-    try:
-        return float(text)
-    except ValueError:
-        return None
 
 
 def main():

@@ -65,6 +65,8 @@ import signal
 import subprocess
 import sys
 
+from ncu_csv import number
+
 KINDS = ("ld", "st", "ldsm", "stsm", "ldgsts")
 INSTS = {
     "ld": "smsp__sass_inst_executed_op_shared_ld.sum",
@@ -169,14 +171,6 @@ def kill_group(proc):
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
-
-
-def number(text):
-    text = (text or "").replace(",", "").strip()
-    try:
-        return float(text)
-    except ValueError:
-        return None
 
 
 # ------------------------------------------------------------- the plan
