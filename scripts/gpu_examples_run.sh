@@ -69,6 +69,22 @@ mkdir -p "$OUT" "$LOGS" "$WORK/results" "$WORK/ncu" "$TUNER_CACHE_DIR"
 say() { echo "$*" | tee -a "$summary"; }
 left() { echo $((start + TOTAL - $(date +%s))); }
 has_step() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
+# tune_args EX DIR [ARG...]: the tuner's arguments for example EX into
+# DIR (a dry run for sm_90 with DRY=1), in the array args
+tune_args() {
+  local ex=$1 dir=$2
+  shift 2
+  args=(--config "configs/examples/$ex/$ex.cfg" -q "$@" --output "$dir")
+  if [ "$DRY" = 1 ]; then
+    args+=(--dry-run --arch sm_90)
+  else
+    args+=(--device 0)
+  fi
+}
+# newest_json DIR: the newest results file a run wrote into DIR
+newest_json() {
+  find "$1" -name '*.json' 2>/dev/null | sort | tail -1
+}
 
 # run_step NAME CAP COMMAND...: the command under min(CAP, time left)
 # seconds (killed 10 s after if it ignores the TERM), its output in
@@ -143,18 +159,12 @@ fi
 # 1. the tunes: each example end to end, its baseline in the same run
 if has_step tune; then
   for ex in $EXAMPLES; do
-    cfg=configs/examples/$ex/$ex.cfg
-    args=(--config "$cfg" -q --output "$WORK/results/$ex")
-    if [ "$DRY" = 1 ]; then
-      args+=(--dry-run --arch sm_90)
-    else
-      args+=(--device 0)
-    fi
+    tune_args "$ex" "$WORK/results/$ex"
     run_step "tune-$ex" 90 "$tuner" "${args[@]}"
     say "tune $ex: exit $step_rc, $step_s s"
     grep -h "^tuner: .*\(best\|baseline\|pruned\|failed\|verified\)" \
       "$LOGS/tune-$ex.log" | tail -6 | sed 's/^/  /' | tee -a "$summary"
-    res=$(find "$WORK/results/$ex" -name '*.json' 2>/dev/null | sort | tail -1)
+    res=$(newest_json "$WORK/results/$ex")
     [ -n "$res" ] && timeout 30 python3 - "$res" <<'PY' | tee -a "$summary"
 import collections, json, sys
 d = json.load(open(sys.argv[1]))
@@ -188,18 +198,11 @@ fi
 if has_step noprune; then
   mkdir -p "$WORK/model-check"
   for ex in $EXAMPLES; do
-    cfg=configs/examples/$ex/$ex.cfg
-    args=(--config "$cfg" -q --no-prune --output "$WORK/results/$ex-noprune")
-    if [ "$DRY" = 1 ]; then
-      args+=(--dry-run --arch sm_90)
-    else
-      args+=(--device 0)
-    fi
+    tune_args "$ex" "$WORK/results/$ex-noprune" --no-prune
     run_step "noprune-$ex" 120 "$tuner" "${args[@]}"
     say "no-prune $ex: exit $step_rc, $step_s s"
-    np=$(find "$WORK/results/$ex-noprune" -name '*.json' 2>/dev/null |
-         sort | tail -1)
-    pr=$(find "$WORK/results/$ex" -name '*.json' 2>/dev/null | sort | tail -1)
+    np=$(newest_json "$WORK/results/$ex-noprune")
+    pr=$(newest_json "$WORK/results/$ex")
     if [ -z "$np" ] || [ -z "$pr" ]; then
       say "  model_check $ex: not run (a results file is missing)"
       status=1

@@ -36,7 +36,6 @@ for p in "${points[@]}"; do
   read -r name cfg settings <<<"$p"
   sets=()
   for s in $settings; do sets+=(--set "$s"); done
-  cp "$cfg" "/tmp/bounds-$name.cfg.orig"
   python3 scripts/transpose_explore.py "$cfg" "${sets[@]}" \
     --out "/tmp/bounds-$name" >>"$OUT/bounds.log" 2>&1 || continue
   x=$(dirname "$cfg")/explore-$(basename "$cfg")
