@@ -5,13 +5,16 @@ to the copy's speed), without widening the shipped spaces that CI
 compiles whole.
 
 Usage:
-  transpose_explore.py CONFIG... --set KEY=VALUES [--set ...] --out DIR
+  transpose_explore.py CONFIG... [--set KEY=VALUES ...] [--add KEY=VALUES ...]
+                       --out DIR
 
 Each CONFIG (configs/X.cfg) is copied to configs/explore-X.cfg, and the
 space file it @includes, if any, to configs/include/explore-...; in the
-copy's space each KEY given takes VALUES (a libconfig list, "[1, 2, 4]")
-instead of its own.  DIR receives the list of the written configs, one a
-line, for the run to tune.  Exit 2: a config or a key not found.
+copy's space each KEY given to --set takes VALUES (a libconfig list,
+"[1, 2, 4]") instead of its own, and each KEY given to --add (a parameter
+the space leaves at its default) is added with VALUES.  DIR receives the
+list of the written configs, one a line, for the run to tune.  Exit 2: a
+config or a --set key not found, or a --add key already there.
 """
 import argparse
 import os
@@ -28,21 +31,50 @@ def widen(text, sets):
     return text
 
 
+def add_keys(text, adds):
+    """text with `key = values;` opening its space block, for each key."""
+    for key, values in reversed(adds):
+        text = re.sub(r"^(space\s*=\s*\{\n)",
+                      lambda m: m.group(1) + "  %s = %s;\n" % (key, values),
+                      text, count=1, flags=re.M)
+    return text
+
+
+def present(text, adds, cfg):
+    """1 (said so) if a key to add is already in text's space."""
+    there = [k for k, _ in adds
+             if re.search(r"^\s*%s\s*=" % re.escape(k), text, re.M)]
+    if there:
+        print("transpose_explore.py: %s: %s already in its space (--set)"
+              % (cfg, ", ".join(there)), file=sys.stderr)
+    return 1 if there else 0
+
+
+def parse_sets(given):
+    """[(key, values)] of KEY=[values] arguments, or None (said why)."""
+    sets = []
+    for s in given:
+        key, sep, values = s.partition("=")
+        if not sep or not re.fullmatch(r"[a-z_]+", key) or \
+                not re.fullmatch(r"\[[-0-9, \"a-z()]*\]", values.strip()):
+            print("transpose_explore.py: %r: KEY=[values]" % s,
+                  file=sys.stderr)
+            return None
+        sets.append((key, values.strip()))
+    return sets
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("configs", nargs="+")
     ap.add_argument("--set", action="append", default=[], dest="sets")
+    ap.add_argument("--add", action="append", default=[], dest="adds")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    sets = []
-    for s in a.sets:
-        key, sep, values = s.partition("=")
-        if not sep or not re.fullmatch(r"[a-z_]+", key) or \
-                not re.fullmatch(r"\[[-0-9, \"a-z()]*\]", values.strip()):
-            print("transpose_explore.py: --set %r: KEY=[values]" % s,
-                  file=sys.stderr)
-            return 2
-        sets.append((key, values.strip()))
+    sets = parse_sets(a.sets)
+    adds = parse_sets(a.adds)
+    if sets is None or adds is None:
+        return 2
     written = []
     for cfg in a.configs:
         if not os.path.isfile(cfg):
@@ -61,6 +93,10 @@ def main():
                 if re.search(r"^\s*%s\s*=" % re.escape(key), inc_text, re.M):
                     found.add(key)
             inc_text = widen(inc_text, sets)
+            if re.search(r"^space\s*=", inc_text, re.M):
+                if present(inc_text, adds, cfg):
+                    return 2
+                inc_text = add_keys(inc_text, adds)
             with open(os.path.join(d, "include", new_inc), "w") as f:
                 f.write(inc_text)
             text = text.replace(m.group(0), '@include "include/%s"' % new_inc)
@@ -68,6 +104,10 @@ def main():
             if re.search(r"^\s*%s\s*=" % re.escape(key), text, re.M):
                 found.add(key)
         text = widen(text, sets)
+        if re.search(r"^space\s*=", text, re.M):
+            if present(text, adds, cfg):
+                return 2
+            text = add_keys(text, adds)
         missing = [k for k, _ in sets if k not in found]
         if missing:
             print("transpose_explore.py: %s: no %s in its space"
