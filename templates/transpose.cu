@@ -19,6 +19,9 @@
  *   TN_PACK             tile columns one shared load reads on the fast
  *                       paths (1 .. 16, at most 16 bytes), transposed in
  *                       registers into TN_PACK output rows
+ *   TN_CACHE            the threads' global accesses: bit 0 evict-first
+ *                       (.cs), bit 1 loads that fetch 256 bytes into the
+ *                       L2 (.L2::256B); 0 plain
  * and the values its access plan derives from them (computed once, in
  * tn_transpose_shape_of() of tuner/family/transpose_plan.c):
  *   TN_ELEM_BYTES       bytes of an element: 1, 2, 4 or 8 (the problem's
@@ -83,6 +86,113 @@ typedef bits_of<TN_ELEM_BYTES * TN_PACK>::type pack_t;
 
 /* Element i of a vector or a packed word. */
 #define ELEM(v, i) (reinterpret_cast<elem_t *>(&(v))[i])
+
+#ifndef TN_CACHE
+#define TN_CACHE 0
+#endif
+
+/* The threads' global accesses under TN_CACHE: bit 0 marks them
+ * evict-first (.cs: each byte is touched once), bit 1 asks the L2 to
+ * fetch 256 bytes a load miss (a tile row of 64 or 128 bytes brings its
+ * neighbour's, which the next block reads).  0: plain accesses. */
+#define TN_LD_HINTS "ld.global" TN_LD_CS ".nc" TN_LD_PF
+#if TN_CACHE & 1
+#define TN_LD_CS ".cs"
+#else
+#define TN_LD_CS ""
+#endif
+#if TN_CACHE & 2
+#define TN_LD_PF ".L2::256B"
+#else
+#define TN_LD_PF ""
+#endif
+
+template <int B> struct global_io;
+template <> struct global_io<1> {
+  static __device__ __forceinline__ unsigned char ld(const void *p)
+  {
+    unsigned short v;
+    asm(TN_LD_HINTS ".u8 %0, [%1];" : "=h"(v) : "l"(p));
+    return (unsigned char)v;
+  }
+  static __device__ __forceinline__ void st(void *p, unsigned char v)
+  {
+    asm volatile("st.global.cs.u8 [%0], %1;" ::"l"(p), "h"((unsigned short)v));
+  }
+};
+template <> struct global_io<2> {
+  static __device__ __forceinline__ unsigned short ld(const void *p)
+  {
+    unsigned short v;
+    asm(TN_LD_HINTS ".u16 %0, [%1];" : "=h"(v) : "l"(p));
+    return v;
+  }
+  static __device__ __forceinline__ void st(void *p, unsigned short v)
+  {
+    asm volatile("st.global.cs.u16 [%0], %1;" ::"l"(p), "h"(v));
+  }
+};
+template <> struct global_io<4> {
+  static __device__ __forceinline__ float ld(const void *p)
+  {
+    float v;
+    asm(TN_LD_HINTS ".f32 %0, [%1];" : "=f"(v) : "l"(p));
+    return v;
+  }
+  static __device__ __forceinline__ void st(void *p, float v)
+  {
+    asm volatile("st.global.cs.f32 [%0], %1;" ::"l"(p), "f"(v));
+  }
+};
+template <> struct global_io<8> {
+  static __device__ __forceinline__ float2 ld(const void *p)
+  {
+    float2 v;
+    asm(TN_LD_HINTS ".v2.f32 {%0, %1}, [%2];"
+                 : "=f"(v.x), "=f"(v.y)
+                 : "l"(p));
+    return v;
+  }
+  static __device__ __forceinline__ void st(void *p, float2 v)
+  {
+    asm volatile("st.global.cs.v2.f32 [%0], {%1, %2};" ::"l"(p), "f"(v.x),
+                 "f"(v.y));
+  }
+};
+template <> struct global_io<16> {
+  static __device__ __forceinline__ float4 ld(const void *p)
+  {
+    float4 v;
+    asm(TN_LD_HINTS ".v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "l"(p));
+    return v;
+  }
+  static __device__ __forceinline__ void st(void *p, float4 v)
+  {
+    asm volatile("st.global.cs.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p),
+                 "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w));
+  }
+};
+
+/* A global load and store of T under TN_CACHE (0: as the compiler
+ * emits them). */
+template <typename T> __device__ __forceinline__ T gload(const T *p)
+{
+#if TN_CACHE
+  return global_io<sizeof(T)>::ld(p);
+#else
+  return *p;
+#endif
+}
+template <typename T> __device__ __forceinline__ void gstore(T *p, T v)
+{
+#if TN_CACHE & 1
+  global_io<sizeof(T)>::st(p, v);
+#else
+  *p = v;
+#endif
+}
 
 static_assert(TN_THREADS_X * TN_VEC == TN_TILE,
               "a tile row is TN_THREADS_X vectors of TN_VEC");
@@ -238,7 +348,8 @@ transpose(const __grid_constant__ tn_tensor_map map_in,
       READ_COLUMNS(v, TMA_AT, r);
 #pragma unroll
       for (int q = 0; q < TN_PACK; q++)
-        *reinterpret_cast<vec_t *>(dst + (size_t)(r + q) * rows + c0) = v[q];
+        gstore(reinterpret_cast<vec_t *>(dst + (size_t)(r + q) * rows + c0),
+               v[q]);
     }
     return;
   }
@@ -250,7 +361,7 @@ transpose(const __grid_constant__ tn_tensor_map map_in,
       const bool in = col0 + r < cols && row0 + c0 + k < rows;
       TN_TRACE_LD(&tile[TMA_AT(c0 + k, r)], TN_ELEM_BYTES, in);
       if (in)
-        dst[(size_t)r * rows + c0 + k] = tile[TMA_AT(c0 + k, r)];
+        gstore(&dst[(size_t)r * rows + c0 + k], tile[TMA_AT(c0 + k, r)]);
     }
   }
 #endif
@@ -313,7 +424,7 @@ __device__ __forceinline__ void move_vectors(elem_t *tile,
     const bool in = !CHECKED || (row0 + r < rows && col0 + c0 < cols);
     vec_t v;
     if (in)
-      v = *reinterpret_cast<const vec_t *>(src + (size_t)r * cols + c0);
+      v = gload(reinterpret_cast<const vec_t *>(src + (size_t)r * cols + c0));
 #pragma unroll
     for (int k = 0; k < TN_VEC; k += TN_SW) {
       TN_TRACE_ST(&tile[TILE_AT(r, c0 + k)], TN_ELEM_BYTES * TN_SW, in);
@@ -339,7 +450,8 @@ __device__ __forceinline__ void move_vectors(elem_t *tile,
 #pragma unroll
     for (int q = 0; q < TN_PACK; q++)
       if (!CHECKED || col0 + r + q < cols)
-        *reinterpret_cast<vec_t *>(dst + (size_t)(r + q) * rows + c0) = v[q];
+        gstore(reinterpret_cast<vec_t *>(dst + (size_t)(r + q) * rows + c0),
+               v[q]);
   }
 }
 
@@ -386,7 +498,7 @@ transpose(const elem_t *__restrict__ in, elem_t *__restrict__ out,
       const bool in = row0 + r < rows && col0 + c0 + k < cols;
       TN_TRACE_ST(&tile[TILE_AT(r, c0 + k)], TN_ELEM_BYTES, in);
       if (in)
-        tile[TILE_AT(r, c0 + k)] = src[(size_t)r * cols + c0 + k];
+        tile[TILE_AT(r, c0 + k)] = gload(&src[(size_t)r * cols + c0 + k]);
     }
   }
   __syncthreads();

@@ -178,6 +178,21 @@ static void test_exclusions(void)
   tma_point(&p, 64, 4, 8, "none", 0, 4, 1);
   excluded(&p, "fp16", "the box's inner dimension, 8 bytes, is not a "
                        "multiple of 16");
+  /* the global accesses' hints: the threads' loads need the threads'
+   * path, and the copy engine's store leaves the threads no global
+   * access */
+  point(&p, 128, 8, 16, 0, 0, "xor", 4);
+  p.v[IDX("cache")].i = 3;
+  CHECK(accepted(&p, "int8"));
+  tma_point(&p, 128, 4, 16, "none", 0, 0, 1);
+  p.v[IDX("cache")].i = 2;
+  excluded(&p, "int8", "cache 2: the copy engine loads the tile");
+  p.v[IDX("cache")].i = 1;
+  CHECK(accepted(&p, "int8")); /* the threads store, evict-first */
+  tma_point(&p, 128, 4, 16, "none", 1, 0, 1);
+  p.v[IDX("cache")].i = 1;
+  excluded(&p, "int8", "cache 1: with tma_store the copy engine moves "
+                       "every global byte");
   tma_point(&p, 128, 4, 16, "sw64", 0, 0, 1);
   {
     tn_problem prob;

@@ -72,6 +72,11 @@ static const tn_param_desc params[TP_N_PARAMS] = {
      "the global stores: 1, 2, 4, 8 or 16, at most 16 bytes; divides "
      "rows_per_thread",
      1},
+    {"cache", TN_PARAM_INT, 0, 0, 3, 0,
+     "the threads' global accesses: 0 plain, 1 evict-first (.cs) loads "
+     "and stores, 2 loads that fetch 256 bytes into the L2 (.L2::256B), "
+     "3 both",
+     1},
 };
 
 /* The tensor maps of the copy engine's path: the input (cols inner, rows
@@ -292,6 +297,18 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
       2147483647LL) {
     snprintf(why, n, "more than 2^31 - 1 tiles of %lld%s", tile,
              m.batch > 1 ? " a matrix" : "");
+    return 1;
+  }
+  if (p->v[TP_TMA].i && (p->v[TP_CACHE].i & 2)) {
+    snprintf(why, n, "cache %lld: the copy engine loads the tile (the "
+                     "threads' loads' hints need tma = 0)",
+             p->v[TP_CACHE].i);
+    return 1;
+  }
+  if (p->v[TP_TMA_STORE].i && p->v[TP_CACHE].i) {
+    snprintf(why, n, "cache %lld: with tma_store the copy engine moves "
+                     "every global byte (cache 0)",
+             p->v[TP_CACHE].i);
     return 1;
   }
   if (p->v[TP_TMA].i)

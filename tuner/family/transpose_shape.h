@@ -25,6 +25,7 @@ enum {
   TP_BOX_COLS,
   TP_PAD_UNIT,
   TP_PACK,
+  TP_CACHE,
   TP_N_PARAMS
 };
 
