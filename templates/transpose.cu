@@ -4,7 +4,8 @@
  *
  * out (cols x rows) = transpose(in (rows x cols)), any rows and cols.
  * Rendered by the tuner, which defines before this text:
- *   TN_TILE             tile edge in elements (8 .. 256, a power of two)
+ *   TN_TILE             tile edge in elements (8 .. 256, a power of two):
+ *                       its columns, and its rows unless TN_TILE_ROWS
  *   TN_ROWS_PER_THREAD  tile rows each thread moves (divides TN_TILE)
  *   TN_VEC              elements each thread moves per row (1 .. 16, at
  *                       most 16 bytes): the width of its global accesses
@@ -27,8 +28,15 @@
  *   TN_ELEM_BYTES       bytes of an element: 1, 2, 4 or 8 (the problem's
  *                       elem)
  *   TN_PAD_ELEMS        the pad in elements
+ *   TN_TILE_ROWS        the tile_rows parameter: 0 a square tile, else
+ *                       its rows
+ *   TN_TILE_R           the tile's rows, resolved: TN_TILE, or the
+ *                       rectangle's TN_TILE_ROWS (the threads' path)
  *   TN_THREADS_X, TN_BLOCK_Y  the block: TN_TILE / TN_VEC x
- *                       TN_TILE / TN_ROWS_PER_THREAD threads
+ *                       TN_TILE_R / TN_ROWS_PER_THREAD threads
+ *   TN_THREADS_X2, TN_BLOCK_Y2  the same threads as the transposed tile's
+ *                       rows see them: TN_TILE_R / TN_VEC x
+ *                       TN_TILE / TN_ROWS_PER_THREAD
  *   TN_THREADS          TN_THREADS_X * TN_BLOCK_Y
  *   TN_SW               width in elements of the fast path's shared stores
  *   TN_SMEM_ELEMS       elements of the padded tile (with TN_TMA: of the
@@ -36,10 +44,10 @@
  *   TN_BOXR, TN_BOXC    the copy engine's box, resolved: rows x columns
  *   TN_BATCHED          1 for the batched families (their tensor maps have
  *                       the matrix as a third dimension); else undefined
- * A block is (TN_TILE / TN_VEC) x (TN_TILE / TN_ROWS_PER_THREAD) threads and
- * moves one TN_TILE x TN_TILE tile.  The grid is one-dimensional: block b
- * takes tiles in groups of TN_GROUP tile rows, column by column within a
- * group, so that blocks running together touch compact regions of both
+ * A block is (TN_TILE / TN_VEC) x (TN_TILE_R / TN_ROWS_PER_THREAD) threads
+ * and moves one TN_TILE_R x TN_TILE tile.  The grid is one-dimensional:
+ * block b takes tiles in groups of TN_GROUP tile rows, column by column
+ * within a group, so that blocks running together touch compact regions of both
  * matrices (TN_GROUP = 1: row by row).  A batch of matrices (the
  * families transpose_batched and transpose_heads), each contiguous, one
  * after the other in both buffers: block (x, y, z) moves tile x of
@@ -196,22 +204,27 @@ template <typename T> __device__ __forceinline__ void gstore(T *p, T v)
 
 static_assert(TN_THREADS_X * TN_VEC == TN_TILE,
               "a tile row is TN_THREADS_X vectors of TN_VEC");
-static_assert(TN_BLOCK_Y * TN_ROWS_PER_THREAD == TN_TILE,
+static_assert(TN_BLOCK_Y * TN_ROWS_PER_THREAD == TN_TILE_R,
               "TN_BLOCK_Y rows of threads cover the tile");
+static_assert(TN_THREADS_X2 * TN_VEC == TN_TILE_R &&
+                  TN_BLOCK_Y2 * TN_ROWS_PER_THREAD == TN_TILE &&
+                  TN_THREADS_X2 * TN_BLOCK_Y2 == TN_THREADS,
+              "the same threads cover the transposed tile");
 static_assert(TN_THREADS == TN_THREADS_X * TN_BLOCK_Y, "threads");
 static_assert(TN_ROWS_PER_THREAD % TN_PACK == 0,
               "a thread's rows are read TN_PACK columns at a time");
 static_assert(sizeof(elem_t) == TN_ELEM_BYTES, "the element");
 
 /* The fast paths' column reads: a thread's TN_PACK output rows r ..
- * r + TN_PACK - 1 of its TN_VEC elements each, from the tile whose
- * element (row, col) AT gives: one load of TN_PACK elements a tile row,
- * transposed into v. */
-#define READ_COLUMNS(v, AT, r)                                               \
+ * r + TN_PACK - 1 of its TN_VEC elements each (tile rows c .. c + TN_VEC
+ * - 1), from the tile whose element (row, col) AT gives: one load of
+ * TN_PACK elements a tile row, transposed into v. */
+#define READ_COLUMNS(v, AT, c, r)                                            \
   do {                                                                       \
     _Pragma("unroll") for (int k = 0; k < TN_VEC; k++) {                     \
-      TN_TRACE_LD(&tile[AT(c0 + k, (r))], TN_ELEM_BYTES * TN_PACK, true);    \
-      pack_t w = *reinterpret_cast<const pack_t *>(&tile[AT(c0 + k, (r))]);  \
+      TN_TRACE_LD(&tile[AT((c) + k, (r))], TN_ELEM_BYTES * TN_PACK, true);   \
+      pack_t w =                                                             \
+          *reinterpret_cast<const pack_t *>(&tile[AT((c) + k, (r))]);        \
       _Pragma("unroll") for (int q = 0; q < TN_PACK; q++)                    \
         ELEM(v[q], k) = ELEM(w, q);                                          \
     }                                                                        \
@@ -238,6 +251,7 @@ static_assert(sizeof(elem_t) == TN_ELEM_BYTES, "the element");
 #define TMA_TILE (TN_TILE * TN_TILE)
 
 static_assert(TN_PAD_ELEMS == 0, "the copy engine writes dense boxes");
+static_assert(TN_TILE_R == TN_TILE, "the copy engine's tile is square");
 static_assert(TN_TILE % TN_BOXC == 0 && TN_TILE % TN_BOXR == 0,
               "boxes tile the tile");
 static_assert((TN_BOXC * TN_ELEM_BYTES) % 16 == 0 &&
@@ -325,7 +339,7 @@ transpose(const __grid_constant__ tn_tensor_map map_in,
   for (int j = 0; j < TN_ROWS_PER_THREAD / TN_PACK; j++) {
     const int r = TN_PACK * (ty + j * TN_BLOCK_Y);
     vec_t v[TN_PACK];
-    READ_COLUMNS(v, TMA_AT, r);
+    READ_COLUMNS(v, TMA_AT, c0, r);
 #pragma unroll
     for (int q = 0; q < TN_PACK; q++) {
       TN_TRACE_ST(&tile[TMA_TILE + TMA_AT(r + q, c0)],
@@ -345,7 +359,7 @@ transpose(const __grid_constant__ tn_tensor_map map_in,
     for (int j = 0; j < TN_ROWS_PER_THREAD / TN_PACK; j++) {
       const int r = TN_PACK * (ty + j * TN_BLOCK_Y);
       vec_t v[TN_PACK];
-      READ_COLUMNS(v, TMA_AT, r);
+      READ_COLUMNS(v, TMA_AT, c0, r);
 #pragma unroll
       for (int q = 0; q < TN_PACK; q++)
         gstore(reinterpret_cast<vec_t *>(dst + (size_t)(r + q) * rows + c0),
@@ -398,7 +412,7 @@ static_assert(TN_PAD_ELEMS % TN_SW == 0 && TN_PAD_ELEMS % TN_PACK == 0,
 static_assert(TN_SWIZZLE_B == 0 || ((1 << TN_SWIZZLE_M) >= TN_SW &&
                                     (1 << TN_SWIZZLE_M) >= TN_PACK),
               "the swizzle keeps the stores' and the loads' pieces whole");
-static_assert(TN_SMEM_ELEMS == TN_TILE * (TN_TILE + TN_PAD_ELEMS),
+static_assert(TN_SMEM_ELEMS == TN_TILE_R * (TN_TILE + TN_PAD_ELEMS),
               "the padded tile");
 
 typedef bits_of<TN_ELEM_BYTES * TN_SW>::type store_t;
@@ -416,7 +430,8 @@ __device__ __forceinline__ void move_vectors(elem_t *tile,
                                              const elem_t *__restrict__ src,
                                              elem_t *__restrict__ dst,
                                              int rows, int cols, int row0,
-                                             int col0, int ty, int c0)
+                                             int col0, int ty, int c0,
+                                             int ty2, int c2)
 {
 #pragma unroll
   for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
@@ -436,21 +451,21 @@ __device__ __forceinline__ void move_vectors(elem_t *tile,
   __syncthreads();
 #pragma unroll
   for (int j = 0; j < TN_ROWS_PER_THREAD / TN_PACK; j++) {
-    const int r = TN_PACK * (ty + j * TN_BLOCK_Y);
-    const bool in = !CHECKED || (col0 + r < cols && row0 + c0 < rows);
+    const int r = TN_PACK * (ty2 + j * TN_BLOCK_Y2);
+    const bool in = !CHECKED || (col0 + r < cols && row0 + c2 < rows);
     if (!in) {
 #pragma unroll
       for (int k = 0; k < TN_VEC; k++)
-        TN_TRACE_LD(&tile[TILE_AT(c0 + k, r)], TN_ELEM_BYTES * TN_PACK,
+        TN_TRACE_LD(&tile[TILE_AT(c2 + k, r)], TN_ELEM_BYTES * TN_PACK,
                     false);
       continue;
     }
     vec_t v[TN_PACK];
-    READ_COLUMNS(v, TILE_AT, r);
+    READ_COLUMNS(v, TILE_AT, c2, r);
 #pragma unroll
     for (int q = 0; q < TN_PACK; q++)
       if (!CHECKED || col0 + r + q < cols)
-        gstore(reinterpret_cast<vec_t *>(dst + (size_t)(r + q) * rows + c0),
+        gstore(reinterpret_cast<vec_t *>(dst + (size_t)(r + q) * rows + c2),
                v[q]);
   }
 }
@@ -463,15 +478,25 @@ transpose(const elem_t *__restrict__ in, elem_t *__restrict__ out,
    * block may declare statically */
   extern __shared__ __align__(16) elem_t tile[];
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const int tiles_r = (rows + TN_TILE - 1) / TN_TILE;
+  const int tiles_r = (rows + TN_TILE_R - 1) / TN_TILE_R;
   const int tiles_c = (cols + TN_TILE - 1) / TN_TILE;
   const int per_group = TN_GROUP * tiles_c;
   const int group = blockIdx.x / per_group, in_group = blockIdx.x % per_group;
   const int first = group * TN_GROUP;
   const int height = min(tiles_r - first, TN_GROUP);
-  const int row0 = (first + in_group % height) * TN_TILE;
+  const int row0 = (first + in_group % height) * TN_TILE_R;
   const int col0 = (in_group / height) * TN_TILE;
   const int c0 = TN_VEC * tx;
+  /* the transposed tile's rows are TN_TILE_R long: a rectangle's
+   * threads take them as TN_THREADS_X2 x TN_BLOCK_Y2 (a square's as they
+   * are) */
+#if TN_TILE_R == TN_TILE
+  const int tx2 = tx, ty2 = ty;
+#else
+  const int tx2 = (tx + TN_THREADS_X * ty) % TN_THREADS_X2;
+  const int ty2 = (tx + TN_THREADS_X * ty) / TN_THREADS_X2;
+#endif
+  const int c2 = TN_VEC * tx2;
   /* the matrix: block (x, y, z) moves a tile of matrix y + gridDim.y * z
    * (unbatched 0: the 2-D family's code as it was) */
   const size_t mat = TN_BATCHED ? (size_t)(blockIdx.y + gridDim.y *
@@ -482,10 +507,12 @@ transpose(const elem_t *__restrict__ in, elem_t *__restrict__ out,
   TN_TRACE_BASE(tile);
 
   if (((rows | cols) & (TN_VEC - 1)) == 0) {
-    if (row0 + TN_TILE <= rows && col0 + TN_TILE <= cols)
-      move_vectors<false>(tile, src, dst, rows, cols, row0, col0, ty, c0);
+    if (row0 + TN_TILE_R <= rows && col0 + TN_TILE <= cols)
+      move_vectors<false>(tile, src, dst, rows, cols, row0, col0, ty, c0,
+                          ty2, c2);
     else
-      move_vectors<true>(tile, src, dst, rows, cols, row0, col0, ty, c0);
+      move_vectors<true>(tile, src, dst, rows, cols, row0, col0, ty, c0,
+                         ty2, c2);
     return;
   }
   /* a matrix of no vectors: element by element, its rows' loop kept
@@ -504,13 +531,13 @@ transpose(const elem_t *__restrict__ in, elem_t *__restrict__ out,
   __syncthreads();
 #pragma unroll 1
   for (int j = 0; j < TN_ROWS_PER_THREAD; j++) {
-    int r = ty + j * TN_BLOCK_Y;
+    int r = ty2 + j * TN_BLOCK_Y2;
 #pragma unroll
     for (int k = 0; k < TN_VEC; k++) {
-      const bool in = col0 + r < cols && row0 + c0 + k < rows;
-      TN_TRACE_LD(&tile[TILE_AT(c0 + k, r)], TN_ELEM_BYTES, in);
+      const bool in = col0 + r < cols && row0 + c2 + k < rows;
+      TN_TRACE_LD(&tile[TILE_AT(c2 + k, r)], TN_ELEM_BYTES, in);
       if (in)
-        dst[(size_t)r * rows + c0 + k] = tile[TILE_AT(c0 + k, r)];
+        gstore(&dst[(size_t)r * rows + c2 + k], tile[TILE_AT(c2 + k, r)]);
     }
   }
 }

@@ -193,6 +193,26 @@ static void test_exclusions(void)
   p.v[IDX("cache")].i = 1;
   excluded(&p, "int8", "cache 1: with tma_store the copy engine moves "
                        "every global byte");
+  /* a rectangular tile: a power of two that the threads' rows and
+   * vectors divide, on the threads' path, not the square's again */
+  point(&p, 128, 8, 16, 0, 0, "xor", 4);
+  p.v[IDX("tile_rows")].i = 256;
+  CHECK(accepted(&p, "int8"));
+  p.v[IDX("tile_rows")].i = 128;
+  excluded(&p, "int8", "tile_rows 128 equals tile: the square tile of "
+                       "tile_rows 0");
+  p.v[IDX("tile_rows")].i = 96;
+  excluded(&p, "int8", "tile_rows 96: 0, or a power of two from 8 to 256");
+  point(&p, 128, 16, 4, 0, 0, "xor", 4);
+  p.v[IDX("tile_rows")].i = 8;
+  excluded(&p, "int8", "rows_per_thread 16 does not divide tile_rows 8");
+  point(&p, 128, 4, 16, 0, 0, "xor", 4);
+  p.v[IDX("tile_rows")].i = 8;
+  excluded(&p, "int8", "vec 16 does not divide tile_rows 8: the rows "
+                       "written are tile_rows elements, vec at a time");
+  tma_point(&p, 128, 4, 16, "none", 0, 0, 1);
+  p.v[IDX("tile_rows")].i = 256;
+  excluded(&p, "int8", "tile_rows 256: the copy engine's tile is square");
   tma_point(&p, 128, 4, 16, "sw64", 0, 0, 1);
   {
     tn_problem prob;
@@ -249,7 +269,8 @@ static void test_xor(void)
   resolved("fp64", 32, "sw64", 2, 1, 3);
 }
 
-/* Wavefronts per block of an interior block (the problem 8 x 8 tiles),
+/* Wavefronts per block of an interior block (the problem 8 x 8 tiles of
+ * tile_rows x tile, tile_rows 0 the square's),
  * and the loads' and stores' instructions per block. */
 static double per_block(tn_params *p, const char *elem, double *ld_insts,
                         double *st_insts)
@@ -258,7 +279,8 @@ static double per_block(tn_params *p, const char *elem, double *ld_insts,
   tn_model_cost c;
   char why[TN_REASON_LEN] = "";
   long long tile = p->v[IDX("tile")].i;
-  problem(&prob, elem, 8 * tile, 8 * tile);
+  long long rows = p->v[IDX("tile_rows")].i ? p->v[IDX("tile_rows")].i : tile;
+  problem(&prob, elem, 8 * rows, 8 * tile);
   if (fam->prepare(fam, p, &prob, why, sizeof(why)) != 0) {
     fprintf(stderr, "%s: unexpectedly excluded: %s\n", elem, why);
     tn_test_failures++;
@@ -352,6 +374,16 @@ static void test_model_int8(void)
    * the 8 rows on 8 or 16 distinct banks, one wavefront each: 128 */
   point(&p, 64, 4, 8, 1, 0, "none", 1);
   CHECK_BLOCK(&p, "int8", 224 + 128, 128, 128);
+  /* a rectangle of 128 rows of 64 bytes, the pad of one word: 8 x 32
+   * threads, 8 warps of 8 tx x 4 ty as above for the stores (16
+   * wavefronts, 8 stores a warp: 128).  The reads take the transposed
+   * tile's rows, 128 long: 16 tx2 x 2 ty2 a warp, rows 8 tx2 + k on bank
+   * (8 tx2 + 17 k) % 32, tx2, tx2 + 4, + 8 and + 12 on one bank (the
+   * two ty2 read one word): 4-way where the square's 8 tx were 2-way, 32
+   * reads a warp: 1024 */
+  point(&p, 64, 4, 8, 1, 4, "none", 1);
+  p.v[IDX("tile_rows")].i = 128;
+  CHECK_BLOCK(&p, "int8", 128 + 1024, 256, 64);
 }
 
 static void test_model_fp64(void)

@@ -12,13 +12,15 @@
  * and `pack`: the tile's columns read pack at a time and transposed in
  * registers (two fp16 of a word, four bytes).  With tma = 1 the copy
  * engine (sm_90+) loads the tile in boxes under a tensor map's swizzle,
- * and stores it with tma_store = 1.  The shape of a point and the access
- * plan are in transpose_plan.c, the check in transpose_check.c.
+ * and stores it with tma_store = 1.  The rules of a point and the copy
+ * engine's tensor maps are in transpose_rules.c, the shape of a point and
+ * the access plan in transpose_plan.c, the check in transpose_check.c.
  *
  * The same kernels over a batch of contiguous matrices are the families
  * transpose_batched ([batch, rows, cols]) and transpose_heads ([batch,
  * heads, rows, cols]), defined at the end: the batch in the grid's y and
  * z, the copy engine's maps of rank 3. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,7 +44,7 @@ static const tn_param_desc params[TP_N_PARAMS] = {
     {"tile", TN_PARAM_INT, 0, 8, 256, 32,
      "tile edge in elements, a power of two", 0},
     {"rows_per_thread", TN_PARAM_INT, 0, 1, 64, 4,
-     "tile rows each thread moves; divides tile", 0},
+     "tile rows each thread moves; divides tile (and tile_rows)", 0},
     {"vec", TN_PARAM_INT, 0, 1, 16, 1,
      "elements each thread moves per row: 1, 2, 4, 8 or 16, at most 16 "
      "bytes (global access width)", 0},
@@ -77,271 +79,12 @@ static const tn_param_desc params[TP_N_PARAMS] = {
      "and stores, 2 loads that fetch 256 bytes into the L2 (.L2::256B), "
      "3 both",
      1},
+    {"tile_rows", TN_PARAM_INT, 0, 0, 256, 0,
+     "the threads' tile's rows: 0 the square tile x tile, else a power of "
+     "two (8 .. 256) other than tile: a rectangle whose rows read are "
+     "tile elements long and whose rows written are tile_rows long",
+     1},
 };
-
-/* The tensor maps of the copy engine's path: the input (cols inner, rows
- * outer) and, storing by TMA, the output (rows inner, cols outer), both in
- * boxes of box_rows x box_cols under the swizzle. */
-static int tensor_maps(const tn_family *fam, const tn_params *p,
-                       const tn_problem *prob, tn_tmap_desc *out)
-{
-  int span = tn_transpose_tma_span(&p->v[TP_SWIZZLE].sw), i;
-  unsigned long long rows, cols;
-  tn_transpose_shape s;
-  tn_transpose_dims m;
-
-  (void)fam;
-  if (!p->v[TP_TMA].i)
-    return 0;
-  tn_transpose_shape_of(p, prob, &s);
-  tn_transpose_dims_of(prob, &m);
-  rows = (unsigned long long)m.rows;
-  cols = (unsigned long long)m.cols;
-  for (i = 0; i < 1 + s.tma_store; i++) {
-    tn_tmap_desc *d = &out[i];
-    memset(d, 0, sizeof(*d));
-    d->buffer = i; /* BUF_IN, BUF_OUT */
-    d->elem = tn_transpose_elem(prob);
-    d->rank = 2;
-    d->dims[0] = i == 0 ? cols : rows;
-    d->dims[1] = i == 0 ? rows : cols;
-    d->strides[0] = d->dims[0] * (unsigned long long)s.eb;
-    d->box[0] = (unsigned)s.box_cols;
-    d->box[1] = (unsigned)s.box_rows;
-    if (prob->size.n_dims > 2) {
-      /* the batched families: the matrices one after the other, a box
-       * in one of them (TN_BATCHED in the template) */
-      d->rank = 3;
-      d->dims[2] = (unsigned long long)m.batch;
-      d->strides[1] = d->strides[0] * d->dims[1];
-      d->box[2] = 1;
-    }
-    d->swizzle = span < 0 ? 0 : span;
-    d->l2_promotion = 128;
-  }
-  return i;
-}
-
-/* The copy engine's path's rules, each failing one with its reason. */
-static int prepare_tma(const tn_family *fam, tn_params *p,
-                       const tn_problem *prob, char *why, size_t n)
-{
-  tn_tmap_desc maps[TN_MAX_TMAPS];
-  tn_swizzle *sw = &p->v[TP_SWIZZLE].sw;
-  int span = tn_transpose_tma_span(sw), nm, i;
-  long long box_bytes, period, tile_bytes;
-  tn_transpose_shape s;
-  tn_transpose_dims m;
-  char name[64];
-
-  tn_transpose_shape_of(p, prob, &s);
-  tn_transpose_dims_of(prob, &m);
-  if (m.batch > 2147483647LL) {
-    snprintf(why, n, "a batch of %lld matrices: the copy engine's "
-                     "coordinates are 32-bit signed (at most 2^31 - 1)",
-             m.batch);
-    return 1;
-  }
-  if (span < 0) {
-    snprintf(why, n, "the copy engine swizzles as none, sw32, sw64 or "
-                     "sw128, not %s", tn_swizzle_name(sw, name, sizeof(name)));
-    return 1;
-  }
-  if (p->v[TP_PAD].i != 0) {
-    snprintf(why, n, "pad %lld: the copy engine writes dense boxes (pad 0 "
-                     "with tma = 1)", p->v[TP_PAD].i);
-    return 1;
-  }
-  tile_bytes = (long long)s.eb * s.tile * s.tile;
-  if (tile_bytes % 1024 != 0) {
-    snprintf(why, n, "tile %d: the copy engine's tiles start on 1024 bytes, "
-                     "and a tile of %d-byte elements must be a multiple of "
-                     "them (%lld bytes)",
-             s.tile, s.eb, tile_bytes);
-    return 1;
-  }
-  if (s.tile % s.box_rows != 0 || s.tile % s.box_cols != 0) {
-    snprintf(why, n, "a box of %d x %d does not divide the %dx%d tile",
-             s.box_rows, s.box_cols, s.tile, s.tile);
-    return 1;
-  }
-  if (span > 0 && s.box_cols * s.eb != span) {
-    /* the driver takes narrower boxes; their layout is not modelled */
-    snprintf(why, n, "a %d-byte swizzle needs boxes %d elements wide (its "
-                     "span in %d-byte elements), not %d",
-             span, span / s.eb, s.eb, s.box_cols);
-    return 1;
-  }
-  box_bytes = (long long)s.eb * s.box_rows * s.box_cols;
-  period = span > 0 ? 8LL * span : 128;
-  if (box_bytes % period != 0) {
-    snprintf(why, n, "a box of %lld bytes: each box must start on %lld "
-                     "bytes (%s)", box_bytes, period,
-             span > 0 ? "the swizzle's period, 8 rows of its span"
-                      : "the copy engine's shared-memory alignment");
-    return 1;
-  }
-  if (tn_swizzle_resolve(sw, s.box_cols, s.eb, why, n) != 0)
-    return 1;
-  memset(maps, 0, sizeof(maps));
-  nm = tensor_maps(fam, p, prob, maps);
-  for (i = 0; i < nm; i++)
-    if (tn_tmap_check(&maps[i], why, n) != 0) {
-      size_t used = strlen(why);
-      snprintf(why + used, n - used, " (%s: %lld x %lld)",
-               i == 0 ? "the input" : "the output",
-               i == 0 ? m.rows : m.cols, i == 0 ? m.cols : m.rows);
-      return 1;
-    }
-  return 0;
-}
-
-static int log2_of(int x)
-{
-  int k = 0;
-  while ((1 << k) < x)
-    k++;
-  return k;
-}
-
-/* Resolves the threads' path's swizzle.  fp32's "xor" is the column ^=
- * the row (tn_swizzle_resolve).  Other widths xor in units of a bank's
- * word (4 bytes; fp64: its element): the unit's bank bits within a
- * 128-byte line ^= the row, or, in rows narrower than a line, the line,
- * so that 32 rows of one column fall on 32 banks.  The copy engine's
- * modes move 16-byte chunks of eb-byte elements. */
-static int resolve_swizzle(tn_swizzle *sw, int tile, int eb, char *why,
-                           size_t n)
-{
-  int unit = eb < 4 ? 4 : eb, per_row, per_line;
-  if (sw->kind != TN_SWZ_XOR || eb == 4)
-    return tn_swizzle_resolve(sw, tile, eb, why, n);
-  per_row = log2_of(tile * eb / unit);
-  per_line = log2_of(128 / unit);
-  sw->b = per_row < per_line ? per_row : per_line;
-  sw->m = log2_of(unit / eb);
-  sw->s = per_row > per_line ? per_row : per_line;
-  return 0;
-}
-
-/* The rules of the elements' width: vectors and packed loads of at most
- * 16 bytes, a pad of words that is whole elements. */
-static int prepare_width(const tn_params *p, int eb, char *why, size_t n)
-{
-  long long tile = p->v[TP_TILE].i, rows = p->v[TP_ROWS].i;
-  long long vec = p->v[TP_VEC].i, pack = p->v[TP_PACK].i;
-  long long pad = p->v[TP_PAD].i, unit = p->v[TP_PAD_UNIT].i;
-
-  if (!tn_is_pow2(vec) || vec * eb > 16) {
-    snprintf(why, n, "vec %lld of %d-byte elements: a global access of "
-                     "1, 2, 4, 8 or 16 elements, at most 16 bytes",
-             vec, eb);
-    return 1;
-  }
-  if (vec > tile) {
-    snprintf(why, n, "vec %lld is wider than the tile (%lld)", vec, tile);
-    return 1;
-  }
-  if (!tn_is_pow2(pack) || pack * eb > 16) {
-    snprintf(why, n, "pack %lld of %d-byte elements: a shared load of 1, "
-                     "2, 4, 8 or 16 elements, at most 16 bytes",
-             pack, eb);
-    return 1;
-  }
-  if (rows % pack != 0) {
-    snprintf(why, n, "pack %lld does not divide rows_per_thread %lld: a "
-                     "thread reads its tile columns pack at a time",
-             pack, rows);
-    return 1;
-  }
-  if (unit != 0 && unit != 4) {
-    snprintf(why, n, "pad_unit %lld: 0 (elements) or 4 (4-byte words)",
-             unit);
-    return 1;
-  }
-  if (unit != 0 && pad == 0) {
-    snprintf(why, n, "pad_unit %lld with pad 0: the layout of pad_unit 0",
-             unit);
-    return 1;
-  }
-  if (unit != 0 && (pad * unit) % eb != 0) {
-    snprintf(why, n, "pad %lld of %lld-byte words is not a whole number "
-                     "of %d-byte elements", pad, unit, eb);
-    return 1;
-  }
-  return 0;
-}
-
-static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
-                   char *why, size_t n)
-{
-  long long tile = p->v[TP_TILE].i, rows = p->v[TP_ROWS].i;
-  long long pack = p->v[TP_PACK].i;
-  tn_swizzle *sw = &p->v[TP_SWIZZLE].sw;
-  int eb = tn_transpose_elem_bytes(prob), pad;
-  tn_transpose_dims m;
-
-  tn_transpose_dims_of(prob, &m);
-  if (!tn_is_pow2(tile)) {
-    snprintf(why, n, "tile %lld is not a power of two", tile);
-    return 1;
-  }
-  if (tile % rows != 0) {
-    snprintf(why, n, "rows_per_thread %lld does not divide tile %lld", rows,
-             tile);
-    return 1;
-  }
-  if (prepare_width(p, eb, why, n) != 0)
-    return 1;
-  if (((m.rows + tile - 1) / tile) * ((m.cols + tile - 1) / tile) >
-      2147483647LL) {
-    snprintf(why, n, "more than 2^31 - 1 tiles of %lld%s", tile,
-             m.batch > 1 ? " a matrix" : "");
-    return 1;
-  }
-  if (p->v[TP_TMA].i && (p->v[TP_CACHE].i & 2)) {
-    snprintf(why, n, "cache %lld: the copy engine loads the tile (the "
-                     "threads' loads' hints need tma = 0)",
-             p->v[TP_CACHE].i);
-    return 1;
-  }
-  if (p->v[TP_TMA_STORE].i && p->v[TP_CACHE].i) {
-    snprintf(why, n, "cache %lld: with tma_store the copy engine moves "
-                     "every global byte (cache 0)",
-             p->v[TP_CACHE].i);
-    return 1;
-  }
-  if (p->v[TP_TMA].i)
-    return prepare_tma(fam, p, prob, why, n);
-  if (p->v[TP_TMA_STORE].i || p->v[TP_BOX_ROWS].i || p->v[TP_BOX_COLS].i) {
-    snprintf(why, n,
-             "tma_store, box_rows and box_cols belong to the copy "
-             "engine's path (tma = 1)");
-    return 1;
-  }
-  if (resolve_swizzle(sw, (int)tile, eb, why, n) != 0)
-    return 1;
-  if ((tile * tile) % (1LL << (sw->m + sw->b)) != 0 ||
-      sw->m + sw->b + sw->s > 20) {
-    snprintf(why, n, "swizzle spans more than the %lldx%lld tile", tile,
-             tile);
-    return 1;
-  }
-  pad = tn_transpose_pad_elems(p, eb);
-  if (pack > 1 && (sw->b > 0 && (1 << sw->m) < pack)) {
-    snprintf(why, n, "pack %lld: the swizzle moves groups of %d elements, "
-                     "which split a packed load",
-             pack, 1 << sw->m);
-    return 1;
-  }
-  if (pack > 1 && pad % pack != 0) {
-    snprintf(why, n, "pack %lld: a pad of %d elements leaves the packed "
-                     "loads unaligned",
-             pack, pad);
-    return 1;
-  }
-  return 0;
-}
 
 static void launch(const tn_family *fam, const tn_params *p,
                    const tn_problem *prob, tn_launch *l)
@@ -359,7 +102,7 @@ static void launch(const tn_family *fam, const tn_params *p,
   l->block[1] = (unsigned)s.by;
   l->block[2] = 1;
   l->grid[0] = (unsigned)(((cols + s.tile - 1) / s.tile) *
-                          ((rows + s.tile - 1) / s.tile));
+                          ((rows + s.tile_rows - 1) / s.tile_rows));
   /* the matrices of a batch in y and z (check_problem() refused a batch
    * that does not split so) */
   if (tn_transpose_batch_grid(m.batch, &l->grid[1], &l->grid[2]) != 0)
@@ -386,6 +129,9 @@ static void defines(const tn_family *fam, const tn_params *p,
   tn_defines_add(d, "TN_THREADS_X", "%d", s.nx);
   tn_defines_add(d, "TN_BLOCK_Y", "%d", s.by);
   tn_defines_add(d, "TN_THREADS", "%d", s.threads);
+  tn_defines_add(d, "TN_TILE_R", "%d", s.tile_rows);
+  tn_defines_add(d, "TN_THREADS_X2", "%d", s.nx2);
+  tn_defines_add(d, "TN_BLOCK_Y2", "%d", s.by2);
   tn_defines_add(d, "TN_SW", "%d", s.sw);
   tn_defines_add(d, "TN_SMEM_ELEMS", "%d", s.smem_elems);
   tn_defines_add(d, "TN_BOXR", "%d", s.box_rows);
@@ -491,8 +237,10 @@ static void estimate(const tn_family *fam, const tn_params *p,
                 : (double)s.rpt * (s.vec / s.sw) + reads;
   memset(w, 0, sizeof(*w));
   w->dram_bytes = work(fam, prob);
-  /* a tile's rows are read and written tile * eb bytes at a time */
-  w->dram_row_bytes = (double)s.eb * s.tile;
+  /* a tile's rows are read tile * eb bytes at a time and written
+   * tile_rows * eb: the profile takes one length, their geometric mean
+   * (a square's rows) */
+  w->dram_row_bytes = (double)s.eb * sqrt((double)s.tile * s.tile_rows);
   w->load_bytes = w->dram_bytes / 2;
   /* in flight at once: a thread's loads, or the copy engine's whole tile
    * for the block (its threads wait on one mbarrier for all of it), in
@@ -527,6 +275,7 @@ static int one_block(const tn_family *fam, const tn_params *p,
                      char *why, size_t n)
 {
   long long tile = p->v[TP_TILE].i;
+  long long trows = p->v[TP_TILE_ROWS].i ? p->v[TP_TILE_ROWS].i : tile;
   int nd = fam->n_dims, i;
   (void)why;
   (void)n;
@@ -534,7 +283,7 @@ static int one_block(const tn_family *fam, const tn_params *p,
   out->size.n_dims = nd;
   for (i = 0; i < nd - 2; i++)
     out->size.dims[i] = 1; /* one matrix */
-  out->size.dims[nd - 2] = ragged ? tile - 1 : tile;
+  out->size.dims[nd - 2] = ragged ? trows - 1 : trows;
   out->size.dims[nd - 1] = ragged ? tile - 3 : tile;
   if (ragged && p->v[TP_TMA].i) {
     /* the tensor maps' rows must be multiples of 16 bytes */
@@ -621,7 +370,7 @@ static const tn_size_key size_keys[] = {
     .n_params = TP_N_PARAMS, \
     .options = options, \
     .n_options = TP_N_OPTIONS, \
-    .prepare = prepare, \
+    .prepare = tn_transpose_prepare, \
     .launch = launch, \
     .defines = defines, \
     .one_block = one_block, \
@@ -629,7 +378,7 @@ static const tn_size_key size_keys[] = {
     .estimate = estimate, \
     .buffers = buffers, \
     .args = args, \
-    .tensor_maps = tensor_maps, \
+    .tensor_maps = tn_transpose_tensor_maps, \
     .reference_source = tn_transpose_reference_source, \
     .verify = tn_transpose_verify, \
     .verify_device = tn_transpose_verify_device, \

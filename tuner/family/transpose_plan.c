@@ -83,13 +83,16 @@ void tn_transpose_shape_of(const tn_params *p, const tn_problem *prob,
   int span = tn_transpose_tma_span(&p->v[TP_SWIZZLE].sw);
   s->eb = tn_transpose_elem_bytes(prob);
   s->tile = (int)p->v[TP_TILE].i;
+  s->tile_rows = p->v[TP_TILE_ROWS].i ? (int)p->v[TP_TILE_ROWS].i : s->tile;
   s->rpt = (int)p->v[TP_ROWS].i;
   s->vec = (int)p->v[TP_VEC].i;
   s->pad = tn_transpose_pad_elems(p, s->eb);
   s->pack = (int)p->v[TP_PACK].i;
   s->nx = s->tile / s->vec;
-  s->by = s->tile / s->rpt;
+  s->by = s->tile_rows / s->rpt;
   s->threads = s->nx * s->by;
+  s->nx2 = s->tile_rows / s->vec;
+  s->by2 = s->tile / s->rpt;
   s->sw = store_width(p, s->vec, s->pad);
   s->tma = (int)p->v[TP_TMA].i;
   s->tma_store = (int)p->v[TP_TMA_STORE].i;
@@ -101,7 +104,7 @@ void tn_transpose_shape_of(const tn_params *p, const tn_problem *prob,
                                    : s->tile;
   /* the copy engine's path: the tile, and the transposed one it stores */
   s->smem_elems = s->tma ? s->tile * s->tile * (1 + s->tma_store)
-                         : tn_smem_elems(s->tile, s->tile, s->pad);
+                         : tn_smem_elems(s->tile_rows, s->tile, s->pad);
 }
 
 static int offset(const tn_params *p, const tn_transpose_shape *s, int row,
@@ -129,7 +132,8 @@ static int tile_offset(const tn_params *p, const tn_transpose_shape *s,
 
 /* The reads of the tile's columns by warp w in round j: out[col0 + r +
  * q][row0 + c0 + k] = tile[c0 + k][r + q] for q < pack, one load of pack
- * elements per k (pack 1: element by element).  fast: every lane reads
+ * elements per k (pack 1: element by element), the threads numbered
+ * along the transposed tile's rows (nx2 x by2).  fast: every lane reads
  * (the template's unchecked paths); else a lane reads only where its
  * store lies in the valid_rows x valid_cols part of the tile. */
 static void column_reads(const tn_params *p, const tn_transpose_shape *s,
@@ -142,8 +146,8 @@ static void column_reads(const tn_params *p, const tn_transpose_shape *s,
     tn_warp_access ld;
     tn_warp_access_init(&ld, TN_OP_LD, s->eb * pack);
     for (lane = 0; lane < 32 && w * 32 + lane < s->threads; lane++) {
-      int lin = w * 32 + lane, c = s->vec * (lin % s->nx) + k;
-      int r = pack * (lin / s->nx + j * s->by);
+      int lin = w * 32 + lane, c = s->vec * (lin % s->nx2) + k;
+      int r = pack * (lin / s->nx2 + j * s->by2);
       ld.addr[lane] = (unsigned)s->eb * (unsigned)tile_offset(p, s, c, r);
       if (fast || (r < valid_cols && c < valid_rows))
         ld.active |= 1u << lane;
@@ -241,9 +245,9 @@ void tn_transpose_plan(const tn_family *fam, const tn_params *p,
   rows = d.rows;
   cols = d.cols;
   b = d.batch; /* every matrix's blocks are those of one */
-  full_r = rows / s.tile;
+  full_r = rows / s.tile_rows;
   full_c = cols / s.tile;
-  rem_r = (int)(rows % s.tile);
+  rem_r = (int)(rows % s.tile_rows);
   rem_c = (int)(cols % s.tile);
   aligned = rows % s.vec == 0 && cols % s.vec == 0;
 
@@ -268,9 +272,10 @@ void tn_transpose_plan(const tn_family *fam, const tn_params *p,
 
   /* Interior blocks, the right edge, the bottom edge and the corner: all
    * of them vectors where the sizes are multiples of vec. */
-  plan_block(p, &s, s.tile, s.tile, aligned, b * full_r * full_c, sink);
+  plan_block(p, &s, s.tile_rows, s.tile, aligned, b * full_r * full_c,
+             sink);
   if (rem_c)
-    plan_block(p, &s, s.tile, rem_c, aligned, b * full_r, sink);
+    plan_block(p, &s, s.tile_rows, rem_c, aligned, b * full_r, sink);
   if (rem_r)
     plan_block(p, &s, rem_r, s.tile, aligned, b * full_c, sink);
   if (rem_r && rem_c)

@@ -5,8 +5,9 @@
  *
  *   transpose_check.c  every element compared bit for bit
  *   transpose_plan.c   the shape of a point, the shared-memory access plan
- *   transpose.c        the family: parameters, rules, launch, defines,
- *                      tensor maps, buffers, units, baseline */
+ *   transpose_rules.c  the rules of a point, the copy engine's tensor maps
+ *   transpose.c        the family: parameters, launch, defines, buffers,
+ *                      units, baseline */
 #ifndef TN_TRANSPOSE_SHAPE_H
 #define TN_TRANSPOSE_SHAPE_H
 
@@ -26,6 +27,7 @@ enum {
   TP_PAD_UNIT,
   TP_PACK,
   TP_CACHE,
+  TP_TILE_ROWS,
   TP_N_PARAMS
 };
 
@@ -80,10 +82,13 @@ int tn_transpose_batch_grid(long long batch, unsigned *y, unsigned *z);
  * from a point, computed in one place (tn_transpose_shape_of). */
 typedef struct {
   int eb;              /* bytes of an element */
-  int tile, rpt, vec;
+  int tile, rpt, vec;  /* tile: the tile's columns */
+  int tile_rows;       /* its rows (tile_rows resolved: the square's tile) */
   int pad;             /* padding elements a row (pad_unit resolved) */
   int pack;            /* tile columns one shared load brings (fast path) */
   int nx, by, threads; /* block of nx x by threads */
+  int nx2, by2;        /* the same threads along the transposed tile's
+                        * rows: tile_rows / vec x tile / rpt */
   int sw;              /* fast-path store width in elements */
   int smem_elems;
   int tma, tma_store;  /* the copy engine's path, and its store */
@@ -99,6 +104,15 @@ int tn_transpose_tma_span(const tn_swizzle *sw);
 int tn_transpose_pad_elems(const tn_params *p, int eb);
 void tn_transpose_shape_of(const tn_params *p, const tn_problem *prob,
                            tn_transpose_shape *s);
+/* tn_family.prepare: 0, or 1 with why for a point the kernels cannot
+ * take (resolving its swizzle for the element's width). */
+int tn_transpose_prepare(const tn_family *fam, tn_params *p,
+                         const tn_problem *prob, char *why, size_t n);
+/* tn_family.tensor_maps: the copy engine's input map (cols inner, rows
+ * outer) and, storing by TMA, the output's (rows inner), in boxes of
+ * box_rows x box_cols under the swizzle; 0 on the threads' path. */
+int tn_transpose_tensor_maps(const tn_family *fam, const tn_params *p,
+                             const tn_problem *prob, tn_tmap_desc *out);
 /* Emits every shared-memory warp access of one launch on prob. */
 void tn_transpose_plan(const tn_family *fam, const tn_params *p,
                        const tn_problem *prob, tn_access_sink *sink);
