@@ -112,6 +112,11 @@ static void launch(const tn_family *fam, const tn_params *p,
     /* the template's tile is extern: a tile of 64 KiB is past the static
      * 48 KiB */
     l->smem_dynamic = s.smem_elems * s.eb;
+    /* PTX has the loads' 256-byte L2 fetch from sm_80 on */
+    if (p->v[TP_CACHE].i & 2) {
+      l->min_cc = 80;
+      l->needs = "the L2's 256-byte fetch (cache 2 or 3)";
+    }
   } else {
     l->smem_static = s.smem_elems * s.eb + 8; /* the mbarrier */
     l->min_cc = 90;
