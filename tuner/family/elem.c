@@ -15,6 +15,7 @@ static const struct {
     [TN_ELEM_I32] = {"i32", 4, 0, 1}, [TN_ELEM_I64] = {"i64", 8, 0, 1},
     [TN_ELEM_U8] = {"u8", 1, 0, 0},   [TN_ELEM_U16] = {"u16", 2, 0, 0},
     [TN_ELEM_U32] = {"u32", 4, 0, 0}, [TN_ELEM_U64] = {"u64", 8, 0, 0},
+    [TN_ELEM_E4M3] = {"e4m3", 1, 1, 1}, [TN_ELEM_E5M2] = {"e5m2", 1, 1, 1},
 };
 
 static int elem_known(tn_elem_type t)
@@ -76,6 +77,75 @@ static uint16_t bf16_bits(double v)
     return (uint16_t)((u >> 16) | 0x40);
   u += 0x7fff + ((u >> 16) & 1);
   return (uint16_t)(u >> 16);
+}
+
+/* The two 8-bit formats: mantissa bits, exponent bias, whether the top
+ * exponent holds infinities and NaNs (e5m2) or numbers with one NaN
+ * code, S.1111.111 (e4m3), and the largest finite value. */
+typedef struct {
+  int mbits, bias, ieee;
+  double max;
+} fp8_format;
+
+static fp8_format fp8_of(tn_elem_type t)
+{
+  fp8_format f;
+  if (t == TN_ELEM_E5M2) {
+    f.mbits = 2;
+    f.bias = 15;
+    f.ieee = 1;
+    f.max = 57344.0; /* 1.75 x 2^15 */
+  } else {
+    f.mbits = 3;
+    f.bias = 7;
+    f.ieee = 0;
+    f.max = 448.0; /* 1.75 x 2^8: S.1111.110 */
+  }
+  return f;
+}
+
+double tn_fp8_decode(unsigned char b, tn_elem_type t)
+{
+  fp8_format f = fp8_of(t);
+  int ebits = 7 - f.mbits, top = (1 << ebits) - 1;
+  int e = (b >> f.mbits) & top, m = b & ((1 << f.mbits) - 1);
+  double v;
+  if (f.ieee && e == top)
+    v = m ? NAN : INFINITY;
+  else if (!f.ieee && e == top && m == (1 << f.mbits) - 1)
+    v = NAN;
+  else if (e == 0) /* subnormal: m x 2^(1 - bias - mbits) */
+    v = ldexp((double)m, 1 - f.bias - f.mbits);
+  else
+    v = ldexp((double)(m | 1 << f.mbits), e - f.bias - f.mbits);
+  return (b & 0x80) ? -v : v;
+}
+
+unsigned char tn_fp8_encode(double v, tn_elem_type t)
+{
+  fp8_format f = fp8_of(t);
+  unsigned char sign = signbit(v) ? 0x80 : 0;
+  int emin = 1 - f.bias, e;
+  double a = fabs(v), r;
+  if (isnan(v))
+    return sign | 0x7f; /* a NaN in both formats */
+  /* the multiple of the quantum at a's exponent (or the subnormals'),
+   * rounded to nearest even: exact in a double, and past the largest
+   * finite value it saturates */
+  e = a == 0.0 ? emin : ilogb(a);
+  if (e < emin)
+    e = emin;
+  r = isinf(a) ? INFINITY
+               : ldexp(nearbyint(ldexp(a, f.mbits - e)), e - f.mbits);
+  if (r > f.max)
+    r = f.max;
+  if (r == 0.0)
+    return sign;
+  if (r < ldexp(1.0, emin)) /* subnormal */
+    return sign | (unsigned char)ldexp(r, f.bias - 1 + f.mbits);
+  e = ilogb(r);
+  return sign | (unsigned char)((e + f.bias) << f.mbits) |
+         (unsigned char)((int)ldexp(r, f.mbits - e) & ((1 << f.mbits) - 1));
 }
 
 double tn_elem_load(const void *base, size_t i, tn_elem_type t)
@@ -143,6 +213,9 @@ double tn_elem_load(const void *base, size_t i, tn_elem_type t)
     memcpy(&v, p + 8 * i, 8);
     return (double)v;
   }
+  case TN_ELEM_E4M3:
+  case TN_ELEM_E5M2:
+    return tn_fp8_decode(p[i], t);
   }
   return NAN;
 }
@@ -205,6 +278,10 @@ void tn_elem_store(void *base, size_t i, tn_elem_type t, double v)
     memcpy(p + 8 * i, &x, 8);
     return;
   }
+  case TN_ELEM_E4M3:
+  case TN_ELEM_E5M2:
+    p[i] = tn_fp8_encode(v, t);
+    return;
   }
 }
 
@@ -248,6 +325,7 @@ const char *tn_elem_long_name(tn_elem_type t)
       [TN_ELEM_I8] = "int8",  [TN_ELEM_I16] = "int16",
       [TN_ELEM_I32] = "int32", [TN_ELEM_I64] = "int64",
       [TN_ELEM_U8] = "uint8", [TN_ELEM_U16] = "uint16",
-      [TN_ELEM_U32] = "uint32", [TN_ELEM_U64] = "uint64"};
+      [TN_ELEM_U32] = "uint32", [TN_ELEM_U64] = "uint64",
+      [TN_ELEM_E4M3] = "e4m3", [TN_ELEM_E5M2] = "e5m2"};
   return (int)t >= 0 && (int)t < TN_ELEM_COUNT ? names[t] : "?";
 }

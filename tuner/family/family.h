@@ -186,6 +186,16 @@ struct tn_baseline_env {
               int trans_a, int trans_b, int m, int n, int k, float alpha,
               tn_devptr a, tn_devptr b, float beta, tn_devptr c, char *why,
               size_t why_len);
+  /* Row-major C = alpha scale_a scale_b A B^T + beta C with fp8 A (m x k)
+   * and B (n x k), both K-major, of type in (e4m3 or e5m2), C of out
+   * (bf16 or fp32), the scales fp32 in device memory (scale_a, scale_b),
+   * fp32 accumulation promoted out of the tensor cores unless fast_accum
+   * (cuBLASLt's fp8 matmul).  0, or -1 with why (as gemm). */
+  int (*gemm_fp8)(tn_baseline_env *env, tn_elem_type in, tn_elem_type out,
+                  int m, int n, int k, float alpha, tn_devptr a, tn_devptr b,
+                  float beta, tn_devptr c, tn_devptr scale_a,
+                  tn_devptr scale_b, int fast_accum, char *why,
+                  size_t why_len);
   void *impl;
 };
 
@@ -354,7 +364,11 @@ static inline float tn_random_value(unsigned long long seed,
  *   F16   ((u >> 13) - 1024) / 1024 with u = tn_random_bits(seed, i):
  *         the multiples of 2^-10 in [-1, 1), uniform, exact in fp16
  *         (masking fp32's values as for bf16 would not do: fp16's
- *         exponent ends at 2^-24, and values near 0 go below it).
+ *         exponent ends at 2^-24, and values near 0 go below it);
+ *   E4M3, E5M2  ((5 u) >> 24) - 2) / 8: 0, +-1/8, +-1/4, uniform, exact
+ *         in both; so small that a GEMM's sums of their products, on a
+ *         grid of 2^-6, stay exact through the fp8 tensor cores' 13-bit
+ *         accumulation for K up to 2^12 (family/gemm_ref.h says why).
  * Other values of t are read as F32. */
 static inline double tn_random_elem(unsigned long long seed,
                                     unsigned long long i, tn_elem_type t)
@@ -370,6 +384,8 @@ static inline double tn_random_elem(unsigned long long seed,
   }
   if (t == TN_ELEM_F16)
     return ((long long)(tn_random_bits(seed, i) >> 13) - 1024) / 1024.0;
+  if (t == TN_ELEM_E4M3 || t == TN_ELEM_E5M2)
+    return ((long long)((tn_random_bits(seed, i) * 5) >> 24) - 2) / 8.0;
   return tn_random_value(seed, i);
 }
 

@@ -11,14 +11,34 @@
 #include "gpu/nvrtc.h"
 
 /* The source numbers the types as the enum does. */
-_Static_assert(TN_ELEM_F32 == 0 && TN_ELEM_BF16 == 1 && TN_ELEM_F16 == 2,
+_Static_assert(TN_ELEM_F32 == 0 && TN_ELEM_BF16 == 1 && TN_ELEM_F16 == 2 &&
+                   TN_ELEM_E4M3 == 12 && TN_ELEM_E5M2 == 13,
                "tn_fill_random's type argument follows tn_elem_type");
 
 /* Element i of x is tn_random_elem(seed, i, type) (family.h): the same
  * splitmix64 bits; fp32 and bf16 from the fp32 value, fp16 from the top
- * 11 of the 24 bits.  (float)(k - 1024) / 1024 is exact, so the
- * conversion's rounding never applies. */
+ * 11 of the 24 bits, the 8-bit floats from 5 u >> 24.  (float)(k - 1024)
+ * / 1024 is exact, so the conversion's rounding never applies.
+ * tn_fp8_bits is the host's tn_fp8_encode (family/elem.c), line for line:
+ * round to nearest even, saturated to the largest finite value. */
 const char tn_inputs_generator_source[] =
+    "__device__ unsigned char tn_fp8_bits(double v, int e5m2)\n"
+    "{\n"
+    "  int mbits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7, emin = 1 - bias, e;\n"
+    "  double maxv = e5m2 ? 57344.0 : 448.0, a = fabs(v), r;\n"
+    "  unsigned char sign = signbit(v) ? 0x80 : 0;\n"
+    "  if (isnan(v)) return sign | 0x7f;\n"
+    "  e = a == 0.0 ? emin : ilogb(a);\n"
+    "  if (e < emin) e = emin;\n"
+    "  r = isinf(a) ? maxv : ldexp(rint(ldexp(a, mbits - e)), e - mbits);\n"
+    "  if (r > maxv) r = maxv;\n"
+    "  if (r == 0.0) return sign;\n"
+    "  if (r < ldexp(1.0, emin))\n"
+    "    return sign | (unsigned char)ldexp(r, bias - 1 + mbits);\n"
+    "  e = ilogb(r);\n"
+    "  return sign | (unsigned char)((e + bias) << mbits) |\n"
+    "         (unsigned char)((int)ldexp(r, mbits - e) & ((1 << mbits) - 1));\n"
+    "}\n"
     "extern \"C\" __global__ void tn_fill_random(void *x,\n"
     "    unsigned long long n, unsigned long long seed, int type)\n"
     "{\n"
@@ -30,7 +50,10 @@ const char tn_inputs_generator_source[] =
     "    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;\n"
     "    z ^= z >> 31;\n"
     "    z >>= 40;\n"
-    "    if (type == 2) {\n"
+    "    if (type == 12 || type == 13) {\n"
+    "      double v = (double)((long long)((z * 5) >> 24) - 2) / 8.0;\n"
+    "      ((unsigned char *)x)[i] = tn_fp8_bits(v, type == 13);\n"
+    "    } else if (type == 2) {\n"
     "      float v = (float)((long long)(z >> 13) - 1024) * (1.0f / 1024);\n"
     "      unsigned short h;\n"
     "      asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(v));\n"
@@ -50,8 +73,10 @@ const char tn_inputs_generator_source[] =
  * of type t (tn_elem_type's numbers) by kind (tn_init_kind's): uniform in
  * [a, b] (integers inclusive, from 64 random bits; floating values from
  * 53), zeros, the constant a, or the ramp a + i b; integers computed as
- * integers.  16-bit floats are rounded to nearest even by hand, the same
- * way the host's tn_elem_store rounds them. */
+ * integers.  16- and 8-bit floats are rounded to nearest even by hand,
+ * the same way the host's tn_elem_store rounds them (the 8-bit ones with
+ * the generator's tn_fp8_bits, in the same module).  The shipped families
+ * take it for constant inputs too (the fp8 GEMM's scales). */
 const char tn_inputs_values_source[] =
     "__device__ unsigned long long tn_mix(unsigned long long z)\n"
     "{\n"
@@ -92,7 +117,7 @@ const char tn_inputs_values_source[] =
     "    unsigned long long r = tn_mix(seed + i * 0x9e3779b97f4a7c15ULL);\n"
     "    double v = 0.0;\n"
     "    long long k = 0;\n"
-    "    int is_float = type <= 3;\n"
+    "    int is_float = type <= 3 || type == 12 || type == 13;\n"
     "    if (kind == 1 && is_float)\n"
     "      v = a + (b - a) * ((double)(r >> 11) * (1.0 / 9007199254740992.0));\n"
     "    else if (kind == 1) {\n"
@@ -110,6 +135,8 @@ const char tn_inputs_values_source[] =
     "    case 1: ((unsigned short *)x)[i] = tn_bf16_bits(v); break;\n"
     "    case 2: ((unsigned short *)x)[i] = tn_half_bits(v); break;\n"
     "    case 3: ((double *)x)[i] = v; break;\n"
+    "    case 12: case 13:\n"
+    "      ((unsigned char *)x)[i] = tn_fp8_bits(v, type == 13); break;\n"
     "    case 4: case 8: ((unsigned char *)x)[i] = (unsigned char)k; break;\n"
     "    case 5: case 9: ((unsigned short *)x)[i] = (unsigned short)k;\n"
     "      break;\n"
@@ -254,6 +281,8 @@ static int poison(tn_inputs *in, const tn_buffers *bufs, int i, int s)
   if (tn_elem_bytes(d->elem) == 2)
     return CU(cuMemsetD16(bufs->dev[s][i], (unsigned short)TN_POISON_BITS16,
                           d->bytes / 2));
+  if (tn_elem_bytes(d->elem) == 1)
+    return CU(cuMemsetD8(bufs->dev[s][i], TN_POISON_BITS8, d->bytes));
   return CU(cuMemsetD32(bufs->dev[s][i], TN_POISON_BITS, d->bytes / 4));
 }
 

@@ -8,7 +8,8 @@
  * host or in a reference kernel can recompute any input from the seed.
  * 2-byte elements are written as raw bits: bf16 as the top half of the
  * fp32 value's pattern, fp16 through cvt.rn.f16.f32 (exact: the value is
- * an fp16 value).  Outputs are poisoned with a NaN of their type. */
+ * an fp16 value); the 8-bit floats by their encoder (exact too).  Outputs
+ * are poisoned with a NaN of their type. */
 #ifndef TN_INPUTS_H
 #define TN_INPUTS_H
 
@@ -24,6 +25,10 @@
  * exponent bits and a mantissa bit set in both), so one value serves
  * both. */
 #define TN_POISON_BITS16 0x7fffu
+
+/* The poison of 1-byte float outputs: S.1111.111, a NaN in e4m3 and in
+ * e5m2 alike. */
+#define TN_POISON_BITS8 0x7fu
 
 /* The poison of integer outputs, in every byte; of fp64 outputs, this
  * word twice (a NaN). */

@@ -17,6 +17,8 @@ static CUtensorMapDataType data_type(tn_elem_type t)
     return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
   case TN_ELEM_I8:
   case TN_ELEM_U8:
+  case TN_ELEM_E4M3:
+  case TN_ELEM_E5M2:
     return CU_TENSOR_MAP_DATA_TYPE_UINT8;
   case TN_ELEM_I16:
   case TN_ELEM_U16:
