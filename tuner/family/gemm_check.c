@@ -33,6 +33,24 @@ const char tn_gemm_reference_source[] =
     "{\n"
     "  if (t == 0)\n"
     "    return ((const float *)p)[i];\n"
+    "  if (t == 12 || t == 13) {\n"
+    "    /* e4m3 (12), e5m2 (13): tn_fp8_decode of family/elem.c */\n"
+    "    unsigned b = ((const unsigned char *)p)[i];\n"
+    "    int mb = t == 12 ? 3 : 2, bias = t == 12 ? 7 : 15;\n"
+    "    int top = (1 << (7 - mb)) - 1, e = (b >> mb) & top;\n"
+    "    int m = b & ((1 << mb) - 1);\n"
+    "    double v;\n"
+    "    if (t == 13 && e == top)\n"
+    "      v = m ? __longlong_as_double(0x7ff8000000000000LL)\n"
+    "            : __longlong_as_double(0x7ff0000000000000LL);\n"
+    "    else if (t == 12 && e == top && m == 7)\n"
+    "      v = __longlong_as_double(0x7ff8000000000000LL);\n"
+    "    else if (e == 0)\n"
+    "      v = ldexp((double)m, 1 - bias - mb);\n"
+    "    else\n"
+    "      v = ldexp((double)(m | 1 << mb), e - bias - mb);\n"
+    "    return (b & 0x80) ? -v : v;\n"
+    "  }\n"
     "  unsigned short h = ((const unsigned short *)p)[i];\n"
     "  if (t == 1)\n"
     "    return __uint_as_float((unsigned)h << 16);\n"
@@ -47,7 +65,8 @@ const char tn_gemm_reference_source[] =
     "                             const void *C0, const void *C, double *ref,\n"
     "                             double *stats, int M, int N, int K,\n"
     "                             double alpha, double beta, int out_type,\n"
-    "                             double u_acc, double u_out)\n"
+    "                             double rel, double rel_far,\n"
+    "                             double exact_below)\n"
     "{\n"
     "  __shared__ double r_bad[RT * RT], r_ratio[RT * RT], r_idx[RT * RT];\n"
     "  __shared__ double r_ref[RT * RT], r_tol[RT * RT], r_c[RT * RT];\n"
@@ -64,7 +83,7 @@ const char tn_gemm_reference_source[] =
     "      size_t idx = (size_t)m * N + n;\n"
     "      double c0 = beta != 0.0 ? tn_elem(C0, idx, out_type) : 0.0;\n"
     "      double r = alpha * s[i][j] + beta * c0;\n"
-    "      double tol = ((K + 2.0) * u_acc + u_out) *\n"
+    "      double tol = (rel + (u[i][j] >= exact_below ? rel_far : 0.0)) *\n"
     "                       (fabs(alpha) * u[i][j] + fabs(beta) * fabs(c0))\n"
     "                   + 1e-30;\n"
     "      double c = tn_elem(C, idx, out_type), err = fabs(c - r);\n"
@@ -118,8 +137,8 @@ const char tn_gemm_reference_source[] =
     "tn_gemm_ref(const void *A, const void *B, const void *C0,\n"
     "            const void *C, double *ref, double *stats, int M, int N,\n"
     "            int K, int trans_a, int trans_b, double alpha,\n"
-    "            double beta, int in_type, int out_type, double u_acc,\n"
-    "            double u_out)\n"
+    "            double beta, int in_type, int out_type, double rel,\n"
+    "            double rel_far, double exact_below)\n"
     "{\n"
     "  __shared__ double sa[RK][RB + 1], sb[RK][RB + 1];\n"
     "  const int tx = threadIdx.x, ty = threadIdx.y, t = ty * RT + tx;\n"
@@ -158,7 +177,7 @@ const char tn_gemm_reference_source[] =
     "    __syncthreads();\n"
     "  }\n"
     "  tn_ref_judge(s, u, C0, C, ref, stats, M, N, K, alpha, beta, out_type,\n"
-    "               u_acc, u_out);\n"
+    "               rel, rel_far, exact_below);\n"
     "}\n"
     "/* v[i] = x or |x| for element x = src[i] of type t, in fp64 (exact):\n"
     " * the operands of the BLAS reference */\n"
@@ -180,7 +199,7 @@ const char tn_gemm_reference_source[] =
     "tn_gemm_judge(const double *S, const double *U, const void *C0,\n"
     "              const void *C, double *ref, double *stats, int M, int N,\n"
     "              int K, double alpha, double beta, int out_type,\n"
-    "              double u_acc, double u_out)\n"
+    "              double rel, double rel_far, double exact_below)\n"
     "{\n"
     "  const int tx = threadIdx.x, ty = threadIdx.y;\n"
     "  const int m0 = blockIdx.y * RB, n0 = blockIdx.x * RB;\n"
@@ -193,29 +212,8 @@ const char tn_gemm_reference_source[] =
     "      u[i][j] = m < M && n < N ? U[idx] : 0.0;\n"
     "    }\n"
     "  tn_ref_judge(s, u, C0, C, ref, stats, M, N, K, alpha, beta, out_type,\n"
-    "               u_acc, u_out);\n"
+    "               rel, rel_far, exact_below);\n"
     "}\n";
-
-/* A 2-byte element's value: bf16 is fp32's upper half; fp16 decoded
- * (subnormals included). */
-static double tn_elem_value(uint16_t h, tn_elem_type t)
-{
-  int e = (h >> 10) & 31, f = h & 1023;
-  double v;
-  if (t == TN_ELEM_BF16) {
-    uint32_t u = (uint32_t)h << 16;
-    float x;
-    memcpy(&x, &u, sizeof(x));
-    return x;
-  }
-  if (e == 31)
-    v = f ? NAN : INFINITY;
-  else if (e == 0)
-    v = ldexp((double)f, -24);
-  else
-    v = ldexp((double)(f | 1024), e - 25);
-  return (h & 0x8000) ? -v : v;
-}
 
 /* Element i of buffer buf as it started: from the host copy, or (with
  * verify_device, no host copies) computed from its seed. */
@@ -224,9 +222,22 @@ static double start_value(const tn_verify_env *env, const void *host,
 {
   if (host == NULL)
     return tn_random_elem(env->seed[buf], (unsigned long long)i, t);
-  if (t == TN_ELEM_F32)
-    return (double)((const float *)host)[i];
-  return tn_elem_value(((const uint16_t *)host)[i], t);
+  return tn_elem_load(host, (size_t)i, t);
+}
+
+/* The bound's parts as the reference kernels take them: rel for every
+ * element, rel_far more where sum |a||b| reaches exact_below. */
+typedef struct {
+  double rel, rel_far, exact_below;
+} ref_bound;
+
+static ref_bound bound_of(const tn_gemm_check_spec *c, int K)
+{
+  ref_bound b;
+  b.rel = (K + 2.0) * c->u_acc + c->u_out + c->u_fixed;
+  b.rel_far = c->u_far;
+  b.exact_below = c->exact_below;
+  return b;
 }
 
 static double elem_a(const tn_verify_env *env, const tn_gemm_check_spec *c,
@@ -323,8 +334,8 @@ static int blas_reference(tn_verify_env *env, const tn_gemm_check_spec *c,
   unsigned block[3] = {16, 16, 1};
   tn_devptr da, db, u;
   int rc, pass, in_type = (int)c->in, out_type = (int)c->out;
-  double alpha = c->alpha, beta = c->beta, u_acc = c->u_acc;
-  double u_out = c->u_out;
+  double alpha = c->alpha, beta = c->beta;
+  ref_bound bd = bound_of(c, K);
   tn_args a;
 
   if (env->dgemm == NULL || env->alloc_spare == NULL)
@@ -368,8 +379,9 @@ static int blas_reference(tn_verify_env *env, const tn_gemm_check_spec *c,
   tn_args_add(&a, &alpha, sizeof(alpha));
   tn_args_add(&a, &beta, sizeof(beta));
   tn_args_add(&a, &out_type, sizeof(out_type));
-  tn_args_add(&a, &u_acc, sizeof(u_acc));
-  tn_args_add(&a, &u_out, sizeof(u_out));
+  tn_args_add(&a, &bd.rel, sizeof(bd.rel));
+  tn_args_add(&a, &bd.rel_far, sizeof(bd.rel_far));
+  tn_args_add(&a, &bd.exact_below, sizeof(bd.exact_below));
   if (env->launch(env, "tn_gemm_judge", grid, block, &a) != 0) {
     snprintf(why, n, "gemm: the reference's judgement failed to run");
     return -1;
@@ -388,8 +400,8 @@ static int kernel_reference(tn_verify_env *env, const tn_gemm_check_spec *c,
   int K = (int)prob->size.dims[2];
   int ta = c->trans_a ? 1 : 0, tb = c->trans_b ? 1 : 0;
   int in_type = (int)c->in, out_type = (int)c->out;
-  double alpha = c->alpha, beta = c->beta, u_acc = c->u_acc;
-  double u_out = c->u_out;
+  double alpha = c->alpha, beta = c->beta;
+  ref_bound bd = bound_of(c, K);
   unsigned block[3] = {16, 16, 1};
   tn_args a;
 
@@ -409,8 +421,9 @@ static int kernel_reference(tn_verify_env *env, const tn_gemm_check_spec *c,
   tn_args_add(&a, &beta, sizeof(beta));
   tn_args_add(&a, &in_type, sizeof(in_type));
   tn_args_add(&a, &out_type, sizeof(out_type));
-  tn_args_add(&a, &u_acc, sizeof(u_acc));
-  tn_args_add(&a, &u_out, sizeof(u_out));
+  tn_args_add(&a, &bd.rel, sizeof(bd.rel));
+  tn_args_add(&a, &bd.rel_far, sizeof(bd.rel_far));
+  tn_args_add(&a, &bd.exact_below, sizeof(bd.exact_below));
   if (env->launch(env, "tn_gemm_ref", grid, block, &a) != 0) {
     snprintf(why, n, "gemm: the reference kernel failed to run");
     return -1;
@@ -501,6 +514,37 @@ int tn_gemm_buffers(const tn_problem *prob, tn_elem_type in,
   return 3;
 }
 
+int tn_gemm_is_fp8(tn_elem_type t)
+{
+  return t == TN_ELEM_E4M3 || t == TN_ELEM_E5M2;
+}
+
+/* fp8 inputs: the bound of gemm_ref.h, promoted or fast. */
+static void fp8_bound(const tn_verify_env *env, const tn_gemm_tc_problem *g,
+                      tn_gemm_check_spec *c)
+{
+  double k = (double)env->problem->size.dims[2];
+  double chains = ceil(k / 32.0);
+  int bf16 = c->out == TN_ELEM_BF16;
+  c->alpha = g->alpha * g->scale;
+  c->u_acc = 0.0;
+  c->u_out = bf16 ? ldexp(1.0, -8) : 0.0;
+  if (!g->fast_accum) {
+    c->u_fixed = chains * ldexp(1.0, -24) + ldexp(1.0, -21);
+    c->bound_text = bf16 ? "(ceil(K/32) * 2^-24 + 2^-21 + 2^-8) * absref"
+                         : "(ceil(K/32) * 2^-24 + 2^-21) * absref";
+    return;
+  }
+  c->u_fixed = ldexp(1.0, -21);
+  c->u_far = (k + 2.0 * chains) * ldexp(1.0, -13);
+  c->exact_below = 256.0;
+  c->bound_text =
+      bf16 ? "(2^-21 + 2^-8 + (K + 2 ceil(K/32)) * 2^-13 where sum |a||b| "
+             ">= 2^8) * absref"
+           : "(2^-21 + (K + 2 ceil(K/32)) * 2^-13 where sum |a||b| >= 2^8) "
+             "* absref";
+}
+
 int tn_gemm_tc_verify(tn_verify_env *env, const tn_gemm_tc_problem *g,
                       char *why, size_t n)
 {
@@ -523,6 +567,8 @@ int tn_gemm_tc_verify(tn_verify_env *env, const tn_gemm_tc_problem *g,
                  : c.out == TN_ELEM_BF16
                      ? "((K + 2) * 2^-23 + 2^-8) * absref"
                      : "((K + 2) * 2^-23 + 2^-11) * absref";
+  if (tn_gemm_is_fp8(g->in))
+    fp8_bound(env, g, &c);
   return tn_gemm_check(env, &c, why, n);
 }
 
@@ -534,6 +580,18 @@ int tn_gemm_tc_baseline(const char *family, const char *name,
   if (strcmp(name, "cublas") != 0) {
     snprintf(why, n, "%s has no baseline '%s'", family, name);
     return -1;
+  }
+  if (tn_gemm_is_fp8(g->in)) {
+    if (env->gemm_fp8 == NULL) {
+      snprintf(why, n, "%s: no fp8 GEMM baseline here", family);
+      return -1;
+    }
+    return env->gemm_fp8(
+        env, g->in, g->out, (int)prob->size.dims[0],
+        (int)prob->size.dims[1], (int)prob->size.dims[2], (float)g->alpha,
+        env->dev[0], env->dev[1], (float)g->beta, env->dev[2],
+        env->dev[TN_GEMM_BUF_SCALE_A], env->dev[TN_GEMM_BUF_SCALE_B],
+        g->fast_accum, why, n);
   }
   return env->gemm(env, g->in, g->out, g->trans_a, g->trans_b,
                    (int)prob->size.dims[0], (int)prob->size.dims[1],

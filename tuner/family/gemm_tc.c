@@ -328,6 +328,7 @@ static void args(const tn_family *fam, const tn_params *p,
 static tn_gemm_tc_problem view(const tn_problem *prob)
 {
   tn_gemm_tc_problem g;
+  memset(&g, 0, sizeof(g)); /* no fp8 here: scale and fast_accum unused */
   g.in = in_type(prob);
   g.out = out_type(prob);
   g.trans_a = TC_TRANS_A(prob);
