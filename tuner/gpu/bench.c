@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gpu/cublas.h"
+#include "gpu/cublaslt.h"
 #include "gpu/driver.h"
 #include "gpu/expected.h"
 #include "gpu/inputs.h"
@@ -36,6 +37,8 @@ struct tn_bench {
   tn_cuda_status st;
   /* the device in NVML, NULL when its clocks cannot be read */
   tn_nvml *nvml;
+  /* cuBLASLt's workspace (TN_CUBLASLT_WORKSPACE), made at its first use */
+  CUdeviceptr lt_workspace;
 };
 
 /* Records the first failing call; returns 1 if r is an error. */
@@ -141,6 +144,29 @@ static int env_gemm(tn_baseline_env *env, tn_elem_type in, tn_elem_type out,
                            alpha, a, bm, beta, c, why, why_len);
 }
 
+/* ... and an fp8 GEMM by cuBLASLt, with a workspace of its own */
+static int env_gemm_fp8(tn_baseline_env *env, tn_elem_type in,
+                        tn_elem_type out, int m, int n, int k, float alpha,
+                        tn_devptr a, tn_devptr bm, float beta, tn_devptr c,
+                        tn_devptr scale_a, tn_devptr scale_b, int fast_accum,
+                        char *why, size_t why_len)
+{
+  tn_bench *b = env->impl;
+  if (b->lt_workspace == 0) {
+    CUresult r = b->cu.cuMemAlloc(&b->lt_workspace, TN_CUBLASLT_WORKSPACE);
+    char msg[200];
+    if (failed(b, r, "cuMemAlloc")) {
+      b->lt_workspace = 0;
+      snprintf(why, why_len, "cuMemAlloc of cuBLASLt's workspace: %s",
+               tn_cuda_strerror(&b->cu, r, msg, sizeof(msg)));
+      return -1;
+    }
+  }
+  return tn_cublaslt_fp8(b->stream, in, out, m, n, k, alpha, a, bm, beta, c,
+                         scale_a, scale_b, fast_accum, b->lt_workspace,
+                         TN_CUBLASLT_WORKSPACE, why, why_len);
+}
+
 typedef struct {
   CUfunction fn;       /* a candidate's kernel, or NULL for a baseline */
   const tn_bench_job *job;
@@ -183,6 +209,7 @@ static int enqueue(tn_bench *b, const runner *r, int s, char *why, size_t n)
     env.stream = b->stream;
     env.copy = env_copy;
     env.gemm = env_gemm;
+    env.gemm_fp8 = env_gemm_fp8;
     env.impl = b;
     return r->f->baseline(job->baseline, &env, why, n);
   }
@@ -467,6 +494,8 @@ void tn_bench_close(tn_bench *b)
   if (b == NULL)
     return;
   free_buffers(b);
+  if (b->lt_workspace)
+    b->cu.cuMemFree(b->lt_workspace);
   tn_verify_unload(&b->check);
   tn_inputs_unload(&b->gen);
   if (b->stream)
