@@ -1,5 +1,7 @@
 /* gemm_wg.cu -- bf16/fp16 GEMM on Hopper's warpgroup tensor cores (sm_90a),
- * C = alpha * op(A) * op(B) + beta * C, row-major, fp32 accumulation.
+ * C = alpha * op(A) * op(B) + beta * C, row-major, fp32 accumulation; and
+ * the fp8 GEMM (TN_IN_FP8: 1 e4m3, 2 e5m2), C = alpha * scale_a *
+ * scale_b * A B^T + beta * C with both operands K-major, C bf16 or fp32.
  *
  * op(A) is M x K (A stored M x K, or K x M when TN_TRANS_A), op(B) is
  * K x N (B stored K x N, or N x K when TN_TRANS_B), C is M x N; any M, N,
@@ -30,6 +32,14 @@
  * tiles; TN_GROUP_M orders the tiles in groups of rows (L2 reuse), and
  * TN_CLUSTER 2 launches the blocks in pairs (__cluster_dims__).
  *
+ * fp8: the k-tiles hold bytes (a swizzle row is TN_SWIZZLE elements) and
+ * each wgmma is m64nBNk32.  The tensor cores keep an fp8 sum in a 13-bit
+ * accumulator (family/gemm_ref.h): with TN_PROMOTE each k-tile's chain
+ * of wgmma starts from zero in registers of its own, and once it is done
+ * the thread adds it into its fp32 accumulators; without, the chain runs
+ * over all of K as for bf16 (cuBLASLt's fast accumulation).  The scales
+ * are device pointers, read once (alpha * scale_a * scale_b in fp32).
+ *
  * Epilogue 0: each thread's accumulators straight to C.  Epilogue 1:
  * staged in shared memory as C's type (st.shared.v2.f32 for fp32 C,
  * stmatrix.x4 for a 16-bit C) in 128-byte rows under SWIZZLE_128B, then
@@ -38,7 +48,8 @@
  * Rendered by tuner/family/gemm_wg.c, which defines TN_<PARAM> for each
  * parameter (bm, bn, bk, consumers, stages, swizzle, producer, maxnreg,
  * cluster, persistent, group_m, epilogue) and TN_TRANS_A, TN_TRANS_B,
- * TN_IN_F16, TN_OUT_F32, TN_THREADS and TN_SMEM_BYTES.  The kernel's
+ * TN_IN_F16, TN_OUT_F32, TN_THREADS and TN_SMEM_BYTES, and for fp8
+ * TN_IN_FP8 and TN_PROMOTE (absent: 0).  The kernel's
  * tensor maps (A, B, and C for epilogue 1) are its first parameters; the
  * family's tensor_maps() describes them.  The threads' only shared-memory
  * accesses are epilogue 1's staging stores (gemm_wg_plan.c plans them);
@@ -48,6 +59,13 @@
 #include "tc_ops.h"
 #include "tma_ops.h"
 
+#ifndef TN_IN_FP8
+#define TN_IN_FP8 0
+#endif
+#ifndef TN_PROMOTE
+#define TN_PROMOTE 0
+#endif
+
 #define WG_TNSP_A (TN_TRANS_A ? 1 : 0) /* A stored K x M: along M */
 #define WG_TNSP_B (TN_TRANS_B ? 0 : 1) /* B stored K x N: along N */
 #include "wg_ops.h"
@@ -56,7 +74,9 @@
 #define BN TN_BN
 #define BK TN_BK
 #define SWZ TN_SWIZZLE
-#define SE (SWZ / 2)             /* elements of one swizzle row */
+#define EB (TN_IN_FP8 ? 1 : 2)   /* bytes of A's and B's elements */
+#define SE (SWZ / EB)            /* elements of one swizzle row */
+#define KSTEP (TN_IN_FP8 ? 32 : 16) /* k of one wgmma */
 #define CONS TN_CONSUMERS
 #define PROD TN_PRODUCER
 #define CM (BM / CONS)           /* rows of a consumer */
@@ -78,7 +98,10 @@ static_assert(BM % (64 * CONS) == 0 && (BN == 64 || BN == 128 ||
                                         BN == 256),
               "m64 slabs per consumer, wgmma's n of 64, 128 or 256");
 static_assert(SWZ == 32 || SWZ == 64 || SWZ == 128, "the swizzle modes");
-static_assert(BK % 16 == 0 && STAGES >= 2, "k16 steps, a ring");
+static_assert(BK % KSTEP == 0 && STAGES >= 2, "whole wgmma k steps, a ring");
+static_assert(!TN_IN_FP8 || (!TN_TRANS_A && TN_TRANS_B),
+              "fp8 operands K-major");
+static_assert(!TN_PROMOTE || TN_IN_FP8, "promotion of fp8 sums");
 static_assert(!TN_MAXNREG || (PROD && CONS == 2),
               "setmaxnreg with a producer and two consumers");
 
@@ -92,13 +115,13 @@ template <int X> struct opnd {
   static constexpr bool KMAJ = X ? TN_TRANS_B != 0 : TN_TRANS_A == 0;
   static constexpr int SUBS = KMAJ ? BK / SE : MN / SE;
   static constexpr int SUB_BYTES = (KMAJ ? MN : BK) * SWZ;
-  static constexpr int STAGE_BYTES = MN * BK * 2;
+  static constexpr int STAGE_BYTES = MN * BK * EB;
   static_assert(SUBS * SUB_BYTES == STAGE_BYTES && SUB_BYTES % 1024 == 0,
                 "whole, aligned sub-tiles");
 
   /* The descriptor of the slab from row mn (of m or n) at depth k, in the
    * stage at shared address st.  K-major: 8-row groups SBO = 8 rows of
-   * SWZ bytes apart, k16 inside one swizzle row (LBO unused: 1);
+   * SWZ bytes apart, a k step inside one swizzle row (LBO unused: 1);
    * MN-major: the swizzle rows along mn are sub-tiles, LBO apart, the
    * 8-row groups of k SBO apart. */
   static __device__ __forceinline__ unsigned long long desc(unsigned st,
@@ -106,7 +129,7 @@ template <int X> struct opnd {
   {
     if (KMAJ)
       return wg_desc(st + (unsigned)((k / SE) * SUB_BYTES + mn * SWZ +
-                                     (k % SE) * 2),
+                                     (k % SE) * EB),
                      16u, 8u * SWZ, WG_LAYOUT(SWZ));
     return wg_desc(st + (unsigned)((mn / SE) * SUB_BYTES + k * SWZ),
                    (unsigned)SUB_BYTES, 8u * SWZ, WG_LAYOUT(SWZ));
@@ -187,7 +210,7 @@ __device__ __forceinline__ void issue(const ring &r, int idx, int ktiles,
   op_b::load(r.b + s * op_b::STAGE_BYTES, mb, tn * BN, k0, &r.full[s]);
 }
 
-/* d (+)= the 64 x BN slab's product over one k16 step. */
+/* d (+)= the 64 x BN slab's product over one k step (KSTEP). */
 __device__ __forceinline__ void wg_mma(float (&d)[NACC],
                                        unsigned long long da,
                                        unsigned long long db, int scale_d)
@@ -215,7 +238,12 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
 #if TN_EPILOGUE == 1
         const __grid_constant__ tn_tensor_map map_c,
 #endif
-        out_t *__restrict__ C, int M, int N, int K, float alpha, float beta)
+        out_t *__restrict__ C, int M, int N, int K, float alpha, float beta
+#if TN_IN_FP8
+        , const float *__restrict__ scale_a,
+        const float *__restrict__ scale_b
+#endif
+        )
 {
   extern __shared__ unsigned char smem_raw[];
   unsigned char *smem =
@@ -264,7 +292,14 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
 #endif
 
   const int cw = wg - PROD; /* this consumer */
+#if TN_IN_FP8
+  /* C = alpha * scale_a * scale_b * A B^T + beta * C, the scales in fp32 */
+  alpha = alpha * scale_a[0] * scale_b[0];
+#endif
   float acc[MC][NACC];
+#if TN_PROMOTE
+  float part[MC][NACC]; /* a k-tile's sums, before they join acc */
+#endif
 #pragma unroll
   for (int mc = 0; mc < MC; mc++)
 #pragma unroll
@@ -281,12 +316,37 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
       const unsigned sa = tn_smem_u32(r.a + s * op_a::STAGE_BYTES);
       const unsigned sb = tn_smem_u32(r.b + s * op_b::STAGE_BYTES);
       wg_fence();
+#if TN_PROMOTE
+      /* this k-tile's chain from zero, waited for, its buffer freed, and
+       * its sums added in fp32 */
 #pragma unroll
-      for (int kk = 0; kk < BK / 16; kk++)
+      for (int kk = 0; kk < BK / KSTEP; kk++)
 #pragma unroll
         for (int mc = 0; mc < MC; mc++)
-          wg_mma(acc[mc], op_a::desc(sa, cw * CM + 64 * mc, 16 * kk),
-                 op_b::desc(sb, 0, 16 * kk), kt > 0 || kk > 0);
+          wg_mma(part[mc], op_a::desc(sa, cw * CM + 64 * mc, KSTEP * kk),
+                 op_b::desc(sb, 0, KSTEP * kk), kk > 0);
+      wg_commit();
+      wg_wait<0>();
+      if (tid % 32 == 0)
+        wg_mbar_arrive(&r.empty[s]);
+#if !PROD
+      if (tid == 0 && g + STAGES - 1 < copies)
+        issue(r, g + STAGES - 1, ktiles, tiles_m, tiles_n, &map_a, &map_b);
+#endif
+#pragma unroll
+      for (int mc = 0; mc < MC; mc++)
+#pragma unroll
+        for (int e = 0; e < NACC; e++) {
+          wg_pin(part[mc][e]);
+          acc[mc][e] = kt > 0 ? acc[mc][e] + part[mc][e] : part[mc][e];
+        }
+#else
+#pragma unroll
+      for (int kk = 0; kk < BK / KSTEP; kk++)
+#pragma unroll
+        for (int mc = 0; mc < MC; mc++)
+          wg_mma(acc[mc], op_a::desc(sa, cw * CM + 64 * mc, KSTEP * kk),
+                 op_b::desc(sb, 0, KSTEP * kk), kt > 0 || kk > 0);
       wg_commit();
       /* the k-tile before is done: its buffer is free */
       wg_wait<1>();
@@ -296,7 +356,9 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
       if (tid == 0 && g + STAGES - 1 < copies)
         issue(r, g + STAGES - 1, ktiles, tiles_m, tiles_n, &map_a, &map_b);
 #endif
+#endif
     }
+#if !TN_PROMOTE
     wg_wait<0>();
     if (tid % 32 == 0)
       wg_mbar_arrive(&r.empty[(g - 1) % STAGES]);
@@ -305,6 +367,7 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
 #pragma unroll
       for (int e = 0; e < NACC; e++)
         wg_pin(acc[mc][e]);
+#endif
 #if TN_EPILOGUE == 1
     epilogue_staged(smem + A_RING + B_RING + cw * CM * BN * OB, &map_c, C,
                     M, N, tm * BM + cw * CM, tn * BN, cw, wtid, alpha, beta,

@@ -1,13 +1,17 @@
 /* wg_ops.h -- the sm_90a PTX that templates/gemm_wg.cu issues, one wrapper
- * each: wgmma.mma_async m64nNk16 (N = 64, 128, 256; fp32 accumulators,
- * both operands read from shared memory through matrix descriptors), its
- * fence, commit and wait, the shared-memory matrix descriptor, setmaxnreg,
- * named barriers, and mbarrier arrivals for the ring's "empty" side.
+ * each: wgmma.mma_async m64nNk16 or, for fp8, m64nNk32 (N = 64, 128, 256;
+ * fp32 accumulators, both operands read from shared memory through matrix
+ * descriptors), its fence, commit and wait, the shared-memory matrix
+ * descriptor, setmaxnreg, named barriers, and mbarrier arrivals for the
+ * ring's "empty" side.
  * These need NVRTC's -arch=sm_90a (wgmma and setmaxnreg exist only
  * there: NVRTC 13 refuses them for sm_100a and sm_120a).  CUDA only.
  *
  * Before including: WG_TNSP_A, WG_TNSP_B (1: that operand's shared tile
- * runs along M or N, wgmma's "transpose" bit; 0: along K) and TN_IN_F16. */
+ * runs along M or N, wgmma's "transpose" bit; 0: along K), TN_IN_F16, and
+ * for the 8-bit floats TN_IN_FP8 (1 e4m3, 2 e5m2): then the instructions
+ * are m64nNk32 with both operands K-major, all that wgmma takes for them
+ * (it has no transpose operands for 8-bit types). */
 #ifndef TN_WG_OPS_H
 #define TN_WG_OPS_H
 
@@ -15,10 +19,30 @@
 #error "wgmma and setmaxnreg need the sm_90a target (-arch=sm_90a)"
 #endif
 
-#if TN_IN_F16
+#ifndef TN_IN_FP8
+#define TN_IN_FP8 0
+#endif
+#if TN_IN_FP8 && (WG_TNSP_A || WG_TNSP_B)
+#error "wgmma takes 8-bit operands K-major only"
+#endif
+#if TN_IN_FP8 == 1
+#define WG_AB_TYPE "e4m3.e4m3"
+#elif TN_IN_FP8 == 2
+#define WG_AB_TYPE "e5m2.e5m2"
+#elif TN_IN_F16
 #define WG_AB_TYPE "f16.f16"
 #else
 #define WG_AB_TYPE "bf16.bf16"
+#endif
+/* the k of one instruction, and its operands after imm-scale-a and -b:
+ * the transpose immediates (operands a and b of the asm), which 8-bit
+ * types do not have */
+#if TN_IN_FP8
+#define WG_K "k32"
+#define WG_TRANS(a, b) ";\n}\n"
+#else
+#define WG_K "k16"
+#define WG_TRANS(a, b) ", %" #a ", %" #b ";\n}\n"
 #endif
 
 /* The descriptor's layout type (bits 62-63) of a swizzle of `bytes`:
@@ -90,22 +114,23 @@ __device__ __forceinline__ void wg_mbar_arrive(unsigned long long *bar)
                : "memory");
 }
 
-/* d (+)= A * B over k16 for a 64 x N tile: d is the warpgroup's fragment
- * of the m64nN accumulator (thread t of the warpgroup: rows 16 (t / 32) +
- * (t % 32) / 4 and 8 more, columns 8 j + 2 (t % 4) and the next, d[4 j
- * .. 4 j + 3]); scale_d 0 ignores d's values (d = A * B). */
+/* d (+)= A * B over k16 (k32 for fp8) for a 64 x N tile: d is the
+ * warpgroup's fragment of the m64nN accumulator (thread t of the
+ * warpgroup: rows 16 (t / 32) + (t % 32) / 4 and 8 more, columns 8 j + 2
+ * (t % 4) and the next, d[4 j .. 4 j + 3], the same for every input
+ * type); scale_d 0 ignores d's values (d = A * B). */
 __device__ __forceinline__ void wg_mma_n64(float (&d)[32],
                                        unsigned long long da,
                                        unsigned long long db,
                                        int scale_d)
 {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n64k16.f32." WG_AB_TYPE
+               "wgmma.mma_async.sync.aligned.m64n64" WG_K ".f32." WG_AB_TYPE
                " {"
                "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,"
                "%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,"
                "%31"
-               "}, %32, %33, p, 1, 1, %35, %36;\n}\n"
+               "}, %32, %33, p, 1, 1" WG_TRANS(35, 36)
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
                  "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
                  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
@@ -125,14 +150,14 @@ __device__ __forceinline__ void wg_mma_n128(float (&d)[64],
                                        int scale_d)
 {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n128k16.f32." WG_AB_TYPE
+               "wgmma.mma_async.sync.aligned.m64n128" WG_K ".f32." WG_AB_TYPE
                " {"
                "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,"
                "%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,"
                "%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,"
                "%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,"
                "%59,%60,%61,%62,%63"
-               "}, %64, %65, p, 1, 1, %67, %68;\n}\n"
+               "}, %64, %65, p, 1, 1" WG_TRANS(67, 68)
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
                  "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
                  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
@@ -160,7 +185,7 @@ __device__ __forceinline__ void wg_mma_n256(float (&d)[128],
                                        int scale_d)
 {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n256k16.f32." WG_AB_TYPE
+               "wgmma.mma_async.sync.aligned.m64n256" WG_K ".f32." WG_AB_TYPE
                " {"
                "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,"
                "%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,"
@@ -172,7 +197,7 @@ __device__ __forceinline__ void wg_mma_n256(float (&d)[128],
                "%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,"
                "%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,"
                "%123,%124,%125,%126,%127"
-               "}, %128, %129, p, 1, 1, %131, %132;\n}\n"
+               "}, %128, %129, p, 1, 1" WG_TRANS(131, 132)
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
                  "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
                  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),

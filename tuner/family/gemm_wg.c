@@ -1,6 +1,10 @@
 /* gemm_wg.c -- the wgmma GEMM family: C = alpha * op(A) * op(B) + beta * C
  * with bf16 or fp16 inputs, fp32 accumulation, and C in fp32 or the
- * inputs' type, on Hopper's warpgroup MMA (wgmma.mma_async, sm_90a only).
+ * inputs' type, on Hopper's warpgroup MMA (wgmma.mma_async, sm_90a only);
+ * and C = alpha * scale_a * scale_b * A B^T + beta * C with fp8 inputs
+ * (e4m3 or e5m2, per-tensor scales, both operands K-major as wgmma
+ * takes 8-bit types), C in bf16 or fp32, each k-tile's sums added into
+ * fp32 registers (promotion) unless fast_accum.
  *
  * Mirrors templates/gemm_wg.cu: the copy engine (TMA) fills a ring of
  * `stages` buffers of bm x bk of A and bn x bk of B under a swizzle of 32,
@@ -16,16 +20,19 @@
  *
  * The check and its bound are the tensor-core GEMM's (gemm_tc.c says why
  * 2^-23 per step: the tensor cores' fp32 adds truncate), through the GEMM
- * families' fp64 reference (gemm_check.c); the baseline is cublasGemmEx
- * with the same types (tuner/gpu/cublas.c). */
+ * families' fp64 reference (gemm_check.c); fp8's bound is derived in
+ * gemm_ref.h.  The baseline is cublasGemmEx with the same types
+ * (tuner/gpu/cublas.c), for fp8 cuBLASLt's matmul with the same types,
+ * scales and accumulation (tuner/gpu/cublaslt.c). */
+#include <float.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "family/gemm_ref.h"
 #include "family/gemm_wg_shape.h"
 
-static const char *const input_types[] = {"bf16", "fp16"};
-static const char *const output_types[] = {"f32", "input"};
+static const char *const input_types[] = {"bf16", "fp16", "e4m3", "e5m2"};
+static const char *const output_types[] = {"f32", "input", "bf16"};
 
 static const tn_option_desc options[WG_N_OPTIONS] = {
     {"trans_a", TN_OPT_BOOL, 0, 0, 1, "A is stored K x M (op(A) = A^T)",
@@ -36,10 +43,25 @@ static const tn_option_desc options[WG_N_OPTIONS] = {
      NULL, 0},
     {"beta", TN_OPT_NUMBER, 0.0, -1e30, 1e30,
      "the scale of C's starting values (0: C is not read)", NULL, 0},
-    {"input", TN_OPT_CHOICE, 0, 0, 0, "the type of A and B: bf16 or fp16",
-     input_types, 2},
+    {"input", TN_OPT_CHOICE, 0, 0, 0,
+     "the type of A and B: bf16, fp16, or the 8-bit floats e4m3 and e5m2 "
+     "(A stored M x K and B N x K: trans_a false, trans_b true)",
+     input_types, 4},
     {"output", TN_OPT_CHOICE, 0, 0, 0,
-     "the type of C: f32, or input (the type of A and B)", output_types, 2},
+     "the type of C: f32, input (the type of 16-bit A and B), or bf16 "
+     "(of fp8 A and B)",
+     output_types, 3},
+    {"scale_a", TN_OPT_NUMBER, 1.0, FLT_MIN, FLT_MAX,
+     "fp8: A's per-tensor scale (C = alpha scale_a scale_b A B^T + beta "
+     "C), a positive fp32 value, in device memory as cuBLASLt takes it",
+     NULL, 0},
+    {"scale_b", TN_OPT_NUMBER, 1.0, FLT_MIN, FLT_MAX, "fp8: B's scale",
+     NULL, 0},
+    {"fast_accum", TN_OPT_BOOL, 0, 0, 1,
+     "fp8: true keeps the sums in the tensor cores' 13-bit accumulator over "
+     "all of K (cuBLASLt's FAST_ACCUM); false adds each k-tile's into fp32 "
+     "registers",
+     NULL, 0},
 };
 
 static const tn_param_desc params[WG_N_PARAMS] = {
@@ -48,7 +70,7 @@ static const tn_param_desc params[WG_N_PARAMS] = {
     {"bn", TN_PARAM_INT, 0, 64, 256, 128,
      "block tile columns: 64, 128 or 256 (wgmma's n)", 0},
     {"bk", TN_PARAM_INT, 0, 16, 128, 64,
-     "block tile depth (k): a power of two of 16 or more", 0},
+     "block tile depth (k): a power of two of 16 or more (32 for fp8)", 0},
     {"consumers", TN_PARAM_INT, 0, 1, 2, 2,
      "consumer warpgroups, bm / consumers rows each", 0},
     {"stages", TN_PARAM_INT, 0, 2, 8, 4, "buffers of the TMA ring", 0},
@@ -89,12 +111,12 @@ static int tensor_maps(const tn_family *fam, const tn_params *p,
     int kmajor = i ? WG_TRANS_B(prob) : !WG_TRANS_A(prob);
     memset(d, 0, sizeof(*d));
     d->buffer = i ? WG_BUF_B : WG_BUF_A;
-    d->elem = WG_IN_F16(prob) ? TN_ELEM_F16 : TN_ELEM_BF16;
+    d->elem = tn_gemm_wg_in_type(prob);
     d->rank = 2;
     d->dims[0] = (unsigned long long)(kmajor ? g.k : mn);
     d->dims[1] = (unsigned long long)(kmajor ? mn : g.k);
-    d->strides[0] = d->dims[0] * 2;
-    d->box[0] = (unsigned)(g.swizzle / 2);
+    d->strides[0] = d->dims[0] * (unsigned long long)g.in_bytes;
+    d->box[0] = (unsigned)(g.swizzle / g.in_bytes);
     d->box[1] = (unsigned)(kmajor ? tile : g.bk);
     d->swizzle = g.swizzle;
     d->l2_promotion = 256;
@@ -103,9 +125,7 @@ static int tensor_maps(const tn_family *fam, const tn_params *p,
     tn_tmap_desc *d = &out[n++];
     memset(d, 0, sizeof(*d));
     d->buffer = WG_BUF_C;
-    d->elem = g.out_bytes == 4 ? TN_ELEM_F32
-              : WG_IN_F16(prob) ? TN_ELEM_F16
-                                : TN_ELEM_BF16;
+    d->elem = tn_gemm_wg_out_type(prob);
     d->rank = 2;
     d->dims[0] = (unsigned long long)g.n;
     d->dims[1] = (unsigned long long)g.m;
@@ -123,6 +143,7 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
   long long bm = p->v[WG_BM].i, bn = p->v[WG_BN].i, bk = p->v[WG_BK].i;
   long long cons = p->v[WG_CONSUMERS].i, swz = p->v[WG_SWIZZLE].i;
   long long k = prob->size.dims[2], acc;
+  int fp8 = WG_IN_FP8(prob), eb = fp8 ? 1 : 2, kstep = fp8 ? 32 : 16;
   tn_tmap_desc maps[TN_MAX_TMAPS];
   wg_geometry g;
   int i, nm;
@@ -138,8 +159,14 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
                      "wgmma's n)");
     return 1;
   }
-  if (!tn_is_pow2(bk) || bk < 16) {
-    snprintf(why, n, "bk must be a power of two of 16 or more (k16 steps)");
+  if (!tn_is_pow2(bk) || bk < kstep) {
+    snprintf(why, n, "bk must be a power of two of %d or more (k%d steps)",
+             kstep, kstep);
+    return 1;
+  }
+  if (fp8 && (WG_TRANS_A(prob) || !WG_TRANS_B(prob))) {
+    snprintf(why, n, "fp8 operands must be K-major (trans_a false, trans_b "
+                     "true): wgmma reads 8-bit types along K only");
     return 1;
   }
   if (bm % (64 * cons) != 0) {
@@ -154,6 +181,13 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
                      "registers spill)", bm / cons, bn, acc);
     return 1;
   }
+  if (WG_PROMOTE(prob) && 2 * acc > 192) {
+    snprintf(why, n, "a consumer of %lld x %lld holds %lld fp32 "
+                     "accumulators and as many partial sums per thread "
+                     "(promotion; more than 192 of the 255 registers "
+                     "spill)", bm / cons, bn, acc);
+    return 1;
+  }
   if (swz != 32 && swz != 64 && swz != 128) {
     snprintf(why, n, "swizzle must be 32, 64 or 128 bytes (the copy "
                      "engine's modes that wgmma reads)");
@@ -162,7 +196,7 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
   for (i = 0; i < 2; i++) {
     int kmajor = i ? WG_TRANS_B(prob) : !WG_TRANS_A(prob);
     long long rows = kmajor ? (i ? bn : bm) : bk;
-    long long span = kmajor ? 2 * bk : 2 * (i ? bn : bm);
+    long long span = eb * (kmajor ? bk : (i ? bn : bm));
     if (span % swz != 0) {
       snprintf(why, n, "%c's tile is %lld bytes along its contiguous "
                        "dimension: not whole %lld-byte swizzle rows",
@@ -239,13 +273,19 @@ static void defines(const tn_family *fam, const tn_params *p,
   tn_defines_add(d, "TN_OUT_F32", "%d", WG_OUT_F32(prob) ? 1 : 0);
   tn_defines_add(d, "TN_THREADS", "%d", g.threads);
   tn_defines_add(d, "TN_SMEM_BYTES", "%lld", g.smem_bytes);
+  /* fp8 alone: a 16-bit problem's source stays as it was */
+  if (WG_IN_FP8(prob)) {
+    tn_defines_add(d, "TN_IN_FP8", "%d",
+                   tn_gemm_wg_in_type(prob) == TN_ELEM_E4M3 ? 1 : 2);
+    tn_defines_add(d, "TN_PROMOTE", "%d", g.promote);
+  }
 }
 
 /* One block tile, every stage filled once and one more k-tile (the ring
  * wraps; a persistent point launches one block for one tile); ragged: 8
  * short in every dimension (the copy engine's rows stay whole 16-byte
- * units), so that the tiles' edges are zero-filled and clipped.  A
- * cluster of 2 is never one block: 1. */
+ * units; fp8's K 16 short, for the same rule), so that the tiles' edges
+ * are zero-filled and clipped.  A cluster of 2 is never one block: 1. */
 static int one_block(const tn_family *fam, const tn_params *p,
                      const tn_problem *base, int ragged, tn_problem *out,
                      char *why, size_t n)
@@ -261,28 +301,35 @@ static int one_block(const tn_family *fam, const tn_params *p,
   out->size.n_dims = 3;
   out->size.dims[0] = ragged ? bm - 8 : bm;
   out->size.dims[1] = ragged ? bn - 8 : bn;
-  out->size.dims[2] = ragged ? k - 8 : k;
+  out->size.dims[2] = ragged ? k - (WG_IN_FP8(base) ? 16 : 8) : k;
   return 0;
 }
 
-static tn_elem_type in_type(const tn_problem *prob)
-{
-  return WG_IN_F16(prob) ? TN_ELEM_F16 : TN_ELEM_BF16;
-}
-
-static tn_elem_type out_type(const tn_problem *prob)
-{
-  return WG_OUT_F32(prob) ? TN_ELEM_F32 : in_type(prob);
-}
-
+/* A, B, C; for fp8, the scales: one fp32 each, constant inputs (the
+ * value fp32 holds). */
 static int buffers(const tn_family *fam, const tn_problem *prob,
                    tn_buffer_desc *out)
 {
-  return tn_gemm_buffers(prob, in_type(prob), out_type(prob),
-                         prob->opt[WG_OPT_BETA], out);
+  int n = tn_gemm_buffers(prob, tn_gemm_wg_in_type(prob),
+                          tn_gemm_wg_out_type(prob), prob->opt[WG_OPT_BETA],
+                          out);
+  int i;
+  if (!WG_IN_FP8(prob))
+    return n;
+  for (i = 0; i < 2; i++) {
+    tn_buffer_desc *d = &out[n++];
+    d->name = i ? "scale_b" : "scale_a";
+    d->bytes = 4;
+    d->role = TN_BUF_IN;
+    d->elem = TN_ELEM_F32;
+    d->init.kind = TN_INIT_CONSTANT;
+    d->init.a = (float)prob->opt[i ? WG_OPT_SCALE_B : WG_OPT_SCALE_A];
+  }
+  return n;
 }
 
-/* After the tensor maps of A, B (and C): C, M, N, K, alpha, beta. */
+/* After the tensor maps of A, B (and C): C, M, N, K, alpha, beta; for
+ * fp8 the scales' device pointers. */
 static void args(const tn_family *fam, const tn_params *p,
                  const tn_problem *prob, const tn_devptr *bufs, tn_args *a)
 {
@@ -296,18 +343,27 @@ static void args(const tn_family *fam, const tn_params *p,
   tn_args_add(a, &k, sizeof(k));
   tn_args_add(a, &alpha, sizeof(alpha));
   tn_args_add(a, &beta, sizeof(beta));
+  if (WG_IN_FP8(prob)) {
+    tn_args_add(a, &bufs[WG_BUF_SCALE_A], sizeof(bufs[WG_BUF_SCALE_A]));
+    tn_args_add(a, &bufs[WG_BUF_SCALE_B], sizeof(bufs[WG_BUF_SCALE_B]));
+  }
 }
 
 /* The problem as the shared check and baseline read it (gemm_ref.h). */
 static tn_gemm_tc_problem view(const tn_problem *prob)
 {
   tn_gemm_tc_problem g;
-  g.in = in_type(prob);
-  g.out = out_type(prob);
+  memset(&g, 0, sizeof(g));
+  g.in = tn_gemm_wg_in_type(prob);
+  g.out = tn_gemm_wg_out_type(prob);
   g.trans_a = WG_TRANS_A(prob);
   g.trans_b = WG_TRANS_B(prob);
   g.alpha = prob->opt[WG_OPT_ALPHA];
   g.beta = prob->opt[WG_OPT_BETA];
+  /* the scales as fp32 holds them; their product is exact in a double */
+  g.scale = (double)(float)prob->opt[WG_OPT_SCALE_A] *
+            (double)(float)prob->opt[WG_OPT_SCALE_B];
+  g.fast_accum = prob->opt[WG_OPT_FAST_ACCUM] != 0;
   return g;
 }
 
@@ -324,12 +380,15 @@ static double work(const tn_family *fam, const tn_problem *prob)
 }
 
 /* The time model's view of a launch: wgmma flops over the padded tiles
- * at the tensor rate; the copy engine keeps `stages` k-tiles of A and B
- * in flight a block, which bounds the loads (L2 hits mostly, the tiles
- * re-read by every block of a row or column) by Little's law; per warp
- * and k-tile a handful of instructions (the mbarrier waits and arrives,
- * the wgmma fences and commits).  DRAM: A, B and C once each, C twice
- * with beta.  Registers: a consumer thread's accumulators and some 40. */
+ * at the tensor rate (fp8's counted half: Hopper's dense fp8 rate is
+ * twice bf16's, which the profile measures); the copy engine keeps
+ * `stages` k-tiles of A and B in flight a block, which bounds the loads
+ * (L2 hits mostly, the tiles re-read by every block of a row or column)
+ * by Little's law; per warp and k-tile a handful of instructions (the
+ * mbarrier waits and arrives, the wgmma fences and commits; promotion's
+ * fp32 adds, an accumulator a thread each).  DRAM: A, B and C once each,
+ * C twice with beta.  Registers: a consumer thread's accumulators (twice
+ * with promotion) and some 40. */
 static void estimate(const tn_family *fam, const tn_params *p,
                      const tn_problem *prob, tn_time_work *w)
 {
@@ -340,17 +399,23 @@ static void estimate(const tn_family *fam, const tn_params *p,
   ktiles = (double)((g.k + g.bk - 1) / g.bk);
   stage_bytes = (double)(g.a_stage + g.b_stage);
   c_bytes = (double)g.out_bytes * (double)g.m * (double)g.n;
-  w->tensor_flops = 2.0 * (double)g.tiles * g.bm * g.bn * ktiles * g.bk;
-  w->dram_bytes = 2.0 * ((double)g.m * g.k + (double)g.k * g.n) +
+  w->tensor_flops = 2.0 * (double)g.tiles * g.bm * g.bn * ktiles * g.bk *
+                    (g.in_bytes == 1 ? 0.5 : 1.0);
+  w->dram_bytes = (double)g.in_bytes *
+                      ((double)g.m * g.k + (double)g.k * g.n) +
                   c_bytes * (prob->opt[WG_OPT_BETA] != 0 ? 2 : 1);
   w->load_bytes = (double)g.tiles * ktiles * stage_bytes;
   w->bytes_in_flight = g.stages * stage_bytes / g.threads;
   w->other_insts = (double)g.tiles * ktiles * (g.threads / 32) * 8;
-  w->regs = g.cm * g.bn / 128 + 40;
+  if (g.promote) /* bm x bn adds a k-tile, 32 lanes an instruction */
+    w->other_insts += (double)g.tiles * ktiles * g.bm * g.bn / 32;
+  w->regs = g.cm * g.bn / 128 * (g.promote ? 2 : 1) + 40;
   if (w->regs > 255)
     w->regs = 255;
 }
 
+/* "cublas": cublasGemmEx, or for fp8 cuBLASLt's matmul (cuBLAS's
+ * library for it) */
 static const char *const baselines[] = {"cublas"};
 
 static int baseline(const char *name, tn_baseline_env *env, char *why,
@@ -367,6 +432,44 @@ static double compile_weight(const tn_family *fam, const tn_params *p)
   double slabs = (double)(p->v[WG_BM].i / 64);
   return slabs * (double)(p->v[WG_BK].i / 16) +
          slabs * (double)(p->v[WG_BN].i / 64);
+}
+
+/* What the kernels cannot take, whatever the point (the config's
+ * FILE:LINE or the results file's entry is the caller's): fp8 operands
+ * not K-major, an fp8 C, and the fp8 options on 16-bit inputs. */
+static int check_problem(const tn_family *fam, const tn_problem *prob,
+                         char *why, size_t n)
+{
+  const char *in = tn_elem_long_name(tn_gemm_wg_in_type(prob));
+  if (WG_IN_FP8(prob)) {
+    if (WG_TRANS_A(prob) || !WG_TRANS_B(prob)) {
+      snprintf(why, n, "%s inputs must be K-major: trans_a = false (A "
+                       "stored M x K) and trans_b = true (B stored N x K), "
+                       "as wgmma reads 8-bit types; this problem has "
+                       "trans_a = %s, trans_b = %s",
+               in, WG_TRANS_A(prob) ? "true" : "false",
+               WG_TRANS_B(prob) ? "true" : "false");
+      return 1;
+    }
+    if (prob->opt[WG_OPT_OUTPUT] == 1) {
+      snprintf(why, n, "output = \"input\" would make C %s: an fp8 GEMM's "
+                       "C is \"f32\" or \"bf16\"", in);
+      return 1;
+    }
+    return 0;
+  }
+  if (prob->opt[WG_OPT_OUTPUT] == 2) {
+    snprintf(why, n, "output = \"bf16\" is for fp8 inputs: a %s GEMM's C "
+                     "is \"f32\" or \"input\"", in);
+    return 1;
+  }
+  if (prob->opt[WG_OPT_SCALE_A] != 1.0 || prob->opt[WG_OPT_SCALE_B] != 1.0 ||
+      prob->opt[WG_OPT_FAST_ACCUM] != 0) {
+    snprintf(why, n, "scale_a, scale_b and fast_accum are for fp8 inputs "
+                     "(%s scales through alpha and accumulates in fp32)", in);
+    return 1;
+  }
+  return 0;
 }
 
 /* The table's form of tn_gemm_wg_plan (whose tests call it without a family).
@@ -386,6 +489,8 @@ const tn_family tn_family_gemm_wg = {
     .dim_names = "M, N, K",
     .options = options,
     .n_options = WG_N_OPTIONS,
+    .options_added = 1u << WG_OPT_SCALE_A | 1u << WG_OPT_SCALE_B |
+                     1u << WG_OPT_FAST_ACCUM,
     .prepare = prepare,
     .launch = launch,
     .defines = defines,
@@ -406,4 +511,5 @@ const tn_family tn_family_gemm_wg = {
     .baselines = baselines,
     .n_baselines = 1,
     .baseline = baseline,
+    .check_problem = check_problem,
 };

@@ -7,6 +7,26 @@
 
 #include "family/gemm_wg_shape.h"
 
+tn_elem_type tn_gemm_wg_in_type(const tn_problem *prob)
+{
+  static const tn_elem_type types[] = {TN_ELEM_BF16, TN_ELEM_F16,
+                                       TN_ELEM_E4M3, TN_ELEM_E5M2};
+  int i = (int)prob->opt[WG_OPT_INPUT];
+  return types[i >= 0 && i < 4 ? i : 0];
+}
+
+/* f32; "input": A's type (a 16-bit one: check_problem refuses fp8 C);
+ * bf16 */
+tn_elem_type tn_gemm_wg_out_type(const tn_problem *prob)
+{
+  double o = prob->opt[WG_OPT_OUTPUT];
+  if (o == 0)
+    return TN_ELEM_F32;
+  if (o == 2 || WG_IN_FP8(prob))
+    return TN_ELEM_BF16;
+  return tn_gemm_wg_in_type(prob);
+}
+
 void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,
                          wg_geometry *g)
 {
@@ -21,9 +41,12 @@ void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,
   g->epilogue = (int)p->v[WG_EPILOGUE].i;
   g->cm = g->consumers > 0 ? g->bm / g->consumers : g->bm;
   g->threads = 128 * (g->consumers + g->producer);
-  g->out_bytes = WG_OUT_F32(prob) ? 4 : 2;
-  g->a_stage = 2LL * g->bm * g->bk;
-  g->b_stage = 2LL * g->bn * g->bk;
+  g->in_bytes = tn_elem_bytes(tn_gemm_wg_in_type(prob));
+  g->out_bytes = tn_elem_bytes(tn_gemm_wg_out_type(prob));
+  g->kstep = g->in_bytes == 1 ? 32 : 16;
+  g->promote = WG_PROMOTE(prob) ? 1 : 0;
+  g->a_stage = (long long)g->in_bytes * g->bm * g->bk;
+  g->b_stage = (long long)g->in_bytes * g->bn * g->bk;
   g->c_staging =
       g->epilogue == 1 ? (long long)g->cm * g->bn * g->out_bytes : 0;
   g->smem_bytes = 1024 + g->stages * (g->a_stage + g->b_stage) +

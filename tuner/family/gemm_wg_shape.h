@@ -28,23 +28,36 @@ enum {
   WG_N_PARAMS
 };
 
-/* The problem options: the tensor-core GEMM's (gemm_tc.c), in its order. */
+/* The problem options: the tensor-core GEMM's (gemm_tc.c), in its order,
+ * then those of fp8 inputs (added after results files were written). */
 enum {
   WG_OPT_TRANS_A,
   WG_OPT_TRANS_B,
   WG_OPT_ALPHA,
   WG_OPT_BETA,
-  WG_OPT_INPUT,  /* choice: 0 bf16, 1 fp16 */
-  WG_OPT_OUTPUT, /* choice: 0 f32, 1 the input type */
+  WG_OPT_INPUT,  /* choice: 0 bf16, 1 fp16, 2 e4m3, 3 e5m2 */
+  WG_OPT_OUTPUT, /* choice: 0 f32, 1 the input type, 2 bf16 (fp8 only) */
+  WG_OPT_SCALE_A,
+  WG_OPT_SCALE_B,
+  WG_OPT_FAST_ACCUM,
   WG_N_OPTIONS
 };
 #define WG_TRANS_A(prob) ((prob)->opt[WG_OPT_TRANS_A] != 0)
 #define WG_TRANS_B(prob) ((prob)->opt[WG_OPT_TRANS_B] != 0)
-#define WG_IN_F16(prob) ((prob)->opt[WG_OPT_INPUT] != 0)
+#define WG_IN_F16(prob) ((prob)->opt[WG_OPT_INPUT] == 1)
+#define WG_IN_FP8(prob) ((prob)->opt[WG_OPT_INPUT] >= 2)
 #define WG_OUT_F32(prob) ((prob)->opt[WG_OPT_OUTPUT] == 0)
+/* each k-tile's fp8 sums added into fp32 registers (gemm_ref.h) */
+#define WG_PROMOTE(prob)                                                     \
+  (WG_IN_FP8(prob) && (prob)->opt[WG_OPT_FAST_ACCUM] == 0)
 
-/* The buffers of a problem, in tn_family.buffers order. */
-enum { WG_BUF_A, WG_BUF_B, WG_BUF_C };
+/* The types of A and B, and of C. */
+tn_elem_type tn_gemm_wg_in_type(const tn_problem *prob);
+tn_elem_type tn_gemm_wg_out_type(const tn_problem *prob);
+
+/* The buffers of a problem, in tn_family.buffers order: fp8 problems add
+ * their scales (gemm_ref.h's TN_GEMM_BUF_SCALE_A, _B). */
+enum { WG_BUF_A, WG_BUF_B, WG_BUF_C, WG_BUF_SCALE_A, WG_BUF_SCALE_B };
 
 /* The sizes of a point, as the template computes them (bytes unless
  * said): a stage of A (bm x bk) and of B (bn x bk), each consumer's
@@ -53,7 +66,10 @@ typedef struct {
   int bm, bn, bk, consumers, stages, swizzle, producer, epilogue;
   int cm;         /* rows of a consumer: bm / consumers */
   int threads;    /* 128 per warpgroup */
+  int in_bytes;   /* of A's and B's elements: 2, or 1 (fp8) */
   int out_bytes;  /* of C's elements: 4 or 2 */
+  int kstep;      /* k of one wgmma: 16, or 32 (fp8) */
+  int promote;    /* 1: each k-tile's sums added into fp32 registers */
   long long a_stage, b_stage, c_staging;
   long long smem_bytes; /* 1024 of alignment slack, the rings, the
                            staging, two mbarriers per stage */

@@ -70,7 +70,7 @@ typedef struct {
  * JSON, its kind, default and range.  A boolean is stored as 0 or 1; a
  * choice (a string in the config and the JSON, one of `choices`) as the
  * index of its name, so that problems compare and copy as numbers. */
-#define TN_MAX_OPTIONS 8
+#define TN_MAX_OPTIONS 12
 typedef enum { TN_OPT_BOOL, TN_OPT_NUMBER, TN_OPT_CHOICE } tn_option_kind;
 
 typedef struct {

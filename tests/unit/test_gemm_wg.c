@@ -1,0 +1,281 @@
+/* test_gemm_wg.c -- the wgmma GEMM family's fp8 problems without a GPU:
+ * the rules (k32 steps, K-major operands, the swizzles a k-tile of bytes
+ * takes, promotion's registers), the problems check_problem refuses, the
+ * macros the template gets (a 16-bit problem's unchanged), the tensor
+ * maps of bytes, the buffers with the scales, the arguments, and the plan
+ * of epilogue 1's staging stores, which the model prices for fp8 inputs
+ * as for bf16 (the same stores, after rings of half the bytes).  Exits 0
+ * when every check passes. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/arch.h"
+#include "family/family.h"
+#include "family/gemm_wg_shape.h"
+#include "test_util.h"
+
+extern const tn_family tn_family_gemm_wg;
+static const tn_family *f = &tn_family_gemm_wg;
+
+/* The problem M x N x K with options name=value (a choice by name). */
+static tn_problem problem(long long m, long long n, long long k,
+                          const char *const *opts)
+{
+  tn_problem prob;
+  int i;
+  tn_problem_defaults(f, &prob);
+  prob.size.n_dims = 3;
+  prob.size.dims[0] = m;
+  prob.size.dims[1] = n;
+  prob.size.dims[2] = k;
+  for (i = 0; opts && opts[i]; i += 2) {
+    int o = tn_problem_option_index(f, opts[i]);
+    CHECK(o >= 0);
+    if (o < 0)
+      continue;
+    if (f->options[o].kind == TN_OPT_CHOICE)
+      prob.opt[o] = tn_option_choice_index(&f->options[o], opts[i + 1]);
+    else
+      sscanf(opts[i + 1], "%lf", &prob.opt[o]);
+  }
+  return prob;
+}
+
+static const char *const e4m3_opts[] = {"trans_b", "1", "input", "e4m3",
+                                        "output", "bf16", NULL};
+static const char *const e5m2_fast_opts[] = {
+    "trans_b", "1", "input", "e5m2", "output", "f32", "fast_accum", "1",
+    "scale_a", "0.5", "scale_b", "3", NULL};
+
+/* The point bm x bn x bk of two consumers and a producer, 4 stages,
+ * swizzle, epilogue; prepare()'s answer (why). */
+static int point(tn_params *p, const tn_problem *prob, long long bm,
+                 long long bn, long long bk, long long swizzle,
+                 long long epilogue, char *why, size_t n)
+{
+  int k;
+  memset(p, 0, sizeof(*p));
+  for (k = 0; k < f->n_params; k++)
+    p->v[k].i = f->params[k].def;
+  p->v[WG_BM].i = bm;
+  p->v[WG_BN].i = bn;
+  p->v[WG_BK].i = bk;
+  p->v[WG_CONSUMERS].i = 2;
+  p->v[WG_STAGES].i = 4;
+  p->v[WG_SWIZZLE].i = swizzle;
+  p->v[WG_PRODUCER].i = 1;
+  p->v[WG_EPILOGUE].i = epilogue;
+  why[0] = '\0';
+  return f->prepare(f, p, prob, why, n);
+}
+
+/* prepare() refuses the point with a reason holding text. */
+static void refused(const tn_problem *prob, long long bm, long long bn,
+                    long long bk, long long swizzle, const char *text)
+{
+  tn_params p;
+  char why[512];
+  int rc = point(&p, prob, bm, bn, bk, swizzle, 0, why, sizeof(why));
+  if (rc != 1 || strstr(why, text) == NULL) {
+    fprintf(stderr, "  %lldx%lldx%lld sw%lld: rc %d '%s', expected '%s'\n",
+            bm, bn, bk, swizzle, rc, why, text);
+    CHECK(0);
+  }
+}
+
+static const char *define_of(const tn_defines *d, const char *name)
+{
+  int i;
+  for (i = 0; i < d->n; i++)
+    if (strcmp(d->name[i], name) == 0)
+      return d->value[i];
+  return NULL;
+}
+
+static void check_rules(void)
+{
+  tn_problem e4 = problem(4096, 4096, 4096, e4m3_opts);
+  tn_problem fast = problem(4096, 4096, 4096, e5m2_fast_opts);
+  static const char *const nk[] = {"input", "e4m3", "output", "bf16", NULL};
+  tn_problem nkmajor = problem(4096, 4096, 4096, nk);
+  tn_params p;
+  char why[512];
+
+  CHECK_EQ_INT(point(&p, &e4, 128, 128, 128, 128, 0, why, sizeof(why)), 0);
+  CHECK_EQ_INT(point(&p, &e4, 128, 128, 64, 64, 0, why, sizeof(why)), 0);
+  CHECK_EQ_INT(point(&p, &e4, 128, 128, 64, 32, 0, why, sizeof(why)), 0);
+  refused(&e4, 128, 128, 16, 32, "power of two of 32 or more (k32 steps)");
+  refused(&e4, 128, 128, 64, 128, "64 bytes along its contiguous dimension");
+  /* promotion doubles the accumulators: 64 x 256 a consumer does not fit,
+   * without it it does */
+  refused(&e4, 128, 256, 128, 128, "partial sums");
+  CHECK_EQ_INT(point(&p, &fast, 128, 256, 128, 128, 0, why, sizeof(why)),
+               0);
+  refused(&nkmajor, 128, 128, 128, 128, "must be K-major");
+
+  /* what no point of the space can take */
+  CHECK_EQ_INT(f->check_problem(f, &e4, why, sizeof(why)), 0);
+  CHECK_EQ_INT(f->check_problem(f, &fast, why, sizeof(why)), 0);
+  CHECK_EQ_INT(f->check_problem(f, &nkmajor, why, sizeof(why)), 1);
+  CHECK(strstr(why, "trans_b = false") != NULL);
+  {
+    static const char *const out_in[] = {"trans_b", "1", "input", "e5m2",
+                                         "output", "input", NULL};
+    static const char *const bf16_scaled[] = {"scale_a", "2", NULL};
+    static const char *const bf16_out[] = {"output", "bf16", NULL};
+    tn_problem a = problem(256, 256, 256, out_in);
+    tn_problem b = problem(256, 256, 256, bf16_scaled);
+    tn_problem c = problem(256, 256, 256, bf16_out);
+    tn_problem d = problem(256, 256, 256, NULL);
+    CHECK_EQ_INT(f->check_problem(f, &a, why, sizeof(why)), 1);
+    CHECK(strstr(why, "C e5m2") != NULL);
+    CHECK_EQ_INT(f->check_problem(f, &b, why, sizeof(why)), 1);
+    CHECK(strstr(why, "are for fp8 inputs") != NULL);
+    CHECK_EQ_INT(f->check_problem(f, &c, why, sizeof(why)), 1);
+    CHECK_EQ_INT(f->check_problem(f, &d, why, sizeof(why)), 0);
+  }
+}
+
+/* The template's macros, the tensor maps, buffers and arguments. */
+static void check_render(void)
+{
+  tn_problem e4 = problem(4096, 2048, 1024, e4m3_opts);
+  tn_problem fast = problem(4096, 2048, 1024, e5m2_fast_opts);
+  tn_problem bf = problem(4096, 2048, 1024, NULL);
+  tn_tmap_desc maps[TN_MAX_TMAPS];
+  tn_buffer_desc bufs[TN_MAX_BUFFERS];
+  tn_devptr dev[TN_MAX_BUFFERS] = {0x1000, 0x2000, 0x3000, 0x4000, 0x5000};
+  tn_defines d;
+  tn_params p;
+  tn_args a;
+  char why[512];
+  int n;
+
+  CHECK_EQ_INT(point(&p, &e4, 128, 128, 128, 128, 1, why, sizeof(why)), 0);
+  memset(&d, 0, sizeof(d));
+  tn_family_macros(f, &p, &e4, &d);
+  CHECK(define_of(&d, "TN_IN_FP8") &&
+        !strcmp(define_of(&d, "TN_IN_FP8"), "1"));
+  CHECK(define_of(&d, "TN_PROMOTE") &&
+        !strcmp(define_of(&d, "TN_PROMOTE"), "1"));
+  CHECK(!strcmp(define_of(&d, "TN_TRANS_B"), "1"));
+  CHECK(!strcmp(define_of(&d, "TN_OUT_F32"), "0"));
+  CHECK(!strcmp(define_of(&d, "TN_IN_F16"), "0"));
+  /* 1024 of slack, 4 stages of 128 x 128 bytes of A and of B, two
+   * consumers' staging of 64 x 128 bf16, 8 mbarriers */
+  CHECK(!strcmp(define_of(&d, "TN_SMEM_BYTES"), "164928"));
+  n = f->tensor_maps(f, &p, &e4, maps);
+  CHECK_EQ_INT(n, 3);
+  CHECK(maps[0].elem == TN_ELEM_E4M3 && maps[1].elem == TN_ELEM_E4M3);
+  CHECK_EQ_INT(maps[0].dims[0], 1024); /* K innermost: K-major */
+  CHECK_EQ_INT(maps[0].strides[0], 1024); /* a row of K bytes */
+  CHECK_EQ_INT(maps[1].dims[1], 2048);
+  CHECK_EQ_INT(maps[0].box[0], 128); /* one 128-byte swizzle row */
+  CHECK_EQ_INT(maps[1].box[1], 128);
+  CHECK_EQ_INT(tn_tmap_box_bytes(&maps[0]), 128 * 128);
+  CHECK(maps[2].elem == TN_ELEM_BF16 && maps[2].box[0] == 64);
+  memset(bufs, 0, sizeof(bufs));
+  n = f->buffers(f, &e4, bufs);
+  CHECK_EQ_INT(n, 5);
+  CHECK_EQ_INT(bufs[0].bytes, 4096 * 1024);
+  CHECK(bufs[0].elem == TN_ELEM_E4M3 && bufs[1].elem == TN_ELEM_E4M3);
+  CHECK(bufs[2].elem == TN_ELEM_BF16 && bufs[2].role == TN_BUF_OUT);
+  CHECK(!strcmp(bufs[3].name, "scale_a") && bufs[3].bytes == 4 &&
+        bufs[3].init.kind == TN_INIT_CONSTANT && bufs[3].init.a == 1.0);
+  memset(&a, 0, sizeof(a));
+  f->args(f, &p, &e4, dev, &a);
+  CHECK_EQ_INT(a.n, 8); /* C, M, N, K, alpha, beta, scale_a, scale_b */
+  CHECK(!a.overflow && memcmp(a.ptrs[6], &dev[3], sizeof(dev[3])) == 0);
+
+  /* e5m2, fast accumulation, fp32 C, scales */
+  CHECK_EQ_INT(point(&p, &fast, 128, 256, 128, 128, 0, why, sizeof(why)), 0);
+  memset(&d, 0, sizeof(d));
+  tn_family_macros(f, &p, &fast, &d);
+  CHECK(!strcmp(define_of(&d, "TN_IN_FP8"), "2"));
+  CHECK(!strcmp(define_of(&d, "TN_PROMOTE"), "0"));
+  CHECK(!strcmp(define_of(&d, "TN_OUT_F32"), "1"));
+  memset(bufs, 0, sizeof(bufs));
+  CHECK_EQ_INT(f->buffers(f, &fast, bufs), 5);
+  CHECK(bufs[3].init.a == 0.5 && bufs[4].init.a == 3.0);
+  n = f->tensor_maps(f, &p, &fast, maps);
+  CHECK_EQ_INT(n, 2);
+  CHECK(maps[0].elem == TN_ELEM_E5M2);
+
+  /* a 16-bit problem: no fp8 macro, three buffers, six arguments */
+  CHECK_EQ_INT(point(&p, &bf, 128, 256, 64, 128, 0, why, sizeof(why)), 0);
+  memset(&d, 0, sizeof(d));
+  tn_family_macros(f, &p, &bf, &d);
+  CHECK(define_of(&d, "TN_IN_FP8") == NULL);
+  CHECK(define_of(&d, "TN_PROMOTE") == NULL);
+  memset(bufs, 0, sizeof(bufs));
+  CHECK_EQ_INT(f->buffers(f, &bf, bufs), 3);
+  memset(&a, 0, sizeof(a));
+  f->args(f, &p, &bf, dev, &a);
+  CHECK_EQ_INT(a.n, 6);
+}
+
+/* Epilogue 1's staging stores, the only threads' shared accesses: for a
+ * bf16 C, stmatrix.x4 of 16 rows by two n8 blocks, bn / 16 of them per
+ * m64 slab and warp, 4 warps a consumer, every tile once; 128-byte rows
+ * under SWIZZLE_128B, so each is 4 conflict-free wavefronts.  fp8 inputs
+ * change where the staging starts (after the rings, half the bytes) and
+ * nothing of its stores; fp32 C: st.shared.v2 of a pair. */
+static void check_plan(void)
+{
+  tn_problem e4 = problem(4096, 4096, 4096, e4m3_opts);
+  static const char *const bf16_out[] = {"output", "input", NULL};
+  tn_problem bf = problem(4096, 4096, 4096, bf16_out);
+  tn_problem fast = problem(4096, 4096, 4096, e5m2_fast_opts);
+  const tn_arch *arch = tn_arch_find("sm_90");
+  long long tiles = 32 * 32, per_tile = 2 * 4 * 1 * (128 / 16);
+  tn_model_cost c8, c16, c32, c0;
+  wg_geometry g;
+  tn_params p;
+  char why[512];
+
+  CHECK(arch != NULL);
+  if (arch == NULL)
+    return;
+  CHECK_EQ_INT(point(&p, &e4, 128, 128, 128, 128, 1, why, sizeof(why)), 0);
+  tn_gemm_wg_geometry(&p, &e4, &g);
+  CHECK_EQ_INT(g.in_bytes, 1);
+  CHECK_EQ_INT(g.a_stage, 128 * 128);
+  CHECK_EQ_INT(g.c_staging, 64 * 128 * 2);
+  CHECK_EQ_INT(tn_family_model(f, &p, &e4, arch, &c8, why, sizeof(why)), 0);
+  CHECK_EQ_INT(c8.st_insts, tiles * per_tile);
+  CHECK_EQ_INT(c8.st_wavefronts, 4 * tiles * per_tile);
+  CHECK_EQ_INT(c8.ideal_wavefronts, c8.st_wavefronts);
+  CHECK_EQ_INT(c8.max_degree, 1);
+  CHECK_EQ_INT(c8.ld_insts, 0);
+  /* the same tile of bf16 inputs and C: the same stores */
+  CHECK_EQ_INT(point(&p, &bf, 128, 128, 64, 128, 1, why, sizeof(why)), 0);
+  CHECK_EQ_INT(tn_family_model(f, &p, &bf, arch, &c16, why, sizeof(why)), 0);
+  CHECK_EQ_INT(c16.st_insts, c8.st_insts);
+  CHECK_EQ_INT(c16.st_wavefronts, c8.st_wavefronts);
+  /* fp32 C: bn / 8 x 2 pairs per slab and warp; a store's 8 rows put 32
+   * bytes each in 16-byte chunks 2q and 2q + 1 xor the row, so rows r and
+   * r ^ 1 take the same two chunks: 2-way, four wavefronts where two
+   * would do */
+  CHECK_EQ_INT(point(&p, &fast, 128, 128, 128, 128, 1, why, sizeof(why)), 0);
+  CHECK_EQ_INT(tn_family_model(f, &p, &fast, arch, &c32, why, sizeof(why)),
+               0);
+  CHECK_EQ_INT(c32.st_insts, tiles * 2 * 4 * (128 / 8) * 2);
+  CHECK_EQ_INT(c32.st_wavefronts, 4 * c32.st_insts);
+  CHECK_EQ_INT(c32.ideal_wavefronts, 2 * c32.st_insts);
+  CHECK_EQ_INT(c32.max_degree, 2);
+  /* epilogue 0: nothing the threads store in shared memory */
+  CHECK_EQ_INT(point(&p, &e4, 128, 128, 128, 128, 0, why, sizeof(why)), 0);
+  CHECK_EQ_INT(tn_family_model(f, &p, &e4, arch, &c0, why, sizeof(why)), 0);
+  CHECK_EQ_INT(c0.st_insts + c0.ld_insts, 0);
+}
+
+int main(void)
+{
+  check_rules();
+  check_render();
+  check_plan();
+  if (tn_test_failures == 0)
+    fprintf(stderr, "gemm_wg fp8: rules, problems, macros, tensor maps, "
+                    "buffers, arguments and the staging's plan\n");
+  TEST_DONE();
+}
