@@ -76,7 +76,7 @@ EOF
 for set in "$@"; do
   case $set in
   base)
-    apt_missing cmake pkg-config gcc libconfig-dev libjansson-dev \
+    apt_missing cmake pkg-config gcc g++ libconfig-dev libjansson-dev \
       libxxhash-dev libsodium-dev help2man man-db yamllint git python3
     # the SASS of the compiled candidates (the sass_widths tests)
     have_nvdisasm || pip_tools 'nvidia-cuda-nvdisasm>=13.2.51'

@@ -1,0 +1,81 @@
+/* transpose_host_main.h -- the host program of the transpose's emulation
+ * test: included after a rendered templates/transpose.cu (threads' path,
+ * cache 0) and tests/support/cuda_host.h, it runs the kernel on
+ *
+ *   prog ROWS COLS GRID_X BLOCK_X BLOCK_Y
+ *
+ * block by block, each block's threads as OS threads, on a matrix whose
+ * every byte differs from its neighbours', and compares every byte of the
+ * output with the transpose.  Exit 0 equal, 1 with the first difference,
+ * 2 on bad arguments. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* the kernel's dynamic shared memory, one block at a time */
+__attribute__((aligned(16))) elem_t tile[TN_SMEM_ELEMS];
+
+struct tn_host_args {
+  const elem_t *in;
+  elem_t *out;
+  int rows, cols;
+  dim3 thread;
+};
+
+static void *tn_host_thread(void *arg)
+{
+  struct tn_host_args *a = (struct tn_host_args *)arg;
+  threadIdx = a->thread;
+  transpose(a->in, a->out, a->rows, a->cols);
+  return NULL;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc != 6)
+    return 2;
+  int rows = atoi(argv[1]), cols = atoi(argv[2]);
+  unsigned gx = (unsigned)atoi(argv[3]);
+  unsigned bx = (unsigned)atoi(argv[4]), by = (unsigned)atoi(argv[5]);
+  if (rows < 1 || cols < 1 || gx < 1 || bx < 1 || by < 1 ||
+      bx * by > 1024)
+    return 2;
+  size_t n = (size_t)rows * cols, bytes = n * sizeof(elem_t);
+  unsigned char *in = (unsigned char *)malloc(bytes);
+  unsigned char *out = (unsigned char *)malloc(bytes);
+  struct tn_host_args *args =
+      (struct tn_host_args *)calloc(bx * by, sizeof(*args));
+  pthread_t *threads = (pthread_t *)calloc(bx * by, sizeof(*threads));
+  if (!in || !out || !args || !threads)
+    return 2;
+  /* bytes of a multiplicative hash: an element moved to a wrong place, or
+   * a byte of it, shows */
+  for (size_t i = 0; i < bytes; i++)
+    in[i] = (unsigned char)((i * 2654435761u) >> 13);
+  memset(out, 0xa5, bytes);
+  gridDim = dim3{gx, 1, 1};
+  blockDim = dim3{bx, by, 1};
+  for (unsigned b = 0; b < gx; b++) {
+    blockIdx = dim3{b, 0, 0};
+    pthread_barrier_init(&tn_block_barrier, NULL, bx * by);
+    for (unsigned t = 0; t < bx * by; t++) {
+      args[t] = tn_host_args{(const elem_t *)in, (elem_t *)out, rows, cols,
+                             dim3{t % bx, t / bx, 0}};
+      if (pthread_create(&threads[t], NULL, tn_host_thread, &args[t]) != 0)
+        return 2;
+    }
+    for (unsigned t = 0; t < bx * by; t++)
+      pthread_join(threads[t], NULL);
+    pthread_barrier_destroy(&tn_block_barrier);
+  }
+  const size_t eb = sizeof(elem_t);
+  for (size_t r = 0; r < (size_t)rows; r++)
+    for (size_t c = 0; c < (size_t)cols; c++)
+      if (memcmp(out + (c * rows + r) * eb, in + (r * cols + c) * eb, eb)) {
+        printf("out[%zu][%zu] differs from in[%zu][%zu]\n", c, r, r, c);
+        return 1;
+      }
+  printf("equal: %d x %d, %u blocks of %u x %u threads\n", rows, cols, gx,
+         bx, by);
+  return 0;
+}
