@@ -4,6 +4,7 @@
  * with dlsym, so nothing here links against cuBLASLt or cudart. */
 #define _POSIX_C_SOURCE 200809L
 #include "gpu/cublaslt.h"
+#include "gpu/toolkit_lib.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -69,30 +70,7 @@ static void *open_library(void)
 {
   static const char *const names[] = {"libcublasLt.so.13",
                                       "libcublasLt.so.12", "libcublasLt.so"};
-  const int n_names = (int)(sizeof(names) / sizeof(names[0]));
-  const char *dirs[2];
-  char path[4096];
-  int i, d, nd = 0;
-  void *h;
-
-  for (i = 0; i < n_names; i++) {
-    h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (h)
-      return h;
-  }
-  /* the toolkit's own folder, when the loader's path does not have it */
-  dirs[nd] = getenv("CUDA_HOME");
-  if (dirs[nd] && *dirs[nd])
-    nd++;
-  dirs[nd++] = "/usr/local/cuda";
-  for (d = 0; d < nd; d++)
-    for (i = 0; i < n_names; i++) {
-      snprintf(path, sizeof(path), "%s/lib64/%s", dirs[d], names[i]);
-      h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-      if (h)
-        return h;
-    }
-  return NULL;
+  return tn_toolkit_lib_open(names, (int)(sizeof(names) / sizeof(names[0])));
 }
 
 /* Loads the library and creates the handle.  Returns 0 or -1 (g.error). */
