@@ -77,5 +77,9 @@ int main(int argc, char **argv)
       }
   printf("equal: %d x %d, %u blocks of %u x %u threads\n", rows, cols, gx,
          bx, by);
+  free(in);
+  free(out);
+  free(args);
+  free(threads);
   return 0;
 }

@@ -3,7 +3,9 @@
  * C++ compiler with tests/support/cuda_host.h (a CUDA thread an OS thread,
  * __syncthreads a barrier) and tests/support/transpose_host_main.h, and run
  * on matrices of whole tiles, of vectors cut by the edges, and of no
- * vectors, every output byte compared with the transpose.  It checks the
+ * vectors, every output byte compared with the transpose, under
+ * AddressSanitizer (an access past a buffer stops it: no comparison of
+ * the outputs would see a write past the last row).  It checks the
  * template's indexing, the rectangular tiles (tile_rows) among it, where no
  * GPU is: the GPU tests check the same on the device.  The threads' path
  * with cache 0 only (inline PTX has no host form).
@@ -40,11 +42,16 @@ static const point_spec points[] = {
     {"fp32", 32, 16, 4, 4, 0, 0, "xor", 1},
     {"fp64", 32, 64, 4, 1, 0, 0, "xor", 1},
     {"fp64", 32, 0, 4, 2, 0, 0, "sw128", 2},
+    /* pack wider than vec: the packed reads' rows past the edge */
+    {"int8", 64, 16, 16, 4, 0, 0, "none", 16},
 };
 
 /* Whole tiles of every point; vectors of up to 16 cut by both edges;
- * sizes no vector divides. */
-static const int sizes[][2] = {{512, 256}, {528, 304}, {301, 517}};
+ * sizes no vector divides; columns a multiple of 4 but not of 16 (packs
+ * wider than the vectors) and rows past every rectangle's edge; a matrix
+ * smaller than one tile. */
+static const int sizes[][2] = {{512, 256}, {528, 304}, {301, 517},
+                                {536, 308}, {40, 24}};
 
 static int make_point(const point_spec *s, tn_params *p, tn_problem *prob)
 {
@@ -113,8 +120,9 @@ static int build(const point_spec *s, int n, const tn_template *tpl,
   if (strrchr(dir, '/'))
     *strrchr(dir, '/') = '\0';
   snprintf(cmd, sizeof(cmd),
-           "'%s' -std=c++17 -O1 -fno-strict-aliasing -pthread -w -I'%s' "
-           "-I'%s' -o '%s' '%s' 2>&1",
+           "'%s' -std=c++17 -O1 -fno-strict-aliasing -pthread -w "
+           "-fsanitize=address,undefined -fno-sanitize-recover=all "
+           "-I'%s' -I'%s' -o '%s' '%s' 2>&1",
            cxx, support, dir, exe, src);
   rc = system(cmd);
   if (rc != 0) {
