@@ -25,6 +25,7 @@
  * (tuner/gpu/cublas.c), for fp8 cuBLASLt's matmul with the same types,
  * scales and accumulation (tuner/gpu/cublaslt.c). */
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -455,6 +456,21 @@ static int check_problem(const tn_family *fam, const tn_problem *prob,
       snprintf(why, n, "output = \"input\" would make C %s: an fp8 GEMM's "
                        "C is \"f32\" or \"bf16\"", in);
       return 1;
+    }
+    if (prob->opt[WG_OPT_ALPHA] != 0) {
+      /* the kernel multiplies alpha by the scales in fp32 */
+      float f = (float)prob->opt[WG_OPT_ALPHA] *
+                (float)prob->opt[WG_OPT_SCALE_A] *
+                (float)prob->opt[WG_OPT_SCALE_B];
+      if (!(fabsf(f) <= FLT_MAX) || fabsf(f) < FLT_MIN) {
+        snprintf(why, n, "alpha * scale_a * scale_b = %g * %g * %g is "
+                         "past fp32's range (%g to %g in magnitude), in "
+                         "which the kernel multiplies them",
+                 prob->opt[WG_OPT_ALPHA], prob->opt[WG_OPT_SCALE_A],
+                 prob->opt[WG_OPT_SCALE_B], (double)FLT_MIN,
+                 (double)FLT_MAX);
+        return 1;
+      }
     }
     return 0;
   }
