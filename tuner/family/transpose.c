@@ -3,9 +3,10 @@
  * default, fp16, bf16, fp8, int8, fp64; a transpose moves bits, so each
  * is its width).
  *
- * Mirrors templates/transpose.cu: a block of tile / vec x tile /
- * rows_per_thread threads moves one tile x tile tile through shared
- * memory; `group` orders the tiles among blocks.  The layouts the space
+ * Mirrors templates/transpose.cu: a block of tile / vec x tile_rows /
+ * rows_per_thread threads moves one tile_rows x tile tile through shared
+ * memory (tile_rows 0: tile x tile); `group` orders the tiles among
+ * blocks; `cache` puts hints on the threads' global accesses.  The layouts the space
  * holds for each width: a pad in elements or in 4-byte words (pad_unit),
  * xor at the granularity of the bank (4-byte words for narrower elements,
  * elements for fp64) and CuTe-form swizzles, vectors of up to 16 bytes,
