@@ -6,7 +6,8 @@
  * Rendered by the tuner, which defines before this text:
  *   TN_TILE             tile edge in elements (8 .. 256, a power of two):
  *                       its columns, and its rows unless TN_TILE_ROWS
- *   TN_ROWS_PER_THREAD  tile rows each thread moves (divides TN_TILE)
+ *   TN_ROWS_PER_THREAD  tile rows each thread moves (divides TN_TILE and
+ *                       TN_TILE_R)
  *   TN_VEC              elements each thread moves per row (1 .. 16, at
  *                       most 16 bytes): the width of its global accesses
  *   TN_PAD, TN_PAD_UNIT padding at the end of each tile row, in elements
@@ -47,8 +48,8 @@
  * A block is (TN_TILE / TN_VEC) x (TN_TILE_R / TN_ROWS_PER_THREAD) threads
  * and moves one TN_TILE_R x TN_TILE tile.  The grid is one-dimensional:
  * block b takes tiles in groups of TN_GROUP tile rows, column by column
- * within a group, so that blocks running together touch compact regions of both
- * matrices (TN_GROUP = 1: row by row).  A batch of matrices (the
+ * within a group, so that blocks running together touch compact regions
+ * of both matrices (TN_GROUP = 1: row by row).  A batch of matrices (the
  * families transpose_batched and transpose_heads), each contiguous, one
  * after the other in both buffers: block (x, y, z) moves tile x of
  * matrix y + gridDim.y * z.
@@ -157,8 +158,8 @@ template <> struct global_io<8> {
   {
     float2 v;
     asm(TN_LD_HINTS ".v2.f32 {%0, %1}, [%2];"
-                 : "=f"(v.x), "=f"(v.y)
-                 : "l"(p));
+        : "=f"(v.x), "=f"(v.y)
+        : "l"(p));
     return v;
   }
   static __device__ __forceinline__ void st(void *p, float2 v)
@@ -172,8 +173,8 @@ template <> struct global_io<16> {
   {
     float4 v;
     asm(TN_LD_HINTS ".v4.f32 {%0, %1, %2, %3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "l"(p));
+        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+        : "l"(p));
     return v;
   }
   static __device__ __forceinline__ void st(void *p, float4 v)
