@@ -28,9 +28,10 @@ struct dim3 {
   unsigned x, y, z;
 };
 
-/* the block's, set before its threads start; each thread's own */
-static dim3 blockIdx, gridDim, blockDim;
-static thread_local dim3 threadIdx;
+/* the grid's and the block's shape, set before the threads start; each
+ * thread's own index, and the block it is running */
+static dim3 gridDim, blockDim;
+static thread_local dim3 threadIdx, blockIdx;
 static pthread_barrier_t tn_block_barrier;
 
 static inline void __syncthreads(void)

@@ -4,7 +4,8 @@
  *
  *   prog ROWS COLS GRID_X BLOCK_X BLOCK_Y
  *
- * block by block, each block's threads as OS threads, on a matrix whose
+ * block by block, each block's threads as OS threads (made once, each
+ * taking every block in turn, a barrier between blocks), on a matrix whose
  * every byte differs from its neighbours', and compares every byte of the
  * output with the transpose.  Exit 0 equal, 1 with the first difference,
  * 2 on bad arguments. */
@@ -22,11 +23,17 @@ struct tn_host_args {
   dim3 thread;
 };
 
+/* A CUDA thread: every block in turn, waiting for the whole block before
+ * the next one reuses the shared tile. */
 static void *tn_host_thread(void *arg)
 {
   struct tn_host_args *a = (struct tn_host_args *)arg;
   threadIdx = a->thread;
-  transpose(a->in, a->out, a->rows, a->cols);
+  for (unsigned b = 0; b < gridDim.x; b++) {
+    blockIdx = dim3{b, 0, 0};
+    transpose(a->in, a->out, a->rows, a->cols);
+    pthread_barrier_wait(&tn_block_barrier);
+  }
   return NULL;
 }
 
@@ -55,19 +62,16 @@ int main(int argc, char **argv)
   memset(out, 0xa5, bytes);
   gridDim = dim3{gx, 1, 1};
   blockDim = dim3{bx, by, 1};
-  for (unsigned b = 0; b < gx; b++) {
-    blockIdx = dim3{b, 0, 0};
-    pthread_barrier_init(&tn_block_barrier, NULL, bx * by);
-    for (unsigned t = 0; t < bx * by; t++) {
-      args[t] = tn_host_args{(const elem_t *)in, (elem_t *)out, rows, cols,
-                             dim3{t % bx, t / bx, 0}};
-      if (pthread_create(&threads[t], NULL, tn_host_thread, &args[t]) != 0)
-        return 2;
-    }
-    for (unsigned t = 0; t < bx * by; t++)
-      pthread_join(threads[t], NULL);
-    pthread_barrier_destroy(&tn_block_barrier);
+  pthread_barrier_init(&tn_block_barrier, NULL, bx * by);
+  for (unsigned t = 0; t < bx * by; t++) {
+    args[t] = tn_host_args{(const elem_t *)in, (elem_t *)out, rows, cols,
+                           dim3{t % bx, t / bx, 0}};
+    if (pthread_create(&threads[t], NULL, tn_host_thread, &args[t]) != 0)
+      return 2;
   }
+  for (unsigned t = 0; t < bx * by; t++)
+    pthread_join(threads[t], NULL);
+  pthread_barrier_destroy(&tn_block_barrier);
   const size_t eb = sizeof(elem_t);
   for (size_t r = 0; r < (size_t)rows; r++)
     for (size_t c = 0; c < (size_t)cols; c++)
