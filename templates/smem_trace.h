@@ -9,7 +9,11 @@
  * back to compare with the family's plan.  A hook runs in every lane of a
  * warp, with `active` saying whether the lane makes the access, so that
  * lanes' sequence numbers stay aligned; put it outside lane-divergent
- * branches.  CUDA only (not for the C model). */
+ * branches.  CUDA only (not for the C model).
+ *
+ * TN_TRACE_HOST, for a template run on the host (tests/support/
+ * cuda_host.h): the hooks call tn_trace_host_base and tn_trace_host_access,
+ * which the host program defines, for every block of the grid. */
 #ifndef TN_SMEM_TRACE_H
 #define TN_SMEM_TRACE_H
 
@@ -80,6 +84,21 @@ __device__ __noinline__ void tn_trace_access(unsigned op, unsigned width,
 /* stmatrix: the same, the lane's row address of 16 bytes */
 #define TN_TRACE_STMATRIX(p, active)                                         \
   tn_trace_access(TN_TRACE_OP_STMATRIX, 16, (p), (active))
+#elif defined(TN_TRACE_HOST) && TN_TRACE_HOST
+static void tn_trace_host_base(const void *array);
+static void tn_trace_host_access(unsigned op, unsigned width, const void *p,
+                                 bool active);
+#define TN_TRACE_BASE(array) tn_trace_host_base(array)
+#define TN_TRACE_LD(p, width, active)                                        \
+  tn_trace_host_access(TN_TRACE_OP_LD, (width), (p), (active))
+#define TN_TRACE_ST(p, width, active)                                        \
+  tn_trace_host_access(TN_TRACE_OP_ST, (width), (p), (active))
+#define TN_TRACE_CP_ASYNC(p, width, active)                                  \
+  tn_trace_host_access(TN_TRACE_OP_CP_ASYNC_CG, (width), (p), (active))
+#define TN_TRACE_LDMATRIX(p, active)                                         \
+  tn_trace_host_access(TN_TRACE_OP_LDMATRIX, 16, (p), (active))
+#define TN_TRACE_STMATRIX(p, active)                                         \
+  tn_trace_host_access(TN_TRACE_OP_STMATRIX, 16, (p), (active))
 #else
 #define TN_TRACE_BASE(array) ((void)0)
 #define TN_TRACE_LD(p, width, active) ((void)0)

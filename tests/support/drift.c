@@ -270,22 +270,41 @@ int tn_block_plan_add(tn_block_plan *bp, int warp, const tn_warp_access *a,
   return 0;
 }
 
+/* Accesses a plan may emit before the recorder gives up: a plan that
+ * loops without end is a failure, not an exhausted memory. */
+#define TN_DRIFT_MAX_RECORDS 20000000LL
+
 static void record_block(void *ctx, const tn_warp_access *a,
                          long long times)
 {
   tn_block_plan *bp = ctx;
   if (bp->failed)
     return;
-  if (times > 1000000) {
+  if (times > TN_DRIFT_MAX_RECORDS - bp->n) {
     bp->failed = 1;
     snprintf(bp->why, sizeof(bp->why),
-             "an access runs %lld times in a one-block problem", times);
+             "the plan emits more than %lld accesses", TN_DRIFT_MAX_RECORDS);
     return;
   }
   if (tn_block_plan_add(bp, -1, a, times) != 0) {
     bp->failed = 1;
     snprintf(bp->why, sizeof(bp->why), "out of memory");
   }
+}
+
+int tn_drift_grid_plan(const tn_family *f, const tn_params *p,
+                       const tn_problem *prob, tn_block_plan *out,
+                       char *why, size_t n)
+{
+  memset(out, 0, sizeof(*out));
+  if (run_plan(f, p, prob, record_block, out, why, n) != 0)
+    return -1;
+  if (out->failed) {
+    snprintf(why, n, "%s", out->why);
+    tn_block_plan_free(out);
+    return -1;
+  }
+  return 0;
 }
 
 int tn_drift_block_plan(const tn_family *f, const tn_params *p,
@@ -300,13 +319,7 @@ int tn_drift_block_plan(const tn_family *f, const tn_params *p,
              l.grid[0], l.grid[1], l.grid[2]);
     return -1;
   }
-  if (run_plan(f, p, prob, record_block, out, why, n) != 0)
-    return -1;
-  if (out->failed) {
-    snprintf(why, n, "%s", out->why);
-    return -1;
-  }
-  return 0;
+  return tn_drift_grid_plan(f, p, prob, out, why, n);
 }
 
 static int rec_cmp(const void *pa, const void *pb)

@@ -74,6 +74,12 @@ int tn_block_plan_add(tn_block_plan *bp, int warp, const tn_warp_access *a,
 int tn_drift_block_plan(const tn_family *f, const tn_params *p,
                         const tn_problem *prob, tn_block_plan *out,
                         char *why, size_t n);
+/* The accesses of every block of f's launch on prob, warp -1 (the
+ * host emulation's trace covers the whole grid).  Returns 0, or -1 with
+ * why. */
+int tn_drift_grid_plan(const tn_family *f, const tn_params *p,
+                       const tn_problem *prob, tn_block_plan *out,
+                       char *why, size_t n);
 
 /* One record of an instrumented kernel's trace (templates' TN_TRACE). */
 typedef struct {

@@ -7,14 +7,21 @@
  * AddressSanitizer (an access past a buffer stops it: no comparison of
  * the outputs would see a write past the last row).  It checks the
  * template's indexing, the rectangular tiles (tile_rows) among it, where no
- * GPU is: the GPU tests check the same on the device.  The threads' path
- * with cache 0 only (inline PTX has no host form).
+ * GPU is: the GPU tests check the same on the device.
+ *
+ * The programs are built with the template's trace hooks (smem_trace.h's
+ * TN_TRACE_HOST): every shared-memory access of every block, grouped into
+ * warp accesses, must equal the family's plan (tn_transpose_plan, which
+ * the model prices) as multisets, the edge tiles' vectors and partial
+ * warps among them; the GPU drift test compares one-block problems only.
+ * The threads' path with cache 0 only (inline PTX has no host form).
  *
  * Usage: test_transpose_emulate CXX TEMPLATE SUPPORT_DIR WORK_DIR */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "drift.h"
 #include "family/family.h"
 #include "family/param.h"
 #include "pipeline/render.h"
@@ -28,22 +35,25 @@ typedef struct {
   const char *elem;
   int tile, tile_rows, rpt, vec, pad, pad_unit;
   const char *swizzle;
-  int pack;
+  int pack, group;
 } point_spec;
 
 /* Rectangles of both shapes for each width, and squares beside them. */
 static const point_spec points[] = {
-    {"int8", 128, 256, 8, 16, 0, 0, "xor", 4},
-    {"int8", 64, 128, 4, 8, 1, 4, "none", 1},
-    {"int8", 128, 0, 8, 16, 0, 0, "xor", 4},
-    {"fp16", 128, 64, 8, 8, 0, 0, "xor", 2},
-    {"fp16", 64, 256, 8, 4, 1, 4, "none", 2},
-    {"fp32", 64, 128, 4, 2, 1, 0, "none", 1},
-    {"fp32", 32, 16, 4, 4, 0, 0, "xor", 1},
-    {"fp64", 32, 64, 4, 1, 0, 0, "xor", 1},
-    {"fp64", 32, 0, 4, 2, 0, 0, "sw128", 2},
+    {"int8", 128, 256, 8, 16, 0, 0, "xor", 4, 1},
+    {"int8", 64, 128, 4, 8, 1, 4, "none", 1, 1},
+    {"int8", 128, 0, 8, 16, 0, 0, "xor", 4, 1},
+    {"fp16", 128, 64, 8, 8, 0, 0, "xor", 2, 1},
+    {"fp16", 64, 256, 8, 4, 1, 4, "none", 2, 1},
+    {"fp16", 32, 16, 4, 8, 0, 0, "xor", 2, 3},
+    {"fp32", 64, 128, 4, 2, 1, 0, "none", 1, 1},
+    {"fp32", 32, 16, 4, 4, 0, 0, "xor", 1, 1},
+    {"fp32", 64, 32, 8, 4, 0, 0, "cute(3,2,3)", 4, 1},
+    {"fp32", 32, 0, 4, 4, 0, 0, "xor", 1, 3},
+    {"fp64", 32, 64, 4, 1, 0, 0, "xor", 1, 1},
+    {"fp64", 32, 0, 4, 2, 0, 0, "sw128", 2, 1},
     /* pack wider than vec: the packed reads' rows past the edge */
-    {"int8", 64, 16, 16, 4, 0, 0, "none", 16},
+    {"int8", 64, 16, 16, 4, 0, 0, "none", 16, 1},
 };
 
 /* Whole tiles of every point; vectors of up to 16 cut by both edges;
@@ -68,6 +78,7 @@ static int make_point(const point_spec *s, tn_params *p, tn_problem *prob)
   p->v[IDX("pad")].i = s->pad;
   p->v[IDX("pad_unit")].i = s->pad_unit;
   p->v[IDX("pack")].i = s->pack;
+  p->v[IDX("group")].i = s->group;
   if (tn_swizzle_parse(s->swizzle, &p->v[IDX("swizzle")].sw, why,
                        sizeof(why)) != 0 ||
       k < 0)
@@ -121,6 +132,7 @@ static int build(const point_spec *s, int n, const tn_template *tpl,
     *strrchr(dir, '/') = '\0';
   snprintf(cmd, sizeof(cmd),
            "'%s' -std=c++17 -O1 -fno-strict-aliasing -pthread -w "
+           "-DTN_TRACE_HOST=1 "
            "-fsanitize=address,undefined -fno-sanitize-recover=all "
            "-I'%s' -I'%s' -o '%s' '%s' 2>&1",
            cxx, support, dir, exe, src);
@@ -132,12 +144,59 @@ static int build(const point_spec *s, int n, const tn_template *tpl,
   return 0;
 }
 
-/* Runs exe on each size with the family's launch; the failures. */
+/* Reads the trace exe wrote and compares it with the plan of p on prob;
+ * the accesses in one and not the other (0 equal), or -1. */
+static long long compare_trace(const char *path, const tn_params *p,
+                               const tn_problem *prob, const char *label)
+{
+  tn_block_plan plan, trace;
+  tn_trace_rec *recs = NULL;
+  char why[TN_REASON_LEN] = "";
+  long long n = 0, bad;
+  size_t cap = 0;
+  FILE *f = fopen(path, "rb");
+
+  if (f == NULL) {
+    fprintf(stderr, "%s: no trace %s\n", label, path);
+    return -1;
+  }
+  for (;;) {
+    if ((size_t)n == cap) {
+      size_t c = cap ? 2 * cap : 4096;
+      tn_trace_rec *r = realloc(recs, c * sizeof(*r));
+      if (r == NULL)
+        break;
+      recs = r;
+      cap = c;
+    }
+    if (fread(&recs[n], sizeof(*recs), 1, f) != 1)
+      break;
+    n++;
+  }
+  fclose(f);
+  if (tn_drift_trace_group(recs, n, &trace, why, sizeof(why)) != 0 ||
+      tn_drift_grid_plan(fam, p, prob, &plan, why, sizeof(why)) != 0) {
+    fprintf(stderr, "%s: %s\n", label, why);
+    free(recs);
+    return -1;
+  }
+  free(recs);
+  bad = tn_drift_compare(&plan, &trace, label, 4);
+  if (plan.n == 0)
+    bad = -1; /* a point whose accesses are not hooked compares nothing */
+  tn_block_plan_free(&plan);
+  tn_block_plan_free(&trace);
+  return bad;
+}
+
+/* Runs exe on each size with the family's launch, its output compared
+ * with the transpose and its trace with the plan; the failures. */
 static int run_sizes(const point_spec *s, int n, const char *exe)
 {
   int i, failed = 0;
   for (i = 0; i < (int)(sizeof(sizes) / sizeof(sizes[0])); i++) {
-    char cmd[8192], why[TN_REASON_LEN] = "";
+    char cmd[16384], trace[4200], label[256], why[TN_REASON_LEN] = "";
+    long long bad;
     tn_params p;
     tn_problem prob;
     tn_launch l;
@@ -152,16 +211,24 @@ static int run_sizes(const point_spec *s, int n, const char *exe)
       continue;
     }
     fam->launch(fam, &p, &prob, &l);
-    snprintf(cmd, sizeof(cmd), "'%s' %d %d %u %u %u", exe, sizes[i][0],
-             sizes[i][1], l.grid[0], l.block[0], l.block[1]);
+    snprintf(trace, sizeof(trace), "%s.trace", exe);
+    snprintf(cmd, sizeof(cmd), "'%s' %d %d %u %u %u '%s'", exe, sizes[i][0],
+             sizes[i][1], l.grid[0], l.block[0], l.block[1], trace);
+    snprintf(label, sizeof(label), "point %d (%s tile %d tile_rows %d): "
+                                   "%d x %d",
+             n, s->elem, s->tile, s->tile_rows, sizes[i][0], sizes[i][1]);
     rc = system(cmd);
     if (rc != 0) {
-      fprintf(stderr, "point %d (%s tile %d tile_rows %d): %d x %d: "
-                      "exit %d\n",
-              n, s->elem, s->tile, s->tile_rows, sizes[i][0], sizes[i][1],
-              rc);
+      fprintf(stderr, "%s: exit %d\n", label, rc);
       failed++;
+      continue;
     }
+    bad = compare_trace(trace, &p, &prob, label);
+    if (bad > 0)
+      fprintf(stderr, "%s: the trace and the plan differ in %lld accesses\n",
+              label, bad);
+    failed += bad != 0;
+    remove(trace);
   }
   return failed;
 }
