@@ -43,43 +43,27 @@ static const char *status_text(cublasStatus_t s)
   return buf;
 }
 
-static void *open_library(void)
-{
-  static const char *const names[] = {"libcublas.so.13", "libcublas.so.12",
-                                      "libcublas.so.11", "libcublas.so"};
-  return tn_toolkit_lib_open(names, (int)(sizeof(names) / sizeof(names[0])));
-}
-
 /* Loads the library and creates the handle.  Returns 0 or -1 (g.error). */
 static int load(void)
 {
+  static const char *const names[] = {"libcublas.so.13", "libcublas.so.12",
+                                      "libcublas.so.11", "libcublas.so"};
+#define CUBLAS_SYM(f) {#f, (void **)&g.f, 0},
+  static const tn_toolkit_sym syms[] = {
+      CUBLAS_FUNCS(CUBLAS_SYM){"cublasGetStatusString",
+                               (void **)&g.status_string, 1}};
+#undef CUBLAS_SYM
   cublasStatus_t s;
-  const char *sym = NULL;
 
   g.tried = 1;
   /* TF32 off whatever the environment says; cuBLAS reads it when loaded */
   setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
-  g.lib = open_library();
-  if (g.lib == NULL) {
-    const char *e = dlerror();
-    snprintf(g.error, sizeof(g.error),
-             "cuBLAS not found (libcublas.so.13, .12, .11, libcublas.so): %s",
-             e ? e : "?");
+  g.lib = tn_toolkit_lib_load("cuBLAS", names,
+                              (int)(sizeof(names) / sizeof(names[0])), syms,
+                              (int)(sizeof(syms) / sizeof(syms[0])), g.error,
+                              sizeof(g.error));
+  if (g.lib == NULL)
     return -1;
-  }
-#define CUBLAS_LOAD(f)                                                       \
-  if (sym == NULL) {                                                         \
-    *(void **)&g.f = dlsym(g.lib, #f);                                       \
-    if (g.f == NULL)                                                         \
-      sym = #f;                                                              \
-  }
-  CUBLAS_FUNCS(CUBLAS_LOAD)
-#undef CUBLAS_LOAD
-  *(void **)&g.status_string = dlsym(g.lib, "cublasGetStatusString");
-  if (sym) {
-    snprintf(g.error, sizeof(g.error), "cuBLAS lacks %s", sym);
-    goto fail;
-  }
   s = g.cublasCreate_v2(&g.handle);
   if (s != CUBLAS_STATUS_SUCCESS) {
     snprintf(g.error, sizeof(g.error), "cublasCreate: %s", status_text(s));

@@ -66,42 +66,25 @@ static const char *status_text(cublasStatus_t s)
   return buf;
 }
 
-static void *open_library(void)
-{
-  static const char *const names[] = {"libcublasLt.so.13",
-                                      "libcublasLt.so.12", "libcublasLt.so"};
-  return tn_toolkit_lib_open(names, (int)(sizeof(names) / sizeof(names[0])));
-}
-
 /* Loads the library and creates the handle.  Returns 0 or -1 (g.error). */
 static int load(void)
 {
+  static const char *const names[] = {"libcublasLt.so.13",
+                                      "libcublasLt.so.12", "libcublasLt.so"};
+#define LT_SYM(f) {#f, (void **)&g.f, 0},
+  static const tn_toolkit_sym syms[] = {
+      LT_FUNCS(LT_SYM){"cublasLtGetStatusString", (void **)&g.status_string,
+                       1}};
+#undef LT_SYM
   cublasStatus_t s;
-  const char *sym = NULL;
 
   g.tried = 1;
-  g.lib = open_library();
-  if (g.lib == NULL) {
-    const char *e = dlerror();
-    snprintf(g.error, sizeof(g.error),
-             "cuBLASLt not found (libcublasLt.so.13, .12, libcublasLt.so): "
-             "%s",
-             e ? e : "?");
+  g.lib = tn_toolkit_lib_load("cuBLASLt", names,
+                              (int)(sizeof(names) / sizeof(names[0])), syms,
+                              (int)(sizeof(syms) / sizeof(syms[0])), g.error,
+                              sizeof(g.error));
+  if (g.lib == NULL)
     return -1;
-  }
-#define LT_LOAD(f)                                                           \
-  if (sym == NULL) {                                                         \
-    *(void **)&g.f = dlsym(g.lib, #f);                                       \
-    if (g.f == NULL)                                                         \
-      sym = #f;                                                              \
-  }
-  LT_FUNCS(LT_LOAD)
-#undef LT_LOAD
-  *(void **)&g.status_string = dlsym(g.lib, "cublasLtGetStatusString");
-  if (sym) {
-    snprintf(g.error, sizeof(g.error), "cuBLASLt lacks %s", sym);
-    goto fail;
-  }
   s = g.cublasLtCreate(&g.handle);
   if (s != CUBLAS_STATUS_SUCCESS) {
     snprintf(g.error, sizeof(g.error), "cublasLtCreate: %s",

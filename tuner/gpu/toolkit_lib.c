@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void *tn_toolkit_lib_open(const char *const *names, int n)
 {
@@ -29,4 +30,35 @@ void *tn_toolkit_lib_open(const char *const *names, int n)
         return h;
     }
   return NULL;
+}
+
+void *tn_toolkit_lib_load(const char *what, const char *const *names, int n,
+                          const tn_toolkit_sym *syms, int n_syms, char *why,
+                          size_t why_len)
+{
+  void *lib = tn_toolkit_lib_open(names, n);
+  int i;
+
+  if (lib == NULL) {
+    const char *e = dlerror();
+    char tried[512] = "";
+    size_t len = 0;
+    for (i = 0; i < n && len < sizeof(tried); i++)
+      len += (size_t)snprintf(tried + len, sizeof(tried) - len, "%s%s",
+                              i ? ", " : "", names[i]);
+    snprintf(why, why_len, "%s not found (%s): %s", what, tried,
+             e ? e : "?");
+    return NULL;
+  }
+  for (i = 0; i < n_syms; i++) {
+    *syms[i].slot = dlsym(lib, syms[i].name);
+    if (*syms[i].slot == NULL && !syms[i].optional) {
+      snprintf(why, why_len, "%s lacks %s", what, syms[i].name);
+      for (i = 0; i < n_syms; i++)
+        *syms[i].slot = NULL;
+      dlclose(lib);
+      return NULL;
+    }
+  }
+  return lib;
 }

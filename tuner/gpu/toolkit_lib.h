@@ -4,10 +4,28 @@
 #ifndef TN_TOOLKIT_LIB_H
 #define TN_TOOLKIT_LIB_H
 
+#include <stddef.h>
+
 /* dlopen of the first of names[0 .. n - 1] the loader finds, each by name,
  * then under $CUDA_HOME/lib64 and /usr/local/cuda/lib64 (the toolkit's
  * folder, where the loader's path does not have it); NULL if none opens
  * (dlerror says why). */
 void *tn_toolkit_lib_open(const char *const *names, int n);
+
+/* A function to take from the library: its name, where its address goes,
+ * and whether the library may lack it (the slot then stays NULL). */
+typedef struct {
+  const char *name;
+  void **slot;
+  int optional;
+} tn_toolkit_sym;
+
+/* Opens the first of names (tn_toolkit_lib_open) and takes every symbol
+ * of syms into its slot.  Returns the handle, or NULL with why ("WHAT not
+ * found (NAMES): DLERROR" or "WHAT lacks SYMBOL"; the library closed,
+ * the slots NULL again). */
+void *tn_toolkit_lib_load(const char *what, const char *const *names, int n,
+                          const tn_toolkit_sym *syms, int n_syms, char *why,
+                          size_t why_len);
 
 #endif
