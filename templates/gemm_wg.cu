@@ -29,8 +29,13 @@
  *
  * Tiles: a block per tile (TN_PERSISTENT 0), or TN_PERSISTENT blocks that
  * walk the tiles (t, t + gridDim.x, ...), the ring running on across
- * tiles; TN_GROUP_M orders the tiles in groups of rows (L2 reuse), and
- * TN_CLUSTER 2 launches the blocks in pairs (__cluster_dims__).
+ * tiles.  TN_TILE_ORDER and TN_GROUP_M order the tiles (tile_order.h:
+ * rows or groups of rows, a Hilbert curve, a serpentine; L2 reuse of A's
+ * and B's panels).  TN_CLUSTER 2 launches the blocks in pairs
+ * (__cluster_dims__): blocks 2j and 2j + 1, tile numbers next to each
+ * other in the order, each computing its own tile (no multicast), so a
+ * cluster needs of the order only that it maps the tile numbers onto the
+ * tiles one to one.
  *
  * fp8: the k-tiles hold bytes (a swizzle row is TN_SWIZZLE elements) and
  * each wgmma is m64nBNk32.  The tensor cores keep an fp8 sum in a 13-bit
@@ -47,9 +52,9 @@
  *
  * Rendered by tuner/family/gemm_wg.c, which defines TN_<PARAM> for each
  * parameter (bm, bn, bk, consumers, stages, swizzle, producer, maxnreg,
- * cluster, persistent, group_m, epilogue) and TN_TRANS_A, TN_TRANS_B,
- * TN_IN_F16, TN_OUT_F32, TN_THREADS and TN_SMEM_BYTES, and for fp8
- * TN_IN_FP8 and TN_PROMOTE (absent: 0).  The kernel's
+ * cluster, persistent, group_m, epilogue, tile_order) and TN_TRANS_A,
+ * TN_TRANS_B, TN_IN_F16, TN_OUT_F32, TN_THREADS and TN_SMEM_BYTES, and for
+ * fp8 TN_IN_FP8 and TN_PROMOTE (absent: 0).  The kernel's
  * tensor maps (A, B, and C for epilogue 1) are its first parameters; the
  * family's tensor_maps() describes them.  The threads' only shared-memory
  * accesses are epilogue 1's staging stores (gemm_wg_plan.c plans them);
@@ -58,6 +63,7 @@
 #include "smem_trace.h"
 #include "tc_ops.h"
 #include "tma_ops.h"
+#include "tile_order.h"
 
 #ifndef TN_IN_FP8
 #define TN_IN_FP8 0
@@ -162,23 +168,6 @@ typedef opnd<1> op_b;
 #define BAR_OFF (A_RING + B_RING + C_BYTES)
 static_assert(TN_SMEM_BYTES == 1024 + BAR_OFF + 16 * STAGES,
               "the family's shared memory");
-
-/* The tile (tm, tn) of tile index t. */
-__device__ __forceinline__ void tile_of(int t, int tiles_m, int tiles_n,
-                                        int &tm, int &tn)
-{
-#if TN_GROUP_M > 0
-  const int per_group = TN_GROUP_M * tiles_n;
-  const int first = (t / per_group) * TN_GROUP_M;
-  const int rows = min(tiles_m - first, TN_GROUP_M);
-  tm = first + (t % per_group) % rows;
-  tn = (t % per_group) / rows;
-#else
-  (void)tiles_m;
-  tm = t / tiles_n;
-  tn = t % tiles_n;
-#endif
-}
 
 /* The tiles of this block: t0, t0 + step, ... below tiles. */
 #if TN_PERSISTENT > 0
