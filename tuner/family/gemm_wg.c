@@ -12,6 +12,14 @@
  * wgmma reads them through descriptors of the same swizzle; a producer
  * warpgroup or none, 1 or 2 consumer warpgroups, setmaxnreg, clusters of
  * 1 or 2, persistent blocks, the tile order and the epilogue are tuned.
+ * The tile order is tile_order with group_m (templates/tile_order.h): 0
+ * row-major (group_m 0) or groups of group_m tile rows walked column by
+ * column; 1 a generalized Hilbert curve over any tile grid (group_m 0);
+ * 2 the groups as a serpentine (group_m > 0), each next tile, and each
+ * next group's first, in the column of the last.  A cluster of 2 is
+ * blocks 2j and 2j + 1, each its own tile (no multicast yet): any order
+ * serves it.  tile_order was added after results files were written: at
+ * its default, 0, a point and its text are as before.
  * Every point needs the sm_90a target (launch.arch_features), so a run on
  * an sm_90 GPU compiles for sm_90a (arch_features below).  The threads'
  * shared accesses, which the model prices, are only epilogue 1's staging
@@ -90,10 +98,20 @@ static const tn_param_desc params[WG_N_PARAMS] = {
      "132 on an H200)", 0},
     {"group_m", TN_PARAM_INT, 0, 0, 64, 8,
      "0: tiles in row-major order; g: in groups of g tile rows, column by "
-     "column (L2 reuse of A and B)", 0},
+     "column (L2 reuse of A and B); tile_order 1 takes 0, tile_order 2 "
+     "more than 0", 0},
     {"epilogue", TN_PARAM_INT, 0, 0, 1, 0,
      "0: accumulators straight to C; 1: staged in shared memory (stmatrix "
      "for a 16-bit C, st.shared for fp32) and stored by TMA", 0},
+    /* added after results files were written: at 0 a point's text and
+     * results read as before */
+    {"tile_order", TN_PARAM_INT, 0, 0, 2, 0,
+     "the order the blocks take the tiles in (templates/tile_order.h): 0 "
+     "row-major, or with group_m g > 0 groups of g tile rows column by "
+     "column; 1 a generalized Hilbert curve over the tile grid, any shape "
+     "(group_m must be 0); 2 group_m's groups as a serpentine, each "
+     "column's rows reversed from the last's and each group's columns "
+     "from the group's before (group_m must be more than 0)", 1},
 };
 
 /* The tensor maps: A and B (2D, innermost first: k for a K-major operand,
@@ -217,6 +235,19 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
     snprintf(why, n, "maxnreg needs a producer and two consumers: with "
                      "fewer than 384 threads each may hold 255 registers "
                      "already");
+    return 1;
+  }
+  /* each pair of tile_order and group_m a walk of its own: no two points
+   * compile the same kernel */
+  if (p->v[WG_TILE_ORDER].i == 1 && p->v[WG_GROUP_M].i != 0) {
+    snprintf(why, n, "tile_order 1 (the Hilbert curve) takes no groups "
+                     "of rows: group_m must be 0, not %lld",
+             p->v[WG_GROUP_M].i);
+    return 1;
+  }
+  if (p->v[WG_TILE_ORDER].i == 2 && p->v[WG_GROUP_M].i == 0) {
+    snprintf(why, n, "tile_order 2 (the serpentine) walks groups of "
+                     "group_m rows: group_m must be more than 0");
     return 1;
   }
   if (p->v[WG_PERSISTENT].i % p->v[WG_CLUSTER].i != 0) {

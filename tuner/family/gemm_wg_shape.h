@@ -25,6 +25,7 @@ enum {
   WG_PERSISTENT,
   WG_GROUP_M,
   WG_EPILOGUE,
+  WG_TILE_ORDER, /* added after results files were written */
   WG_N_PARAMS
 };
 
