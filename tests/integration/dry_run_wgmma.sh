@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The wgmma GEMM (family gemm_wg) as dry runs, no GPU: --arch sm_90a
 # compiles every point (0 failed) and so does --arch sm_90 (the family
-# needs sm_90a: the run compiles for it); --arch sm_80 and sm_100 refuse
+# needs sm_90a: the run compiles for it), each tile_order among them;
+# --arch sm_80 and sm_100 refuse
 # the config before any work (exit 2) with the reason (sm_80: too old;
 # sm_100: not sm_90a, whose features later architectures lack); a size
 # whose rows are not 16-byte units (K = 1001) is
@@ -19,14 +20,19 @@ fail=0
 cfg=$src/tests/fixtures/configs/gpu-gemm-wg-edges.cfg
 for a in sm_90a sm_90; do
   out=$("$tuner" --config "$cfg" --dry-run --arch $a --no-prune \
-        --cache-dir "$tmp/cache" 2>"$tmp/err")
+        --all-candidates --cache-dir "$tmp/cache" 2>"$tmp/err")
   rc=$?
   [ $rc -eq 0 ] || { echo "FAIL: $a: exit $rc: $(tail -2 "$tmp/err")"; fail=1; }
   grep -q ' 0 failed)' "$tmp/err" ||
     { echo "FAIL: $a: $(tail -1 "$tmp/err")"; fail=1; }
-  n=$(printf '%s\n' "$out" | grep -cE '^ +[0-9]+  .* compiled ')
+  n=$(printf '%s\n' "$out" | grep -cE '^ *[0-9]+  .* compiled ')
   echo "--arch $a: $n points compiled"
   [ "$n" -gt 0 ] || { echo "FAIL: $a: nothing compiled"; fail=1; }
+  # tile_order 0 is left out of a point's text
+  for o in 1 2; do
+    printf '%s\n' "$out" | grep -qE " tile_order=$o +compiled " ||
+      { echo "FAIL: $a: no tile_order $o compiled"; fail=1; }
+  done
 done
 for a in "sm_80:wgmma needs sm_90 or later, not sm_80" \
   "sm_100:wgmma needs sm_90a (the architecture-specific features of sm_90"
