@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# The wgmma GEMM's tile orders (gemm_wg's tile_order, issue 32 part 1) on
+# the H200 in one call: the build; then gemm_wg bf16 tuned at 4096^3 and
+# 8192^3 over the shipped configs' winners (results/runs/gemm-wg-bf16*:
+# 128 x 256 x 64, two consumers and a producer, setmaxnreg, 4 stages,
+# sw128, group_m 8; persistent over 132 best, a block per tile and
+# clusters of 2 within noise; 256 x 128 within noise at 4096^3), each
+# with tile_order 0 (group_m 0, 4, 8, 16), 1 (the Hilbert curve, group_m
+# 0) and 2 (the serpentine, group_m 4, 8, 16): 48 points a size, every
+# one timed with all its repetitions (--no-prune --full-protocol) and
+# verified, cublasGemmEx timed through the same run (the family's
+# baseline; each point against the timing nearest it).  Each size runs
+# twice, the second after the other size, as a look at the spread.
+# nvidia-smi samples the SM clock, power and the clock event reasons
+# every 500 ms throughout (clocks.csv), beside the tuner's own NVML
+# readings in each results file.
+#
+# Usage, from the repository root on the GPU machine (the project's
+# libraries from .deps/env.sh, sourced when it is there):
+#   [BUDGET=500] OUT=DIR bash scripts/gpu_tile_order.sh
+# DIR receives tile-order.tgz (the configs, results and journals, logs,
+# clocks.csv, table.md: per size and point the median and % of cuBLAS),
+# packed again after each step so that a killed call keeps what was done;
+# the table is printed at the end too.
+#   DRY_RUN=1 OUT=DIR bash scripts/gpu_tile_order.sh
+# on a machine without a GPU: no build (build/tuner must be there), each
+# config through --dry-run --arch sm_90a (every point compiled).
+set -u
+: "${OUT:?OUT: the folder the files go to}"
+mkdir -p "$OUT" || exit 1
+budget=${BUDGET:-500}
+dry=${DRY_RUN:-0}
+t0=$(date +%s)
+W=$(mktemp -d /tmp/tile-order.XXXXXX)
+mkdir -p "$W/configs" "$W/results" "$W/logs"
+export TUNER_CACHE_DIR=$W/cache
+tuner=$PWD/build/tuner
+status=0
+
+left() { echo $((budget - ($(date +%s) - t0))); }
+pack() { tar czf "$OUT/tile-order.tgz" -C "$W" configs results logs; }
+# step NAME CAP CMD...: CMD under timeout, at most CAP seconds and what is
+# left of the budget less 15 s for the packing; its output in logs/NAME.log
+step() {
+  local name=$1 cap=$2 t rc s0
+  shift 2
+  t=$(($(left) - 15))
+  [ "$t" -gt "$cap" ] && t=$cap
+  if [ "$t" -lt 20 ]; then
+    printf '%-20s skipped: %ss of the budget left\n' "$name" "$(left)" \
+      >>"$W/logs/summary.txt"
+    status=1
+    return 1
+  fi
+  s0=$(date +%s)
+  echo "command: $*" >"$W/logs/$name.log"
+  timeout -k 10 "$t" "$@" >>"$W/logs/$name.log" 2>&1
+  rc=$?
+  printf '%-20s %4ss  rc=%d%s\n' "$name" $(($(date +%s) - s0)) $rc \
+    "$([ $rc -eq 124 ] && echo " (timed out at ${t}s)")" \
+    >>"$W/logs/summary.txt"
+  [ $rc -ne 0 ] && status=1
+  pack
+  return $rc
+}
+
+# config SIZE: the winners crossed with the orders at SIZE^3, from the
+# shipped config's problem (bf16 in, fp32 C, A K-major, B N-major)
+config() {
+  local n=$1 cfg=$W/configs/tile-order-$1.cfg
+  cat >"$cfg" <<EOF
+# scripts/gpu_tile_order.sh: the shipped winners crossed with the tile
+# orders at ${n}^3 (configs/gemm-wg-bf16.cfg's problem)
+name = "tile-order-$n";
+family = "gemm_wg";
+template = "$PWD/templates/gemm_wg.cu";
+problem = {
+  sizes = ( [$n, $n, $n] );
+  trans_a = false;
+  trans_b = false;
+  alpha = 1.0;
+  beta = 0.0;
+  input = "bf16";
+  output = "f32";
+};
+space = {
+  bm = [128, 256];
+  bn = [128, 256];
+  bk = [64];
+  consumers = [2];
+  stages = [4];
+  swizzle = [128];
+  producer = [1];
+  maxnreg = [1];
+  cluster = [1, 2];
+  persistent = [0, 132];
+  group_m = [0, 4, 8, 16];
+  epilogue = [0];
+  tile_order = [0, 1, 2];
+};
+constraints = [
+  "bm * bn == 32768",
+  "cluster == 1 || persistent == 0",
+  "tile_order == 1 && group_m == 0 || tile_order == 2 && group_m > 0 || tile_order == 0"
+];
+bench = {
+  repetitions = 30;
+  warmup = 5;
+  timeout_s = 30.0;
+};
+EOF
+  echo "$cfg"
+}
+
+if [ -f .deps/env.sh ]; then
+  # shellcheck disable=SC1091
+  source .deps/env.sh
+fi
+: >"$W/logs/summary.txt"
+{
+  echo "tree $(git rev-parse HEAD 2>/dev/null || echo unknown)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm \
+    --format=csv,noheader
+  echo "start $(date -u +%FT%TZ)"
+} >"$W/logs/environment.txt" 2>&1
+
+if [ "$dry" = 1 ]; then
+  for n in 4096 8192; do
+    step "dry-$n" 300 "$tuner" --config "$(config $n)" --dry-run \
+      --arch sm_90a --no-prune --all-candidates
+    grep -oE 'tuner: [0-9]+ candidates.*' "$W/logs/dry-$n.log"
+  done
+  cat "$W/logs/summary.txt"
+  exit $status
+fi
+
+# shellcheck disable=SC2016 # expanded by the inner shell
+step build 240 bash -c 'cmake -S . -B build -DCMAKE_BUILD_TYPE=Release &&
+  cmake --build build -j"$(nproc)" --target tuner' || { pack; exit 1; }
+
+# nvidia-smi's name for the reasons: clocks_event_reasons since driver
+# 535, clocks_throttle_reasons before
+reasons=clocks_throttle_reasons.active
+timeout 10 nvidia-smi --help-query-gpu 2>/dev/null |
+  grep -q clocks_event_reasons.active && reasons=clocks_event_reasons.active
+timeout -k 5 "$(left)" nvidia-smi --id=0 \
+  --query-gpu=timestamp,clocks.sm,clocks.max.sm,power.draw,enforced.power.limit,temperature.gpu,$reasons \
+  --format=csv -lms 500 >"$W/logs/clocks.csv" 2>&1 &
+smi=$!
+
+for pass in a b; do
+  for n in 4096 8192; do
+    step "tune-$n-$pass" 150 "$tuner" --config "$(config $n)" --device 0 \
+      -q --no-prune --full-protocol --output "$W/results/$n-$pass"
+  done
+done
+kill "$smi" 2>/dev/null
+wait "$smi" 2>/dev/null
+
+# the table: per run and point, the median and % of the cuBLAS timing
+# nearest it, the SM clock while it was timed
+python3 - "$W"/results/*/*.json >"$W/logs/table.md" 2>&1 <<'PY' ||
+import json, sys
+keys = ("bm", "bn", "cluster", "persistent", "tile_order", "group_m")
+for path in sys.argv[1:]:
+    d = json.load(open(path))
+    print("## %s (%s)\n" % (d["name"], path.rsplit("/results/", 1)[-1]))
+    for b in d["baselines"]:
+        print("baseline %s: %d timings, spread %.1f%%\n" %
+              (b["name"], len(b.get("measurements", [])),
+               100 * b.get("spread", 0)))
+    print("| " + " | ".join(keys) + " | median ms | % of cuBLAS | SM MHz |")
+    print("|" + " --- |" * (len(keys) + 3))
+    ok = [c for c in d["candidates"] if c.get("status") == "ok"]
+    for c in sorted(ok, key=lambda c: c["median_ms"]):
+        p, k = c["params"], c.get("clocks", {})
+        print("| " + " | ".join(str(p.get(x, 0)) for x in keys) +
+              " | %.4f | %.1f | %s-%s |" %
+              (c["median_ms"], c.get("pct_of_baseline", 0),
+               k.get("sm_mhz_min"), k.get("sm_mhz_max")))
+    bad = [c for c in d["candidates"]
+           if c.get("status") not in ("ok", "pruned")]
+    print("\n%d timed, %d failed or not timed: %s\n" %
+          (len(ok), len(bad),
+           sorted(set(c.get("status") for c in bad)) or "none"))
+PY
+  status=1
+echo "end $(date -u +%FT%TZ), $(($(date +%s) - t0)) s" \
+  >>"$W/logs/environment.txt"
+pack
+cat "$W/logs/summary.txt" "$W/logs/table.md"
+echo "clocks.csv: $(($(wc -l <"$W/logs/clocks.csv") - 1)) readings"
+exit $status
