@@ -373,6 +373,23 @@ static void test_tile_rows(void)
   CHECK(fabs(rows128.term_ms[TN_BOUND_DRAM] * 0.9 -
              rows0.term_ms[TN_BOUND_DRAM]) < 1e-9);
   CHECK(rows128.ms > rows0.ms);
+  {
+    /* read in rows of 128 bytes, written in rows of 64: half the bytes
+     * at each share, 1 / 0.9 and 1 / 0.7 averaged */
+    tn_time_pred rect, flip;
+    in.work.dram_write_row_bytes = 64;
+    predict(&in, &p, &rect);
+    CHECK(fabs(rect.term_ms[TN_BOUND_DRAM] -
+               rows0.term_ms[TN_BOUND_DRAM] * (1 / 0.9 + 1 / 0.7) / 2) <
+          1e-9);
+    in.work.dram_row_bytes = 64; /* the other way round: the same */
+    in.work.dram_write_row_bytes = 128;
+    predict(&in, &p, &flip);
+    CHECK(fabs(flip.term_ms[TN_BOUND_DRAM] - rect.term_ms[TN_BOUND_DRAM]) <
+          1e-12);
+    in.work.dram_row_bytes = 128;
+    in.work.dram_write_row_bytes = 0;
+  }
   /* a derived profile keeps the measured shares */
   tn_profile_derive(tn_arch_find("sm_80"), &p, &d);
   CHECK(fabs(tn_profile_row_share(&d, 128) - 0.9) < 1e-9);

@@ -21,7 +21,6 @@
  * transpose_batched ([batch, rows, cols]) and transpose_heads ([batch,
  * heads, rows, cols]), defined at the end: the batch in the grid's y and
  * z, the copy engine's maps of rank 3. */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -244,9 +243,9 @@ static void estimate(const tn_family *fam, const tn_params *p,
   memset(w, 0, sizeof(*w));
   w->dram_bytes = work(fam, prob);
   /* a tile's rows are read tile * eb bytes at a time and written
-   * tile_rows * eb: the profile takes one length, their geometric mean
-   * (a square's rows) */
-  w->dram_row_bytes = (double)s.eb * sqrt((double)s.tile * s.tile_rows);
+   * tile_rows * eb (a square's alike) */
+  w->dram_row_bytes = (double)s.eb * s.tile;
+  w->dram_write_row_bytes = (double)s.eb * s.tile_rows;
   w->load_bytes = w->dram_bytes / 2;
   /* in flight at once: a thread's loads, or the copy engine's whole tile
    * for the block (its threads wait on one mbarrier for all of it), in

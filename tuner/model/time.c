@@ -146,6 +146,20 @@ static double wave_ms(const tn_time_input *in, const launch_cost *lc,
   }
 }
 
+/* The share of the copy's bandwidth w's DRAM traffic reaches: its rows'
+ * (tn_profile_row_share); with the written half in rows of another
+ * length, half the bytes at each share, so the harmonic mean of the two
+ * (the profile's tiled copies read and write rows of one length). */
+static double dram_share(const tn_profile *p, const tn_time_work *w)
+{
+  double read = tn_profile_row_share(p, w->dram_row_bytes), write;
+  if (w->dram_write_row_bytes <= 0 ||
+      w->dram_write_row_bytes == w->dram_row_bytes)
+    return read;
+  write = tn_profile_row_share(p, w->dram_write_row_bytes);
+  return 2.0 / (1.0 / read + 1.0 / write);
+}
+
 /* One prediction at one end of the profile's ranges. */
 static double predict_at(const tn_time_input *in, const tn_profile *p,
                          int bps, int end, tn_time_pred *out)
@@ -160,8 +174,7 @@ static double predict_at(const tn_time_input *in, const tn_profile *p,
   double lop = pick(&p->lop3_gops, end, 1) * 1e9;
   /* rows of a tile, far apart in DRAM, move slower than a copy's long
    * runs: at the share the profile's tiled copies measured */
-  double bw = pick(&p->copy_gbs, end, 1) * 1e9 *
-              tn_profile_row_share(p, in->work.dram_row_bytes);
+  double bw = pick(&p->copy_gbs, end, 1) * 1e9 * dram_share(p, w);
   double mma = pick(&p->mma_tflops, end, 1) * 1e12;
   double wf = (double)(m->ld_wavefronts + m->st_wavefronts);
   double sinsts = (double)(m->ld_insts + m->st_insts);

@@ -29,6 +29,9 @@ typedef struct {
   /* the bytes of the rows DRAM serves them in, far apart (a tiled
    * transpose's tile width); 0: long runs, the copy's bandwidth */
   double dram_row_bytes;
+  /* where the written half's rows differ (a rectangular tile): their
+   * bytes; 0: as dram_row_bytes */
+  double dram_write_row_bytes;
   double fp32_flops;   /* fp32 FMA flops, 2 a lane an FMA */
   double tensor_flops; /* tensor-core flops */
   double imad_ops;     /* lane ops of address arithmetic (IMAD, IADD) */
