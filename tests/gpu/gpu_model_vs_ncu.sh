@@ -12,54 +12,67 @@
 # (the same source, another run: 1 or 2 of 98 candidates here); those
 # launches are listed as CODE IS NOT THE PLAN with their instruction
 # counts and do not fail the model.
+#
+#   gpu_model_vs_ncu.sh TUNER SRC PART
+#
+# PART is one config of those below (transpose, a width's config such as
+# gpu-transpose-f16, gemm-model, or a tensor-core GEMM config such as
+# gemm-bf16): each is a test of its own (tests/gpu/CMakeLists.txt), so that
+# a call to a GPU machine limited in time can take a few at once.
 set -u
 tuner=$1
 src=$2
+part=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 command -v ncu >/dev/null || { echo "FAIL: ncu not found"; exit 1; }
 fail=0
-python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
-  --config "$src/tests/fixtures/configs/gpu-transpose.cfg" --kernel transpose \
-  --no-prune --out "$tmp/transpose" >"$tmp/transpose.log" 2>&1 || fail=1
-tail -3 "$tmp/transpose.log"
-# the transposes of the other widths (sub-word loads and stores, packed
-# loads, 8-byte accesses in half-warps), by the threads and the copy
-# engine: all equal
-widths="gpu-transpose-f16 gpu-transpose-i8 gpu-transpose-f64"
-widths="$widths gpu-transpose-tma-bf16 gpu-transpose-tma-fp8"
-widths="$widths gpu-transpose-tma-f64"
-for cfg in $widths; do
+cfg=$src/tests/fixtures/configs
+case $part in
+transpose)
   python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
-    --config "$src/tests/fixtures/configs/$cfg.cfg" --kernel transpose --no-prune \
-    --out "$tmp/$cfg" >"$tmp/$cfg.log" 2>&1 || fail=1
-  echo "$cfg: $(tail -1 "$tmp/$cfg.log")"
-done
-python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
-  --config "$src/tests/fixtures/configs/gpu-gemm-model.cfg" --kernel gemm \
-  --no-prune --exclude-cp-async --out "$tmp/gemm" >"$tmp/gemm.log" 2>&1 ||
-  fail=1
-grep -E "^[0-9]+ launches|^DIFFERS|^CODE IS NOT|^launches without" \
-  "$tmp/gemm.log"
-# the tensor-core GEMM: every shipped candidate (the layouts of one tile
-# unpruned, the pruned survivors of the fp16 and bf16 jobs), all equal with
-# cp.async's shared side left out of both counts (--apart-cp-async)
-for cfg in gemm-bf16-layouts gemm-fp16-odd gemm-bf16; do
+    --config "$cfg/gpu-transpose.cfg" --kernel transpose \
+    --no-prune --out "$tmp/$part" >"$tmp/$part.log" 2>&1 || fail=1
+  tail -3 "$tmp/$part.log"
+  ;;
+gpu-transpose-*)
+  # the transposes of the other widths (sub-word loads and stores, packed
+  # loads, 8-byte accesses in half-warps), by the threads and the copy
+  # engine: all equal
+  python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
+    --config "$cfg/$part.cfg" --kernel transpose --no-prune \
+    --out "$tmp/$part" >"$tmp/$part.log" 2>&1 || fail=1
+  echo "$part: $(tail -1 "$tmp/$part.log")"
+  ;;
+gemm-model)
+  python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
+    --config "$cfg/gpu-gemm-model.cfg" --kernel gemm \
+    --no-prune --exclude-cp-async --out "$tmp/$part" >"$tmp/$part.log" 2>&1 ||
+    fail=1
+  grep -E "^[0-9]+ launches|^DIFFERS|^CODE IS NOT|^launches without" \
+    "$tmp/$part.log"
+  ;;
+gemm-bf16-layouts | gemm-fp16-odd | gemm-bf16)
+  # the tensor-core GEMM: every shipped candidate (the layouts of one tile
+  # unpruned, the pruned survivors of the fp16 and bf16 jobs), all equal
+  # with cp.async's shared side left out of both counts (--apart-cp-async)
   np=""
-  [ "$cfg" = gemm-bf16-layouts ] && np=--no-prune
+  [ "$part" = gemm-bf16-layouts ] && np=--no-prune
   python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
-    --config "$src/configs/$cfg.cfg" --kernel gemm_tc $np --apart-cp-async \
-    --out "$tmp/$cfg" >"$tmp/$cfg.log" 2>&1 || fail=1
-  grep -E "^[0-9]+ launches|^[0-9]+\s" "$tmp/$cfg.log" | head -20
-done
-# the per-launch tables, for the record (TUNER_TEST_LOGS=DIR keeps them)
+    --config "$src/configs/$part.cfg" --kernel gemm_tc $np --apart-cp-async \
+    --out "$tmp/$part" >"$tmp/$part.log" 2>&1 || fail=1
+  grep -E "^[0-9]+ launches|^[0-9]+\s" "$tmp/$part.log" | head -20
+  ;;
+*)
+  echo "FAIL: no part $part"
+  exit 2
+  ;;
+esac
+# the per-launch table, for the record (TUNER_TEST_LOGS=DIR keeps it)
 if [ -n "${TUNER_TEST_LOGS:-}" ]; then
   mkdir -p "$TUNER_TEST_LOGS/model_vs_ncu" &&
-    cp "$tmp"/*.log "$TUNER_TEST_LOGS/model_vs_ncu/" &&
-    for k in transpose gemm gemm-bf16-layouts gemm-fp16-odd gemm-bf16 \
-             $widths; do
-      cp "$tmp/$k/model_vs_ncu.tsv" "$TUNER_TEST_LOGS/model_vs_ncu/$k.tsv"
-    done
+    cp "$tmp/$part.log" "$TUNER_TEST_LOGS/model_vs_ncu/" &&
+    cp "$tmp/$part/model_vs_ncu.tsv" "$TUNER_TEST_LOGS/model_vs_ncu/$part.tsv"
 fi
-[ $fail -eq 0 ] && echo "ok: model equals ncu"
+[ $fail -eq 0 ] && echo "ok: model equals ncu ($part)"
 exit $fail
