@@ -9,26 +9,14 @@
 # file whose size overflows refused by the merge with exit 2, nothing
 # written; scripts/widths_table.py's rows of both families.
 set -u
-tuner=$1
-fake=$2
-src=$3
-case "$tuner" in /*) ;; *) tuner=$PWD/$tuner ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+# shellcheck source-path=SCRIPTDIR source=../support/test_util.sh
+. "$(dirname "$0")/../support/test_util.sh"
+tuner=$(absolute "$1") fake=$2 src=$3  # TUNER FAKE_WORKER SOURCE_DIR
+test_start
 export TUNER_WORKER=$fake
 export FAKE_WORKER_SCRIPT="1:fast"
-# config NAME FAMILY SIZES: two points of the threads' path
-config() {
-  cat >"$tmp/$1.cfg" <<CFG
-name = "$1";
-family = "$2";
-template = "$src/templates/transpose.cu";
-problem = { sizes = ( $3 ); elem = "fp16"; };
-space = { tile = [32]; rows_per_thread = [4]; vec = [2]; pad = [0, 1]; };
-bench = { repetitions = 5; warmup = 1; timeout_s = 5.0; seed = 7; };
-CFG
-}
+# config NAME FAMILY SIZES: $tmp/NAME.cfg, of fp16
+config() { transpose_config "$tmp/$1.cfg" "$1" "$2" "$3" fp16; }
 config tb transpose_batched "[2, 64, 64], [8, 64, 64], [3, 96, 32]"
 config th transpose_heads "[2, 4, 64, 32], [2, 2, 32, 64]"
 for job in tb th; do

@@ -6,12 +6,10 @@
 # a budget ends.  bench.budget in the config, a budget of seconds, and a
 # bad budget too.
 set -u
-tuner=$1
-fake=$2
-cfg=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+# shellcheck source-path=SCRIPTDIR source=../support/test_util.sh
+. "$(dirname "$0")/../support/test_util.sh"
+tuner=$1 fake=$2 cfg=$3  # TUNER FAKE_WORKER CONFIG
+test_start
 export TUNER_WORKER=$fake
 # the fastest is 9; the others 1 + id/100 ms; 5 gives a wrong result
 export FAKE_WORKER_SCRIPT="9:fast,5:wrong"

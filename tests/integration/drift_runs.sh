@@ -18,11 +18,11 @@
 #              (tuner report, tuner merge), each bad one named; a file
 #              without them still reads
 set -u
+# shellcheck source-path=SCRIPTDIR source=../support/test_util.sh
+. "$(dirname "$0")/../support/test_util.sh"
 mode=$1 tuner=$2 fake=$3 nvml=$4 src=$5
 cfg=$src/tests/fixtures/configs/cpu-drift.cfg
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+test_start
 export TUNER_WORKER=$fake
 export FAKE_WORKER_SCRIPT="0:ok" # every candidate verifies: 1 + id/100 ms
 unset TUNER_NVML FAKE_NVML_HOT_AFTER FAKE_NVML_NO_REASONS FAKE_NVML_PCI \
@@ -128,16 +128,6 @@ PY
   ;;
 
 resume)
-  # waits until the worker has started N candidate jobs (an event, bounded)
-  wait_jobs() {
-    local i n
-    for i in $(seq 600); do
-      n=$(grep -c '^candidate' "$2" 2>/dev/null)
-      [ "${n:-0}" -ge "$1" ] && return 0
-      sleep 0.1
-    done
-    return 1
-  }
   export TUNER_NVML=$nvml
   FAKE_WORKER_DELAY_MS=150 FAKE_WORKER_LOG="$tmp/jobs.log" \
     "$tuner" --config "$cfg" --no-prune --cache-dir "$cache" -q \

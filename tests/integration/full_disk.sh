@@ -16,26 +16,14 @@
 #    X.json (missing) both end so, the cut line dropped, not joined to the
 #    next.
 set -u
-tuner=$1
-fake=$2
-cfg=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+# shellcheck source-path=SCRIPTDIR source=../support/test_util.sh
+. "$(dirname "$0")/../support/test_util.sh"
+tuner=$1 fake=$2 cfg=$3  # TUNER FAKE_WORKER CONFIG
+test_start
 export TUNER_WORKER=$fake
 run() { "$tuner" --config "$cfg" --no-prune -q --cache-dir "$tmp/cache" "$@"; }
 # runs "$@" with SIGXFSZ ignored, so that a write past the limit fails
 nosig() { bash -c 'trap "" XFSZ; exec "$@"' nosig "$@"; }
-# waits until the worker has started N candidate jobs (LOG), at most 60 s
-wait_jobs() {
-  local i n
-  for i in $(seq 600); do  # a wait for an event, bounded; not a timer
-    n=$(grep -c '^candidate' "$2" 2>/dev/null)
-    [ "${n:-0}" -ge "$1" ] && return 0
-    sleep 0.1
-  done
-  return 1
-}
 # the same statuses and medians as the reference, and N resumed at least
 same_as_ref() { # RESULTS N
   python3 - "$1" "$tmp"/ref/*.json "$2" <<'PY'

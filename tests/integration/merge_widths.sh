@@ -6,25 +6,15 @@
 # written: with two names, asking for --name; with one name (or --name),
 # naming the option that differs.  And their table by width.
 set -u
-tuner=$1
-fake=$2
-src=$3
-case "$tuner" in /*) ;; *) tuner=$PWD/$tuner ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+# shellcheck source-path=SCRIPTDIR source=../support/test_util.sh
+. "$(dirname "$0")/../support/test_util.sh"
+tuner=$(absolute "$1") fake=$2 src=$3  # TUNER FAKE_WORKER SOURCE_DIR
+test_start
 export TUNER_WORKER=$fake
 export FAKE_WORKER_SCRIPT="1:fast"
-# config NAME ELEM: two points of the threads' path at 256 x 256
+# config NAME ELEM: $tmp/NAME-ELEM.cfg, a transpose at 256 x 256
 config() {
-  cat >"$tmp/$1-$2.cfg" <<CFG
-name = "$1";
-family = "transpose";
-template = "$src/templates/transpose.cu";
-problem = { sizes = ( [256, 256] ); elem = "$2"; };
-space = { tile = [32]; rows_per_thread = [4]; vec = [2]; pad = [0, 1]; };
-bench = { repetitions = 5; warmup = 1; timeout_s = 5.0; seed = 7; };
-CFG
+  transpose_config "$tmp/$1-$2.cfg" "$1" transpose "[256, 256]" "$2"
 }
 for job in "tw-f32 fp32" "tw-f16 fp16" "tw fp32" "tw fp16"; do
   set -- $job

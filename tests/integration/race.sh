@@ -5,22 +5,14 @@
 # candidate with every repetition; the results record the launches of each
 # candidate and the run's cost split (part 4).
 set -u
-tuner=$1
-fake=$2
-cfg=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+# shellcheck source-path=SCRIPTDIR source=../support/test_util.sh
+. "$(dirname "$0")/../support/test_util.sh"
+tuner=$1 fake=$2 cfg=$3  # TUNER FAKE_WORKER CONFIG
+test_start
 export TUNER_WORKER=$fake
 # 9 is the fastest (0.5 ms), 4 far the slowest (3 ms), the others 1 + id/100
 export FAKE_WORKER_SCRIPT="9:fast,4:slow"
-for mode in race full; do
-  flag=""
-  [ $mode = full ] && flag=--full-protocol
-  "$tuner" --config "$cfg" --no-prune --cache-dir "$tmp/cache" -q $flag \
-    --output "$tmp/$mode" >"$tmp/$mode.out" 2>"$tmp/$mode.err" ||
-    { echo "FAIL $mode: exit $?"; cat "$tmp/$mode.err"; fail=1; }
-done
+race_and_full "$cfg"
 grep -q "timed launches" "$tmp/race.err" ||
   { echo "FAIL: no cost line on stderr"; cat "$tmp/race.err"; fail=1; }
 python3 - "$tmp"/race/*.json "$tmp"/full/*.json <<'PY' || fail=1

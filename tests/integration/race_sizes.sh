@@ -7,22 +7,13 @@
 # cost are checked against the results file, and the full protocol picks
 # the same winners; scripts/shapes-table.py makes its table.
 set -u
-tuner=$1
-fake=$2
-cfg=$3
-table=$4
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+# shellcheck source-path=SCRIPTDIR source=../support/test_util.sh
+. "$(dirname "$0")/../support/test_util.sh"
+tuner=$1 fake=$2 cfg=$3 table=$4  # TUNER FAKE_WORKER CONFIG SHAPES_TABLE
+test_start
 export TUNER_WORKER=$fake
 export FAKE_WORKER_SCRIPT="9:fast256,3:fast512,4:slow"
-for mode in race full; do
-  flag=""
-  [ $mode = full ] && flag=--full-protocol
-  "$tuner" --config "$cfg" --no-prune --cache-dir "$tmp/cache" -q $flag \
-    --output "$tmp/$mode" >"$tmp/$mode.out" 2>"$tmp/$mode.err" ||
-    { echo "FAIL $mode: exit $?"; cat "$tmp/$mode.err"; fail=1; }
-done
+race_and_full "$cfg"
 grep -q "by size, each size's winner against the single best (candidate 3;" \
   "$tmp/race.err" || { echo "FAIL: no per-size summary"; cat "$tmp/race.err"; fail=1; }
 grep -qE "^tuner:   512x256 +id 3 " "$tmp/race.err" ||

@@ -4,25 +4,12 @@
 # keeps what was measured, and a run killed with SIGKILL and resumed ends
 # with the results of a run that was not killed.
 set -u
-tuner=$1
-fake=$2
-cfg=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+# shellcheck source-path=SCRIPTDIR source=../support/test_util.sh
+. "$(dirname "$0")/../support/test_util.sh"
+tuner=$1 fake=$2 cfg=$3  # TUNER FAKE_WORKER CONFIG
+test_start
 export TUNER_WORKER=$fake
 py() { python3 - "$@"; }
-# waits until the worker has started N candidate jobs (LOG), at most 60 s
-wait_jobs() {
-  local i
-  for i in $(seq 600); do
-    local n
-    n=$(grep -c '^candidate' "$2" 2>/dev/null)
-    [ "${n:-0}" -ge "$1" ] && return 0
-    sleep 0.1
-  done
-  return 1
-}
 
 # 1. faults: crash, hang, lost context, segfault, wrong; 6 is the fastest
 FAKE_WORKER_SCRIPT="2:crash,3:hang,5:wrong,6:fast,7:lost,9:segv,11:wrong" \
