@@ -3,18 +3,13 @@
 # alpha/beta, transposed operands: every candidate compiles, is verified
 # against the fp64 reference and is timed; none is wrong.
 set -u
-tuner=$1
+# shellcheck source-path=SCRIPTDIR source=../support/test_util.sh
+. "$(dirname "$0")/../support/test_util.sh"
+tuner=$1  # TUNER CONFIG...
 shift
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+test_start
 for cfg in "$@"; do
-  out="$tmp/$(basename "$cfg" .cfg)"
-  "$tuner" --config "$cfg" --device 0 --no-prune --no-cache -q --output "$out" \
-    >"$out.table" 2>"$out.err"
-  rc=$?
-  tail -3 "$out.err"
-  [ $rc -eq 0 ] || { echo "FAIL $cfg: exit $rc"; cat "$out.table"; fail=1; continue; }
+  gpu_tune "$cfg" || { fail=1; continue; }
   python3 - "$out"/*.json <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -8,17 +8,12 @@
 # e5m2 x e5m2 algorithm, missing with its reason.  A header is written.
 # Usage: gpu_gemm_fp8.sh TUNER E4M3_CFG E5M2_CFG
 set -u
+# shellcheck source-path=SCRIPTDIR source=../support/test_util.sh
+. "$(dirname "$0")/../support/test_util.sh"
 tuner=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+test_start
 for cfg in "$2" "$3"; do
-  out="$tmp/$(basename "$cfg" .cfg)"
-  "$tuner" --config "$cfg" --device 0 --no-prune --no-cache -q \
-    --output "$out" >"$out.table" 2>"$out.err"
-  rc=$?
-  tail -3 "$out.err"
-  [ $rc -eq 0 ] || { echo "FAIL $cfg: exit $rc"; cat "$out.table"; fail=1; continue; }
+  gpu_tune "$cfg" || { fail=1; continue; }
   python3 - "$out"/*.json <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
