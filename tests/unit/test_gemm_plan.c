@@ -12,66 +12,22 @@
 
 #include "base/arch.h"
 #include "family/family.h"
+#include "gemm_plan_util.h"
 
 extern const tn_family tn_family_gemm;
 
-static int failures;
-
-#define CHECK(cond, ...)                                                     \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                            \
-      printf(__VA_ARGS__);                                                   \
-      printf("\n");                                                          \
-      failures++;                                                            \
-    }                                                                        \
-  } while (0)
-
-typedef struct {
-  const char *name;
-  const char *value; /* an integer, or a swizzle name */
-} setting;
-
 /* A point: the family's defaults, then the settings.  Returns 0 if
- * prepare() accepts it, 1 if not (why). */
+ * prepare() accepts it, 1 if not (why), -1 if a setting does not apply. */
 static int point(const setting *set, int n_set, const tn_problem *prob,
                  tn_params *p, char *why, size_t n)
 {
-  const tn_family *f = &tn_family_gemm;
-  int i, k;
-  memset(p, 0, sizeof(*p));
-  for (k = 0; k < f->n_params; k++)
-    p->v[k].i = f->params[k].def;
-  for (i = 0; i < n_set; i++) {
-    k = tn_param_index(f->params, f->n_params, set[i].name);
-    if (k < 0) {
-      snprintf(why, n, "no parameter %s", set[i].name);
-      return -1;
-    }
-    if (f->params[k].kind == TN_PARAM_SWIZZLE) {
-      if (tn_swizzle_parse(set[i].value, &p->v[k].sw, why, n) != 0)
-        return -1;
-    } else {
-      long long v = 0;
-      sscanf(set[i].value, "%lld", &v);
-      p->v[k].i = v;
-    }
-  }
-  return f->prepare(f, p, prob, why, n);
+  return tn_test_gemm_point(&tn_family_gemm, NULL, 0, set, n_set, prob, p,
+                            why, n);
 }
 
 static tn_problem problem(long long m, long long n, long long k, int ta, int tb)
 {
-  const tn_family *f = tn_family_find("gemm");
-  tn_problem prob;
-  tn_problem_defaults(f, &prob);
-  prob.size.n_dims = 3;
-  prob.size.dims[0] = m;
-  prob.size.dims[1] = n;
-  prob.size.dims[2] = k;
-  prob.opt[tn_problem_option_index(f, "trans_a")] = ta;
-  prob.opt[tn_problem_option_index(f, "trans_b")] = tb;
-  return prob;
+  return tn_test_gemm_problem(&tn_family_gemm, m, n, k, ta, tb);
 }
 
 /* Prepares and models a point that must be valid. */

@@ -13,25 +13,9 @@
 #include "base/arch.h"
 #include "drift.h"
 #include "family/family.h"
+#include "gemm_plan_util.h"
 
 extern const tn_family tn_family_gemm_tc;
-
-static int failures;
-
-#define CHECK(cond, ...)                                                     \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                            \
-      printf(__VA_ARGS__);                                                   \
-      printf("\n");                                                          \
-      failures++;                                                            \
-    }                                                                        \
-  } while (0)
-
-typedef struct {
-  const char *name;
-  const char *value; /* an integer, or a swizzle name */
-} setting;
 
 /* The 128 x 256 x 32 tile of 64 x 64 warp tiles (2 x 4 warps), 4 stages,
  * then the settings.  Returns prepare()'s answer (why), -1 if a setting
@@ -42,42 +26,13 @@ static int point(const setting *set, int n_set, const tn_problem *prob,
   static const setting base[] = {{"bm", "128"},    {"bn", "256"},
                                  {"bk", "32"},     {"warp_m", "64"},
                                  {"warp_n", "64"}, {"stages", "4"}};
-  const tn_family *f = &tn_family_gemm_tc;
-  int i, k;
-  memset(p, 0, sizeof(*p));
-  for (k = 0; k < f->n_params; k++)
-    p->v[k].i = f->params[k].def;
-  for (i = 0; i < 6 + n_set; i++) {
-    const setting *s = i < 6 ? &base[i] : &set[i - 6];
-    k = tn_param_index(f->params, f->n_params, s->name);
-    if (k < 0) {
-      snprintf(why, n, "no parameter %s", s->name);
-      return -1;
-    }
-    if (f->params[k].kind == TN_PARAM_SWIZZLE) {
-      if (tn_swizzle_parse(s->value, &p->v[k].sw, why, n) != 0)
-        return -1;
-    } else {
-      long long v = 0;
-      sscanf(s->value, "%lld", &v);
-      p->v[k].i = v;
-    }
-  }
-  return f->prepare(f, p, prob, why, n);
+  return tn_test_gemm_point(&tn_family_gemm_tc, base, 6, set, n_set, prob,
+                            p, why, n);
 }
 
 static tn_problem problem(long long m, long long n, long long k, int ta, int tb)
 {
-  const tn_family *f = &tn_family_gemm_tc;
-  tn_problem prob;
-  tn_problem_defaults(f, &prob);
-  prob.size.n_dims = 3;
-  prob.size.dims[0] = m;
-  prob.size.dims[1] = n;
-  prob.size.dims[2] = k;
-  prob.opt[tn_problem_option_index(f, "trans_a")] = ta;
-  prob.opt[tn_problem_option_index(f, "trans_b")] = tb;
-  return prob;
+  return tn_test_gemm_problem(&tn_family_gemm_tc, m, n, k, ta, tb);
 }
 
 /* The same with C of the inputs' type (output = "input"), which epilogue 2
