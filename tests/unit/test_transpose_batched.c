@@ -13,6 +13,7 @@
 #include "base/arch.h"
 #include "family/family.h"
 #include "test_util.h"
+#include "verify_util.h"
 
 static const tn_family *plain, *batched, *heads;
 
@@ -257,13 +258,7 @@ static void test_verify(void)
     for (r = 0; r < rows; r++)
       for (c = 0; c < cols; c++)
         out[b * 20 + c * rows + r] = in[b * 20 + r * cols + c];
-  memset(&env, 0, sizeof(env));
-  env.family = batched;
-  env.problem = &prob;
-  env.n_buffers = 2;
-  env.descs = d;
-  env.host[0] = in;
-  env.host[1] = out;
+  tn_test_verify_env(&env, batched, &prob, d, in, out);
   CHECK_EQ_INT(batched->verify(&env, why, sizeof(why)), 0);
   /* matrix 2's element (r, c) = (1, 3) is out[2][3][1] */
   out[2 * 20 + 3 * rows + 1] ^= 0x100;

@@ -12,6 +12,7 @@
 #include "base/arch.h"
 #include "family/family.h"
 #include "test_util.h"
+#include "verify_util.h"
 
 static const tn_family *fam;
 
@@ -524,13 +525,7 @@ static void check_verify(const char *elem, const char *first_text)
       memcpy(out + (c * rows + r) * eb, in + (r * cols + c) * eb,
              (size_t)eb);
   memset(out + d[1].bytes, 0xee, 16); /* past the end: never compared */
-  memset(&env, 0, sizeof(env));
-  env.family = fam;
-  env.problem = &prob;
-  env.n_buffers = 2;
-  env.descs = d;
-  env.host[0] = in;
-  env.host[1] = out;
+  tn_test_verify_env(&env, fam, &prob, d, in, out);
   CHECK_EQ_INT(fam->verify(&env, why, sizeof(why)), 0);
   /* element (r, c) = (3, 2) is out[2][3]: every byte of it counts */
   for (b = 0; b < eb; b++) {
