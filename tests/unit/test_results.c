@@ -14,6 +14,7 @@
 #include "pipeline/render.h"
 #include "pipeline/results.h"
 #include "pipeline/select.h"
+#include "run_util.h"
 #include "test_util.h"
 
 static void set_time(tn_candidate *c, double ms, double spread)
@@ -50,14 +51,7 @@ int main(int argc, char **argv)
   memset(&run, 0, sizeof(run));
   run.job = &job;
   run.opts = &opts;
-  run.arch = tn_arch_find("sm_90");
-  run.have_device = 1;
-  strcpy(run.device.name, "Synthetic GPU");
-  strcpy(run.device.arch, "sm_90");
-  run.device.cc_major = 9;
-  run.device.driver_version = 13000;
-  strcpy(run.started, "2026-11-30T00:00:00Z");
-  strcpy(run.finished, "2026-11-30T00:01:00Z");
+  tn_test_synthetic_gpu(&run, "2026-11-30");
   if (tn_space_build(&job, run.arch, &run.space, &err) != 0) {
     fprintf(stderr, "%s\n", err.msg);
     return 1;

@@ -26,6 +26,7 @@
 #include <jansson.h>
 #include <math.h>
 
+#include "run_util.h"
 #include "sizes_util.h"
 
 #include "emit/emit.h"
@@ -320,14 +321,7 @@ static int setup_run(const char *config)
   memset(&opts, 0, sizeof(opts));
   opts.command = "tuner --config tests/fixtures/configs/cpu-sizes.cfg";
   tn_run_init(&run, &job, &opts);
-  run.arch = tn_arch_find("sm_90");
-  run.have_device = 1;
-  strcpy(run.device.name, "Synthetic GPU");
-  strcpy(run.device.arch, "sm_90");
-  run.device.cc_major = 9;
-  run.device.driver_version = 13000;
-  strcpy(run.started, "2026-12-01T00:00:00Z");
-  strcpy(run.finished, "2026-12-01T00:01:00Z");
+  tn_test_synthetic_gpu(&run, "2026-12-01");
   if (tn_space_build(&job, run.arch, &run.space, &err) != 0) {
     fprintf(stderr, "%s\n", err.msg);
     return -1;
