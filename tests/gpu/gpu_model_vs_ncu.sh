@@ -15,21 +15,31 @@
 #
 #   gpu_model_vs_ncu.sh TUNER SRC PART
 #
-# PART is one config of those below (transpose, a width's config such as
-# gpu-transpose-f16, gemm-model, or a tensor-core GEMM config such as
-# gemm-bf16): each is a test of its own (tests/gpu/CMakeLists.txt), so that
-# a call to a GPU machine limited in time can take a few at once.
+# PART is the name of one config below, less .cfg (gpu-transpose, a
+# width's such as gpu-transpose-f16, gpu-gemm-model, or a tensor-core GEMM
+# config such as gemm-bf16): each is a test of its own
+# (tests/gpu/CMakeLists.txt), so that a call to a GPU machine limited in
+# time can take a few at once.
 set -u
+[ $# -eq 3 ] || { echo "usage: gpu_model_vs_ncu.sh TUNER SRC PART"; exit 2; }
 tuner=$1
 src=$2
 part=$3
+case $part in
+gpu-transpose | gpu-transpose-* | gpu-gemm-model | gemm-bf16-layouts | \
+  gemm-fp16-odd | gemm-bf16) ;;
+*)
+  echo "FAIL: no part $part"
+  exit 2
+  ;;
+esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 command -v ncu >/dev/null || { echo "FAIL: ncu not found"; exit 1; }
 fail=0
 cfg=$src/tests/fixtures/configs
 case $part in
-transpose)
+gpu-transpose)
   python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
     --config "$cfg/gpu-transpose.cfg" --kernel transpose \
     --no-prune --out "$tmp/$part" >"$tmp/$part.log" 2>&1 || fail=1
@@ -44,7 +54,7 @@ gpu-transpose-*)
     --out "$tmp/$part" >"$tmp/$part.log" 2>&1 || fail=1
   echo "$part: $(tail -1 "$tmp/$part.log")"
   ;;
-gemm-model)
+gpu-gemm-model)
   python3 "$src/scripts/model_vs_ncu.py" --tuner "$tuner" \
     --config "$cfg/gpu-gemm-model.cfg" --kernel gemm \
     --no-prune --exclude-cp-async --out "$tmp/$part" >"$tmp/$part.log" 2>&1 ||
@@ -62,10 +72,6 @@ gemm-bf16-layouts | gemm-fp16-odd | gemm-bf16)
     --config "$src/configs/$part.cfg" --kernel gemm_tc $np --apart-cp-async \
     --out "$tmp/$part" >"$tmp/$part.log" 2>&1 || fail=1
   grep -E "^[0-9]+ launches|^[0-9]+\s" "$tmp/$part.log" | head -20
-  ;;
-*)
-  echo "FAIL: no part $part"
-  exit 2
   ;;
 esac
 # the per-launch table, for the record (TUNER_TEST_LOGS=DIR keeps it)
