@@ -54,6 +54,7 @@ static int load(void)
                                (void **)&g.status_string, 1}};
 #undef CUBLAS_SYM
   cublasStatus_t s;
+  int i;
 
   g.tried = 1;
   /* TF32 off whatever the environment says; cuBLAS reads it when loaded */
@@ -83,6 +84,8 @@ fail:
   g.handle = NULL;
   dlclose(g.lib);
   g.lib = NULL;
+  for (i = 0; i < (int)(sizeof(syms) / sizeof(syms[0])); i++)
+    *syms[i].slot = NULL; /* nothing points into the closed library */
   return -1;
 }
 

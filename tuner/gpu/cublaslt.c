@@ -77,6 +77,7 @@ static int load(void)
                        1}};
 #undef LT_SYM
   cublasStatus_t s;
+  int i;
 
   g.tried = 1;
   g.lib = tn_toolkit_lib_load("cuBLASLt", names,
@@ -96,6 +97,8 @@ static int load(void)
 fail:
   dlclose(g.lib);
   g.lib = NULL;
+  for (i = 0; i < (int)(sizeof(syms) / sizeof(syms[0])); i++)
+    *syms[i].slot = NULL; /* nothing points into the closed library */
   return -1;
 }
 

@@ -6,15 +6,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-void *tn_toolkit_lib_open(const char *const *names, int n)
+/* dlopen of path; on a failure keeps in first (once) dlerror's text if
+ * the file was there, so that a library found but not loadable (a
+ * dependency missing) is told as that, not as not found. */
+static void *try_open(const char *path, char *first, size_t len)
+{
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  const char *e;
+  if (h)
+    return h;
+  e = dlerror();
+  if (e && first[0] == '\0' && strstr(e, "No such file") == NULL)
+    snprintf(first, len, "%s", e);
+  return NULL;
+}
+
+/* tn_toolkit_lib_open, with the first error that is not a missing file */
+static void *open_first(const char *const *names, int n, char *first,
+                        size_t len)
 {
   const char *dirs[2];
   char path[4096];
   int i, d, nd = 0;
   void *h;
 
+  first[0] = '\0';
   for (i = 0; i < n; i++) {
-    h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    h = try_open(names[i], first, len);
     if (h)
       return h;
   }
@@ -25,29 +43,40 @@ void *tn_toolkit_lib_open(const char *const *names, int n)
   for (d = 0; d < nd; d++)
     for (i = 0; i < n; i++) {
       snprintf(path, sizeof(path), "%s/lib64/%s", dirs[d], names[i]);
-      h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+      h = try_open(path, first, len);
       if (h)
         return h;
     }
   return NULL;
 }
 
+void *tn_toolkit_lib_open(const char *const *names, int n)
+{
+  char first[512];
+  return open_first(names, n, first, sizeof(first));
+}
+
 void *tn_toolkit_lib_load(const char *what, const char *const *names, int n,
                           const tn_toolkit_sym *syms, int n_syms, char *why,
                           size_t why_len)
 {
-  void *lib = tn_toolkit_lib_open(names, n);
+  char first[512];
+  void *lib = open_first(names, n, first, sizeof(first));
   int i;
 
+  if (lib == NULL && first[0]) {
+    snprintf(why, why_len, "%s found but not loadable: %s", what, first);
+    return NULL;
+  }
   if (lib == NULL) {
-    const char *e = dlerror();
     char tried[512] = "";
     size_t len = 0;
     for (i = 0; i < n && len < sizeof(tried); i++)
       len += (size_t)snprintf(tried + len, sizeof(tried) - len, "%s%s",
                               i ? ", " : "", names[i]);
-    snprintf(why, why_len, "%s not found (%s): %s", what, tried,
-             e ? e : "?");
+    snprintf(why, why_len, "%s not found (%s) by the loader's path, "
+                           "$CUDA_HOME/lib64 or /usr/local/cuda/lib64",
+             what, tried);
     return NULL;
   }
   for (i = 0; i < n_syms; i++) {

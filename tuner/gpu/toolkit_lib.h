@@ -8,8 +8,7 @@
 
 /* dlopen of the first of names[0 .. n - 1] the loader finds, each by name,
  * then under $CUDA_HOME/lib64 and /usr/local/cuda/lib64 (the toolkit's
- * folder, where the loader's path does not have it); NULL if none opens
- * (dlerror says why). */
+ * folder, where the loader's path does not have it); NULL if none opens. */
 void *tn_toolkit_lib_open(const char *const *names, int n);
 
 /* A function to take from the library: its name, where its address goes,
@@ -21,9 +20,10 @@ typedef struct {
 } tn_toolkit_sym;
 
 /* Opens the first of names (tn_toolkit_lib_open) and takes every symbol
- * of syms into its slot.  Returns the handle, or NULL with why ("WHAT not
- * found (NAMES): DLERROR" or "WHAT lacks SYMBOL"; the library closed,
- * the slots NULL again). */
+ * of syms into its slot.  Returns the handle, or NULL with why: "WHAT
+ * found but not loadable: DLERROR" (a file that is there and fails, such
+ * as a dependency missing: the first such), "WHAT not found (NAMES) ...",
+ * or "WHAT lacks SYMBOL" (the library closed, the slots NULL again). */
 void *tn_toolkit_lib_load(const char *what, const char *const *names, int n,
                           const tn_toolkit_sym *syms, int n_syms, char *why,
                           size_t why_len);
