@@ -11,8 +11,20 @@
  * to TRACE every shared-memory access the template's hooks mark, of every
  * block: records of six 32-bit words as tests/support/drift.h's
  * tn_trace_rec, the warp numbered across the grid (block * warps per
- * block + warp) so that blocks' accesses stay apart.  Exit 0 equal, 1 with
- * the first difference, 2 on bad arguments or a trace not written. */
+ * block + warp) so that blocks' accesses stay apart; without TN_TRACE_HOST
+ * TRACE is written empty (which the test's comparison then fails).
+ *
+ * Built with TN_TRACE_TOUCH 1 as well, and compiled with the compiler's
+ * thread-sanitizer instrumentation (-fsanitize=thread -c, its run-time
+ * library not linked: the __tsan_* functions below take its calls), it
+ * also checks that the hooks are the accesses: every byte of the shared
+ * tile each thread loads or stores, as the compiled code really does,
+ * must be a byte of that thread's hooked loads or stores in that block,
+ * and the other way round.  An access the template makes without a hook,
+ * or a hook whose address is not its access's, fails it.
+ *
+ * Exit 0 equal, 1 with the first difference, 2 on bad arguments or a
+ * trace not written. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +36,8 @@ __attribute__((aligned(16))) elem_t tile[TN_SMEM_ELEMS];
 struct tn_host_rec {
   unsigned warp, seq, lane, addr, op, width;
 };
+static_assert(sizeof(struct tn_host_rec) == 24,
+              "the records of tests/support/drift.h's tn_trace_rec");
 
 struct tn_host_args {
   const elem_t *in;
@@ -35,15 +49,24 @@ struct tn_host_args {
   size_t n, cap;
   unsigned seq;
   int failed;
+  /* the bytes of the tile it really touched (TN_TRACE_TOUCH) */
+  struct tn_host_touch *touch;
+  size_t n_touch, cap_touch;
+};
+
+struct tn_host_touch {
+  unsigned block, op, offset, width;
 };
 
 static thread_local struct tn_host_args *tn_host_self;
-static const void *tn_host_trace_base;
 
 #if defined(TN_TRACE_HOST) && TN_TRACE_HOST
+/* The plan's shared address 0 is the tile's first byte, which every
+ * access below is taken from (the template names the same array). */
 static void tn_trace_host_base(const void *array)
 {
-  tn_host_trace_base = array;
+  if (array != (const void *)tile)
+    tn_host_self->failed = 1;
 }
 
 /* Every lane calls the hook, active or not, so that a warp's lanes number
@@ -70,8 +93,136 @@ static void tn_trace_host_access(unsigned op, unsigned width, const void *p,
   }
   a->trace[a->n++] = tn_host_rec{
       blockIdx.x * warps + tid / 32, seq, tid % 32,
-      (unsigned)((const char *)p - (const char *)tn_host_trace_base), op,
+      (unsigned)((const char *)p - (const char *)tile), op,
       width};
+}
+#endif
+
+#if defined(TN_TRACE_TOUCH) && TN_TRACE_TOUCH
+/* What the instrumentation calls must not be instrumented itself. */
+#define TN_NO_TSAN __attribute__((no_sanitize_thread))
+
+/* An access of width bytes at p by the running CUDA thread: kept where it
+ * falls in the tile (the host program's own accesses, and the matrices',
+ * are not the shared memory's). */
+static TN_NO_TSAN void tn_host_touched(const void *p, unsigned long width,
+                                       unsigned op)
+{
+  struct tn_host_args *a = tn_host_self;
+  const char *b = (const char *)tile, *c = (const char *)p;
+  if (a == NULL || c + width <= b || c >= b + sizeof(tile) || a->failed)
+    return;
+  if (a->n_touch == a->cap_touch) {
+    size_t cap = a->cap_touch ? 2 * a->cap_touch : 1024;
+    struct tn_host_touch *t = (struct tn_host_touch *)realloc(
+        a->touch, cap * sizeof(*t));
+    if (t == NULL) {
+      a->failed = 1;
+      return;
+    }
+    a->touch = t;
+    a->cap_touch = cap;
+  }
+  a->touch[a->n_touch++] = tn_host_touch{blockIdx.x, op, (unsigned)(c - b),
+                                         (unsigned)width};
+}
+
+extern "C" {
+TN_NO_TSAN void __tsan_init(void) {}
+TN_NO_TSAN void __tsan_func_entry(void *) {}
+TN_NO_TSAN void __tsan_func_exit(void) {}
+TN_NO_TSAN void __tsan_read_range(void *p, unsigned long n)
+{
+  tn_host_touched(p, n, TN_TRACE_OP_LD);
+}
+TN_NO_TSAN void __tsan_write_range(void *p, unsigned long n)
+{
+  tn_host_touched(p, n, TN_TRACE_OP_ST);
+}
+#define TN_TSAN_WIDTH(n)                                                     \
+  TN_NO_TSAN void __tsan_read##n(void *p)                                    \
+  {                                                                          \
+    tn_host_touched(p, n, TN_TRACE_OP_LD);                                   \
+  }                                                                          \
+  TN_NO_TSAN void __tsan_write##n(void *p)                                   \
+  {                                                                          \
+    tn_host_touched(p, n, TN_TRACE_OP_ST);                                   \
+  }                                                                          \
+  TN_NO_TSAN void __tsan_unaligned_read##n(void *p)                          \
+  {                                                                          \
+    tn_host_touched(p, n, TN_TRACE_OP_LD);                                   \
+  }                                                                          \
+  TN_NO_TSAN void __tsan_unaligned_write##n(void *p)                         \
+  {                                                                          \
+    tn_host_touched(p, n, TN_TRACE_OP_ST);                                   \
+  }
+TN_TSAN_WIDTH(1)
+TN_TSAN_WIDTH(2)
+TN_TSAN_WIDTH(4)
+TN_TSAN_WIDTH(8)
+TN_TSAN_WIDTH(16)
+}
+
+/* A byte of the tile: block, op and offset in one sortable key. */
+static unsigned long long tn_host_byte(unsigned block, unsigned op,
+                                       unsigned offset)
+{
+  return (unsigned long long)block << 40 | (unsigned long long)op << 32 |
+         offset;
+}
+
+static int tn_host_byte_cmp(const void *x, const void *y)
+{
+  unsigned long long a = *(const unsigned long long *)x;
+  unsigned long long b = *(const unsigned long long *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* The bytes thread a hooked against the bytes it touched, as multisets;
+ * 0 equal, else 1 with the first difference said. */
+static int tn_host_touch_check(const struct tn_host_args *a, unsigned warps)
+{
+  size_t nh = 0, nt = 0, i, k;
+  unsigned long long *h, *t;
+  int bad = 0;
+  for (i = 0; i < a->n; i++)
+    nh += a->trace[i].width;
+  for (i = 0; i < a->n_touch; i++)
+    nt += a->touch[i].width;
+  h = (unsigned long long *)malloc((nh + 1) * sizeof(*h));
+  t = (unsigned long long *)malloc((nt + 1) * sizeof(*t));
+  if (h == NULL || t == NULL) {
+    free(h);
+    free(t);
+    return 1;
+  }
+  nh = nt = 0;
+  for (i = 0; i < a->n; i++)
+    for (k = 0; k < a->trace[i].width; k++)
+      h[nh++] = tn_host_byte(a->trace[i].warp / warps, a->trace[i].op,
+                             a->trace[i].addr + (unsigned)k);
+  for (i = 0; i < a->n_touch; i++)
+    for (k = 0; k < a->touch[i].width; k++)
+      t[nt++] = tn_host_byte(a->touch[i].block, a->touch[i].op,
+                             a->touch[i].offset + (unsigned)k);
+  qsort(h, nh, sizeof(*h), tn_host_byte_cmp);
+  qsort(t, nt, sizeof(*t), tn_host_byte_cmp);
+  for (i = 0; i < nh || i < nt; i++) {
+    unsigned long long x = i < nh ? h[i] : ~0ull, y = i < nt ? t[i] : ~0ull;
+    if (x != y) {
+      unsigned long long z = x < y ? x : y;
+      printf("thread (%u, %u), block %llu: %s byte %llu of the tile %s\n",
+             a->thread.x, a->thread.y, z >> 40,
+             (z >> 32 & 0xff) == TN_TRACE_OP_LD ? "load of" : "store to",
+             z & 0xffffffffull,
+             x < y ? "hooked but not made" : "made without a hook");
+      bad = 1;
+      break;
+    }
+  }
+  free(h);
+  free(t);
+  return bad;
 }
 #endif
 
@@ -145,8 +296,15 @@ int main(int argc, char **argv)
     if (fclose(f) != 0)
       return 2;
   }
+#if defined(TN_TRACE_TOUCH) && TN_TRACE_TOUCH
   for (unsigned t = 0; t < bx * by; t++)
+    if (args[t].failed || tn_host_touch_check(&args[t], (bx * by + 31) / 32))
+      return 1;
+#endif
+  for (unsigned t = 0; t < bx * by; t++) {
     free(args[t].trace);
+    free(args[t].touch);
+  }
   printf("equal: %d x %d, %u blocks of %u x %u threads\n", rows, cols, gx,
          bx, by);
   free(in);

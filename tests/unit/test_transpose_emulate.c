@@ -14,6 +14,11 @@
  * warp accesses, must equal the family's plan (tn_transpose_plan, which
  * the model prices) as multisets, the edge tiles' vectors and partial
  * warps among them; the GPU drift test compares one-block problems only.
+ * The plan says not which block makes an access, so the comparison is of
+ * the whole grid's.  A second build of each point, instrumented as for
+ * the thread sanitizer (TN_TRACE_TOUCH), checks that the hooks are the
+ * accesses: every byte of the tile each thread really loads or stores is
+ * one of its hooked bytes in that block, and no more.
  * The threads' path with cache 0 only (inline PTX has no host form).
  *
  * Usage: test_transpose_emulate CXX TEMPLATE SUPPORT_DIR WORK_DIR */
@@ -28,6 +33,9 @@
 #include "test_util.h"
 
 static const tn_family *fam;
+
+/* the host program writes six 32-bit words a record */
+_Static_assert(sizeof(tn_trace_rec) == 24, "transpose_host_main.h's records");
 
 #define IDX(name) tn_param_index(fam->params, fam->n_params, name)
 
@@ -96,7 +104,7 @@ static int build(const point_spec *s, int n, const tn_template *tpl,
                  const char *cxx, const char *support, const char *work,
                  char *exe, size_t exe_len)
 {
-  char src[4096], cmd[16384], dir[4096], why[TN_REASON_LEN] = "";
+  char src[4096], cmd[32768], dir[4096], why[TN_REASON_LEN] = "";
   char *text = NULL;
   tn_params p;
   tn_problem prob;
@@ -137,6 +145,17 @@ static int build(const point_spec *s, int n, const tn_template *tpl,
            "-I'%s' -I'%s' -o '%s' '%s' 2>&1",
            cxx, support, dir, exe, src);
   rc = system(cmd);
+  if (rc == 0) {
+    /* the hooks against the accesses: instrumented as for the thread
+     * sanitizer, the host program taking its calls (no run-time library) */
+    snprintf(cmd, sizeof(cmd),
+             "'%s' -std=c++17 -O1 -fno-strict-aliasing -pthread -w "
+             "-DTN_TRACE_HOST=1 -DTN_TRACE_TOUCH=1 -fsanitize=thread "
+             "-I'%s' -I'%s' -c -o '%s-touch.o' '%s' 2>&1 && "
+             "'%s' -pthread -o '%s-touch' '%s-touch.o' 2>&1",
+             cxx, support, dir, exe, src, cxx, exe, exe);
+    rc = system(cmd);
+  }
   if (rc != 0) {
     fprintf(stderr, "point %d (%s): %s: exit %d\n", n, s->elem, cmd, rc);
     return -1;
@@ -164,8 +183,12 @@ static long long compare_trace(const char *path, const tn_params *p,
     if ((size_t)n == cap) {
       size_t c = cap ? 2 * cap : 4096;
       tn_trace_rec *r = realloc(recs, c * sizeof(*r));
-      if (r == NULL)
-        break;
+      if (r == NULL) {
+        fprintf(stderr, "%s: out of memory reading %s\n", label, path);
+        fclose(f);
+        free(recs);
+        return -1;
+      }
       recs = r;
       cap = c;
     }
@@ -220,15 +243,24 @@ static int run_sizes(const point_spec *s, int n, const char *exe)
     rc = system(cmd);
     if (rc != 0) {
       fprintf(stderr, "%s: exit %d\n", label, rc);
+      remove(trace);
       failed++;
       continue;
     }
     bad = compare_trace(trace, &p, &prob, label);
+    remove(trace);
     if (bad > 0)
       fprintf(stderr, "%s: the trace and the plan differ in %lld accesses\n",
               label, bad);
     failed += bad != 0;
-    remove(trace);
+    snprintf(cmd, sizeof(cmd), "'%s-touch' %d %d %u %u %u", exe, sizes[i][0],
+             sizes[i][1], l.grid[0], l.block[0], l.block[1]);
+    rc = system(cmd);
+    if (rc != 0) {
+      fprintf(stderr, "%s: the hooks are not the accesses: exit %d\n",
+              label, rc);
+      failed++;
+    }
   }
   return failed;
 }
