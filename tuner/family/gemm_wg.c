@@ -15,8 +15,9 @@
  * The tile order is tile_order with group_m (templates/tile_order.h): 0
  * row-major (group_m 0) or groups of group_m tile rows walked column by
  * column; 1 a generalized Hilbert curve over any tile grid (group_m 0);
- * 2 the groups as a serpentine (group_m > 0), each next tile, and each
- * next group's first, in the column of the last.  A cluster of 2 is
+ * 2 the groups as a serpentine (group_m > 0): each column the other way
+ * from the last, each group's first tile in the column where the group
+ * before ended.  A cluster of 2 is
  * blocks 2j and 2j + 1, each its own tile (no multicast yet): any order
  * serves it.  tile_order was added after results files were written: at
  * its default, 0, a point and its text are as before.
