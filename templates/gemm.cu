@@ -355,7 +355,7 @@ template <int WHICH> struct tile_io {
   static __device__ __forceinline__ void trace_stores(const float *Xs,
                                                      bool async)
   {
-#if defined(TN_TRACE) && TN_TRACE
+#if TN_TRACE_ON
 #pragma unroll
     for (int it = 0; it < ITERS; it++) {
       const int s = slot(it), c = 4 * (s % CL4);

@@ -19,6 +19,15 @@
 #ifndef TN_SMEM_TRACE_H
 #define TN_SMEM_TRACE_H
 
+/* 1 where the hooks record (on a GPU or on the host), for code that
+ * computes what only a hook needs. */
+#if (defined(TN_TRACE) && TN_TRACE) ||                                       \
+    (defined(TN_TRACE_HOST) && TN_TRACE_HOST)
+#define TN_TRACE_ON 1
+#else
+#define TN_TRACE_ON 0
+#endif
+
 /* The values of tuner/model/access.h's tn_op. */
 #define TN_TRACE_OP_LD 0
 #define TN_TRACE_OP_ST 1

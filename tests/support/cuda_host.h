@@ -1,12 +1,15 @@
 /* cuda_host.h -- what a CUDA template of plain C++ needs to compile and
- * run on the host, one OS thread per CUDA thread (the transpose's
- * emulation test, tests/unit/test_transpose_emulate.c): the qualifiers
- * as nothing, the vector types, the built-in indices, and __syncthreads
- * as a barrier of the block's threads.  Inline PTX has no host form: a
+ * run on the host, one OS thread per CUDA thread (the emulation tests,
+ * tests/unit/test_transpose_emulate.c and test_gemm_emulate.c): the
+ * qualifiers as nothing (a kernel's static __shared__ array wants
+ * `static`, which its test defines), the vector types and their make_*,
+ * fmaf, the built-in indices, and __syncthreads as a barrier of the
+ * block's threads.  Inline PTX has no host form: a
  * template point that emits it cannot run here. */
 #ifndef TN_CUDA_HOST_H
 #define TN_CUDA_HOST_H
 
+#include <math.h>
 #include <pthread.h>
 #include <stddef.h>
 
@@ -14,7 +17,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define __shared__
 #define __align__(n) __attribute__((aligned(n)))
 
@@ -24,6 +27,14 @@ struct float2 {
 struct float4 {
   float x, y, z, w;
 } __attribute__((aligned(16)));
+static inline float2 make_float2(float x, float y)
+{
+  return float2{x, y};
+}
+static inline float4 make_float4(float x, float y, float z, float w)
+{
+  return float4{x, y, z, w};
+}
 struct dim3 {
   unsigned x, y, z;
 };

@@ -26,16 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drift.h"
+#include "emulate_util.h"
 #include "family/family.h"
 #include "family/param.h"
 #include "pipeline/render.h"
 #include "test_util.h"
 
 static const tn_family *fam;
-
-/* the host program writes six 32-bit words a record */
-_Static_assert(sizeof(tn_trace_rec) == 24, "transpose_host_main.h's records");
 
 #define IDX(name) tn_param_index(fam->params, fam->n_params, name)
 
@@ -100,17 +97,12 @@ static int make_point(const point_spec *s, tn_params *p, tn_problem *prob)
 }
 
 /* Compiles point s into WORK/emulate-N; 0, or -1 (said why). */
-static int build(const point_spec *s, int n, const tn_template *tpl,
-                 const char *cxx, const char *support, const char *work,
-                 char *exe, size_t exe_len)
+static int build(const tn_emulate_env *env, const point_spec *s, int n,
+                 const tn_template *tpl)
 {
-  char src[4096], cmd[32768], dir[4096], why[TN_REASON_LEN] = "";
-  char *text = NULL;
+  char why[TN_REASON_LEN] = "", name[64];
   tn_params p;
   tn_problem prob;
-  tn_err err;
-  FILE *f;
-  int rc;
 
   if (make_point(s, &p, &prob) != 0)
     return -1;
@@ -120,110 +112,22 @@ static int build(const point_spec *s, int n, const tn_template *tpl,
     fprintf(stderr, "point %d (%s): excluded: %s\n", n, s->elem, why);
     return -1;
   }
-  if (tn_render(fam, &p, &prob, tpl, &text, &err) != 0)
-    return -1;
-  snprintf(src, sizeof(src), "%s/emulate-%d.cpp", work, n);
-  snprintf(exe, exe_len, "%s/emulate-%d", work, n);
-  f = fopen(src, "w");
-  if (f == NULL) {
-    free(text);
-    return -1;
-  }
-  fprintf(f, "#include \"cuda_host.h\"\n%s\n"
-             "#include \"transpose_host_main.h\"\n",
-          text);
-  fclose(f);
-  free(text);
-  /* the template's folder: its headers */
-  snprintf(dir, sizeof(dir), "%s", tpl->path);
-  if (strrchr(dir, '/'))
-    *strrchr(dir, '/') = '\0';
-  snprintf(cmd, sizeof(cmd),
-           "'%s' -std=c++17 -O1 -fno-strict-aliasing -pthread -w "
-           "-DTN_TRACE_HOST=1 "
-           "-fsanitize=address,undefined -fno-sanitize-recover=all "
-           "-I'%s' -I'%s' -o '%s' '%s' 2>&1",
-           cxx, support, dir, exe, src);
-  rc = system(cmd);
-  if (rc == 0) {
-    /* the hooks against the accesses: instrumented as for the thread
-     * sanitizer, the host program taking its calls (no run-time library) */
-    snprintf(cmd, sizeof(cmd),
-             "'%s' -std=c++17 -O1 -fno-strict-aliasing -pthread -w "
-             "-DTN_TRACE_HOST=1 -DTN_TRACE_TOUCH=1 -fsanitize=thread "
-             "-I'%s' -I'%s' -c -o '%s-touch.o' '%s' 2>&1 && "
-             "'%s' -pthread -o '%s-touch' '%s-touch.o' 2>&1",
-             cxx, support, dir, exe, src, cxx, exe, exe);
-    rc = system(cmd);
-  }
-  if (rc != 0) {
-    fprintf(stderr, "point %d (%s): %s: exit %d\n", n, s->elem, cmd, rc);
-    return -1;
-  }
-  return 0;
+  snprintf(name, sizeof(name), "emulate-%d", n);
+  return tn_emulate_build(env, fam, &p, &prob, tpl, "",
+                          "transpose_host_main.h", name);
 }
 
-/* Reads the trace exe wrote and compares it with the plan of p on prob;
- * the accesses in one and not the other (0 equal), or -1. */
-static long long compare_trace(const char *path, const tn_params *p,
-                               const tn_problem *prob, const char *label)
-{
-  tn_block_plan plan, trace;
-  tn_trace_rec *recs = NULL;
-  char why[TN_REASON_LEN] = "";
-  long long n = 0, bad;
-  size_t cap = 0;
-  FILE *f = fopen(path, "rb");
-
-  if (f == NULL) {
-    fprintf(stderr, "%s: no trace %s\n", label, path);
-    return -1;
-  }
-  for (;;) {
-    if ((size_t)n == cap) {
-      size_t c = cap ? 2 * cap : 4096;
-      tn_trace_rec *r = realloc(recs, c * sizeof(*r));
-      if (r == NULL) {
-        fprintf(stderr, "%s: out of memory reading %s\n", label, path);
-        fclose(f);
-        free(recs);
-        return -1;
-      }
-      recs = r;
-      cap = c;
-    }
-    if (fread(&recs[n], sizeof(*recs), 1, f) != 1)
-      break;
-    n++;
-  }
-  fclose(f);
-  if (tn_drift_trace_group(recs, n, &trace, why, sizeof(why)) != 0 ||
-      tn_drift_grid_plan(fam, p, prob, &plan, why, sizeof(why)) != 0) {
-    fprintf(stderr, "%s: %s\n", label, why);
-    free(recs);
-    return -1;
-  }
-  free(recs);
-  bad = tn_drift_compare(&plan, &trace, label, 4);
-  if (plan.n == 0)
-    bad = -1; /* a point whose accesses are not hooked compares nothing */
-  tn_block_plan_free(&plan);
-  tn_block_plan_free(&trace);
-  return bad;
-}
-
-/* Runs exe on each size with the family's launch, its output compared
- * with the transpose and its trace with the plan; the failures. */
-static int run_sizes(const point_spec *s, int n, const char *exe)
+/* Runs point n on each size with the family's launch, its output
+ * compared with the transpose, its trace with the plan and its hooks with
+ * its accesses; the failures. */
+static int run_sizes(const tn_emulate_env *env, const point_spec *s, int n)
 {
   int i, failed = 0;
   for (i = 0; i < (int)(sizeof(sizes) / sizeof(sizes[0])); i++) {
-    char cmd[16384], trace[4200], label[256], why[TN_REASON_LEN] = "";
-    long long bad;
+    char args[256], label[256], name[64], why[TN_REASON_LEN] = "";
     tn_params p;
     tn_problem prob;
     tn_launch l;
-    int rc;
     make_point(s, &p, &prob);
     prob.size.dims[0] = sizes[i][0];
     prob.size.dims[1] = sizes[i][1];
@@ -234,33 +138,13 @@ static int run_sizes(const point_spec *s, int n, const char *exe)
       continue;
     }
     fam->launch(fam, &p, &prob, &l);
-    snprintf(trace, sizeof(trace), "%s.trace", exe);
-    snprintf(cmd, sizeof(cmd), "'%s' %d %d %u %u %u '%s'", exe, sizes[i][0],
-             sizes[i][1], l.grid[0], l.block[0], l.block[1], trace);
+    snprintf(args, sizeof(args), "%d %d %u %u %u", sizes[i][0], sizes[i][1],
+             l.grid[0], l.block[0], l.block[1]);
     snprintf(label, sizeof(label), "point %d (%s tile %d tile_rows %d): "
                                    "%d x %d",
              n, s->elem, s->tile, s->tile_rows, sizes[i][0], sizes[i][1]);
-    rc = system(cmd);
-    if (rc != 0) {
-      fprintf(stderr, "%s: exit %d\n", label, rc);
-      remove(trace);
-      failed++;
-      continue;
-    }
-    bad = compare_trace(trace, &p, &prob, label);
-    remove(trace);
-    if (bad > 0)
-      fprintf(stderr, "%s: the trace and the plan differ in %lld accesses\n",
-              label, bad);
-    failed += bad != 0;
-    snprintf(cmd, sizeof(cmd), "'%s-touch' %d %d %u %u %u", exe, sizes[i][0],
-             sizes[i][1], l.grid[0], l.block[0], l.block[1]);
-    rc = system(cmd);
-    if (rc != 0) {
-      fprintf(stderr, "%s: the hooks are not the accesses: exit %d\n",
-              label, rc);
-      failed++;
-    }
+    snprintf(name, sizeof(name), "emulate-%d", n);
+    failed += tn_emulate_run(env, name, args, fam, &p, &prob, label);
   }
   return failed;
 }
@@ -269,6 +153,7 @@ int main(int argc, char **argv)
 {
   tn_template tpl;
   tn_err err;
+  tn_emulate_env env;
   int i;
 
   if (argc != 5) {
@@ -276,6 +161,9 @@ int main(int argc, char **argv)
                     "SUPPORT_DIR WORK_DIR\n");
     return 2;
   }
+  env.cxx = argv[1];
+  env.support = argv[3];
+  env.work = argv[4];
   fam = tn_family_find("transpose");
   CHECK(fam != NULL);
   if (fam == NULL || tn_template_load(argv[2], &tpl, &err) != 0) {
@@ -283,13 +171,11 @@ int main(int argc, char **argv)
     return 1;
   }
   for (i = 0; i < (int)(sizeof(points) / sizeof(points[0])); i++) {
-    char exe[4096];
-    if (build(&points[i], i, &tpl, argv[1], argv[3], argv[4], exe,
-              sizeof(exe)) != 0) {
+    if (build(&env, &points[i], i, &tpl) != 0) {
       tn_test_failures++;
       continue;
     }
-    tn_test_failures += run_sizes(&points[i], i, exe);
+    tn_test_failures += run_sizes(&env, &points[i], i);
   }
   tn_template_free(&tpl);
   TEST_DONE();

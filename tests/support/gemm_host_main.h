@@ -1,0 +1,138 @@
+/* gemm_host_main.h -- the host program of the SIMT GEMM's emulation test:
+ * included after a rendered templates/gemm.cu and tests/support/
+ * cuda_host.h (with __shared__ as static: the kernel's shared array is
+ * one for all the threads), it runs the kernel on
+ *
+ *   prog M N K GRID_X GRID_Y BLOCK_X BLOCK_Y [TRACE]
+ *
+ * block by block (x fastest), each block's threads as OS threads, on
+ * operands of values in [-1, 1) and a C it reads (beta 0.5), and compares
+ * every element of C with a double-precision product, within the fp32
+ * sum's bound: (K + 2) * 2^-23 * (|alpha| sum |a||b| + |beta c|).  On the
+ * host the cp.async of pipeline 2 has no form: its tiles travel as
+ * pipeline 1's (the same shared stores, which the plan's comparison
+ * takes cp.async as).  The shared-memory accesses: host_trace.h.  Exit 0
+ * equal, 1 with the first difference, 2 on bad arguments or a trace not
+ * written. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_trace.h"
+
+struct tn_host_args {
+  const float *a, *b;
+  float *c;
+  int m, n, k;
+  dim3 thread;
+  struct tn_host_trace trace;
+};
+
+/* A value in [-1, 1) of a multiplicative hash of i and the seed. */
+static float tn_host_value(size_t i, unsigned seed)
+{
+  unsigned x = (unsigned)(i * 2654435761u) ^ (seed * 0x9e3779b9u);
+  x ^= x >> 15;
+  x *= 0x2c1b3c6du;
+  x ^= x >> 12;
+  return (float)((double)(x >> 8) / (double)(1u << 23) - 1.0);
+}
+
+/* A CUDA thread: every block in turn, waiting for the whole block before
+ * the next one reuses the shared memory. */
+static void *tn_host_thread(void *arg)
+{
+  struct tn_host_args *a = (struct tn_host_args *)arg;
+  threadIdx = a->thread;
+  tn_host_self = &a->trace;
+  for (unsigned by = 0; by < gridDim.y; by++)
+    for (unsigned bx = 0; bx < gridDim.x; bx++) {
+      blockIdx = dim3{bx, by, 0};
+      gemm(a->a, a->b, a->c, a->m, a->n, a->k, 1.0f, 0.5f);
+      pthread_barrier_wait(&tn_block_barrier);
+    }
+  return NULL;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc != 8 && argc != 9)
+    return 2;
+  const int m = atoi(argv[1]), n = atoi(argv[2]), k = atoi(argv[3]);
+  const unsigned gx = (unsigned)atoi(argv[4]), gy = (unsigned)atoi(argv[5]);
+  const unsigned bx = (unsigned)atoi(argv[6]), by = (unsigned)atoi(argv[7]);
+  if (m < 1 || n < 1 || k < 1 || gx < 1 || gy < 1 || bx < 1 || by < 1 ||
+      bx * by > 1024)
+    return 2;
+  const unsigned nt = bx * by;
+  float *a = (float *)malloc(sizeof(float) * (size_t)m * k);
+  float *b = (float *)malloc(sizeof(float) * (size_t)k * n);
+  float *c = (float *)malloc(sizeof(float) * (size_t)m * n);
+  float *c0 = (float *)malloc(sizeof(float) * (size_t)m * n);
+  struct tn_host_args *args =
+      (struct tn_host_args *)calloc(nt, sizeof(*args));
+  pthread_t *threads = (pthread_t *)calloc(nt, sizeof(*threads));
+  struct tn_host_trace **traces =
+      (struct tn_host_trace **)calloc(nt, sizeof(*traces));
+  dim3 *ids = (dim3 *)calloc(nt, sizeof(*ids));
+  if (!a || !b || !c || !c0 || !args || !threads || !traces || !ids)
+    return 2;
+  for (size_t i = 0; i < (size_t)m * k; i++)
+    a[i] = tn_host_value(i, 1);
+  for (size_t i = 0; i < (size_t)k * n; i++)
+    b[i] = tn_host_value(i, 2);
+  for (size_t i = 0; i < (size_t)m * n; i++)
+    c[i] = c0[i] = tn_host_value(i, 3);
+  gridDim = dim3{gx, gy, 1};
+  blockDim = dim3{bx, by, 1};
+  tn_host_smem_bytes = sizeof(float) * TN_SMEM_FLOATS;
+  pthread_barrier_init(&tn_block_barrier, NULL, nt);
+  for (unsigned t = 0; t < nt; t++) {
+    args[t] = tn_host_args{a, b, c, m, n, k, dim3{t % bx, t / bx, 0}};
+    if (pthread_create(&threads[t], NULL, tn_host_thread, &args[t]) != 0)
+      return 2;
+  }
+  for (unsigned t = 0; t < nt; t++)
+    pthread_join(threads[t], NULL);
+  pthread_barrier_destroy(&tn_block_barrier);
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      double sum = 0, mag = 0;
+      for (int q = 0; q < k; q++) {
+        /* op(A)[i][q], op(B)[q][j] of A and B as stored */
+        double x = TN_TRANS_A ? a[(size_t)q * m + i] : a[(size_t)i * k + q];
+        double y = TN_TRANS_B ? b[(size_t)j * k + q] : b[(size_t)q * n + j];
+        sum += x * y;
+        mag += fabs(x * y);
+      }
+      const double old = c0[(size_t)i * n + j];
+      const double want = sum + 0.5 * old;
+      const double bound = (k + 2) * ldexp(1.0, -23) * (mag + 0.5 * fabs(old));
+      const double got = c[(size_t)i * n + j];
+      if (!(fabs(got - want) <= bound)) {
+        printf("C[%d][%d] = %.9g, not %.9g (bound %.3g)\n", i, j, got, want,
+               bound);
+        return 1;
+      }
+    }
+  for (unsigned t = 0; t < nt; t++) {
+    traces[t] = &args[t].trace;
+    ids[t] = args[t].thread;
+  }
+  const int rc =
+      tn_host_trace_finish(traces, ids, nt, argc == 9 ? argv[8] : NULL);
+  if (rc != 0)
+    return rc;
+  printf("equal: %d x %d x %d, %u x %u blocks of %u x %u threads\n", m, n, k,
+         gx, gy, bx, by);
+  free(a);
+  free(b);
+  free(c);
+  free(c0);
+  free(args);
+  free(threads);
+  free(traces);
+  free(ids);
+  return 0;
+}

@@ -1,0 +1,162 @@
+/* test_gemm_emulate.c -- templates/gemm.cu (the fp32 SIMT GEMM) run on the
+ * host, as test_transpose_emulate.c runs the transpose: each point below
+ * rendered as the tuner renders it, compiled by the host's C++ compiler
+ * (tests/support/cuda_host.h: a CUDA thread an OS thread) with
+ * tests/support/gemm_host_main.h, run on problems of whole tiles, of
+ * ragged edges and of leading dimensions no vector divides, every element
+ * of C checked against a double-precision product under AddressSanitizer;
+ * every block's shared-memory accesses compared with the family's plan
+ * (tn_gemm_plan, which the model prices) and the hooks with the accesses
+ * the compiled code makes (tests/support/emulate_util.h).  Where no GPU
+ * is: the textbook and the register-tiled kernels, each operand k-major
+ * or not, pads and swizzles, the operands' transposes, pipelines 0 to 2
+ * (2's cp.async travels as 1's on the host, the same shared stores).
+ *
+ * Usage: test_gemm_emulate CXX TEMPLATE SUPPORT_DIR WORK_DIR */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emulate_util.h"
+#include "family/family.h"
+#include "family/param.h"
+#include "test_util.h"
+
+static const tn_family *fam;
+
+typedef struct {
+  int kernel, bm, bn, bk, tm, tn, lanes_m, a_kmajor, b_kmajor, pipeline;
+  int pad_a, pad_b;
+  const char *swizzle_a, *swizzle_b;
+  int trans_a, trans_b;
+} point_spec;
+
+static const point_spec points[] = {
+    /* the textbook kernel, TILE 16 (its other parameters at their
+     * defaults) */
+    {0, 16, 128, 8, 8, 8, 4, 1, 1, 2, 0, 0, "none", "none", 0, 0},
+    /* tiled, As k-major (transposing stores), two buffers through
+     * registers, an xor swizzle */
+    {1, 64, 64, 8, 4, 4, 4, 1, 1, 1, 0, 0, "xor", "none", 0, 0},
+    /* As m-major (copied), pipeline 2, CuTe swizzle, 8 x 4 lanes */
+    {1, 64, 128, 16, 8, 8, 8, 0, 1, 2, 0, 0, "cute(3,2,6)", "none", 0, 0},
+    /* one buffer, Bs n-major (transposing), a pad on each, both
+     * operands transposed */
+    {1, 64, 64, 16, 4, 8, 4, 1, 0, 0, 4, 4, "none", "none", 1, 1},
+    /* A transposed: As k-major becomes a copy */
+    {1, 128, 64, 8, 8, 4, 8, 1, 1, 2, 4, 0, "none", "none", 1, 0},
+};
+
+/* M, N, K: whole tiles; ragged edges on every side; leading dimensions no
+ * float4 divides (the scalar loads); one tile cut on all three. */
+static const int sizes[][3] = {
+    {128, 128, 64}, {97, 75, 33}, {65, 130, 19}, {20, 12, 7}};
+
+/* Sets the parameter name of p to v (an integer) or sw (a swizzle). */
+static int set(tn_params *p, const char *name, int v, const char *sw)
+{
+  char why[TN_REASON_LEN];
+  int k = tn_param_index(fam->params, fam->n_params, name);
+  if (k < 0)
+    return -1;
+  if (sw)
+    return tn_swizzle_parse(sw, &p->v[k].sw, why, sizeof(why));
+  p->v[k].i = v;
+  return 0;
+}
+
+static int make_point(const point_spec *s, const int size[3], tn_params *p,
+                      tn_problem *prob, char *why, size_t n)
+{
+  int i, rc = 0;
+  memset(p, 0, sizeof(*p));
+  for (i = 0; i < fam->n_params; i++)
+    p->v[i].i = fam->params[i].def;
+  rc |= set(p, "kernel", s->kernel, NULL);
+  rc |= set(p, "bm", s->bm, NULL);
+  rc |= set(p, "bn", s->bn, NULL);
+  rc |= set(p, "bk", s->bk, NULL);
+  rc |= set(p, "tm", s->tm, NULL);
+  rc |= set(p, "tn", s->tn, NULL);
+  rc |= set(p, "lanes_m", s->lanes_m, NULL);
+  rc |= set(p, "a_kmajor", s->a_kmajor, NULL);
+  rc |= set(p, "b_kmajor", s->b_kmajor, NULL);
+  rc |= set(p, "pipeline", s->pipeline, NULL);
+  rc |= set(p, "pad_a", s->pad_a, NULL);
+  rc |= set(p, "pad_b", s->pad_b, NULL);
+  rc |= set(p, "swizzle_a", 0, s->swizzle_a);
+  rc |= set(p, "swizzle_b", 0, s->swizzle_b);
+  if (rc) {
+    snprintf(why, n, "a parameter or swizzle of the point is wrong");
+    return -1;
+  }
+  tn_problem_defaults(fam, prob);
+  prob->size.n_dims = 3;
+  for (i = 0; i < 3; i++)
+    prob->size.dims[i] = size[i];
+  prob->opt[tn_problem_option_index(fam, "trans_a")] = s->trans_a;
+  prob->opt[tn_problem_option_index(fam, "trans_b")] = s->trans_b;
+  prob->opt[tn_problem_option_index(fam, "beta")] = 0.5;
+  return fam->prepare(fam, p, prob, why, n);
+}
+
+int main(int argc, char **argv)
+{
+  tn_template tpl;
+  tn_err err;
+  tn_emulate_env env;
+  int i, j;
+
+  if (argc != 5) {
+    fprintf(stderr, "usage: test_gemm_emulate CXX TEMPLATE SUPPORT_DIR "
+                    "WORK_DIR\n");
+    return 2;
+  }
+  env.cxx = argv[1];
+  env.support = argv[3];
+  env.work = argv[4];
+  fam = tn_family_find("gemm");
+  CHECK(fam != NULL);
+  if (fam == NULL || tn_template_load(argv[2], &tpl, &err) != 0) {
+    fprintf(stderr, "cannot load the family or %s\n", argv[2]);
+    return 1;
+  }
+  for (i = 0; i < (int)(sizeof(points) / sizeof(points[0])); i++) {
+    char why[TN_REASON_LEN] = "", name[64];
+    tn_params p;
+    tn_problem prob;
+    snprintf(name, sizeof(name), "gemm-emulate-%d", i);
+    if (make_point(&points[i], sizes[0], &p, &prob, why, sizeof(why)) != 0 ||
+        tn_emulate_build(&env, fam, &p, &prob, &tpl,
+                         "#undef __shared__\n#define __shared__ static",
+                         "gemm_host_main.h", name) != 0) {
+      fprintf(stderr, "point %d: %s\n", i, why);
+      tn_test_failures++;
+      continue;
+    }
+    for (j = 0; j < (int)(sizeof(sizes) / sizeof(sizes[0])); j++) {
+      char args[256], label[256];
+      tn_launch l;
+      if (make_point(&points[i], sizes[j], &p, &prob, why, sizeof(why)) !=
+          0) {
+        fprintf(stderr, "point %d: %d x %d x %d excluded: %s\n", i,
+                sizes[j][0], sizes[j][1], sizes[j][2], why);
+        tn_test_failures++;
+        continue;
+      }
+      fam->launch(fam, &p, &prob, &l);
+      snprintf(args, sizeof(args), "%d %d %d %u %u %u %u", sizes[j][0],
+               sizes[j][1], sizes[j][2], l.grid[0], l.grid[1], l.block[0],
+               l.block[1]);
+      snprintf(label, sizeof(label), "point %d (kernel %d, %d x %d x %d, "
+                                     "pipeline %d): %d x %d x %d",
+               i, points[i].kernel, points[i].bm, points[i].bn,
+               points[i].bk, points[i].pipeline, sizes[j][0], sizes[j][1],
+               sizes[j][2]);
+      tn_test_failures += tn_emulate_run(&env, name, args, fam, &p, &prob,
+                                         label);
+    }
+  }
+  tn_template_free(&tpl);
+  TEST_DONE();
+}
