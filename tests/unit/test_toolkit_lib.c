@@ -50,6 +50,20 @@ int main(void)
   }
   fprintf(stderr, "%s\n", why);
 
+  /* dlerror's texts: the library itself absent, or a dependency of it */
+  CHECK(tn_toolkit_lib_absent(
+      "libcublas.so.12", "libcublas.so.12: cannot open shared object "
+                         "file: No such file or directory"));
+  CHECK(!tn_toolkit_lib_absent(
+      "/usr/local/cuda/lib64/libcublas.so.12",
+      "libcublasLt.so.12: cannot open shared object file: No such file or "
+      "directory"));
+  CHECK(!tn_toolkit_lib_absent("libcublas.so.12",
+                               "libcublas.so.12: file too short"));
+  CHECK(!tn_toolkit_lib_absent("libcublas.so.1",
+                               "libcublas.so.12: cannot open shared object "
+                               "file: No such file or directory"));
+
   /* a file that is there but no library: told as not loadable */
   {
     static const char *const notlib[] = {"/proc/self/cmdline"};

@@ -6,9 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* dlopen of path; on a failure keeps in first (once) dlerror's text if
- * the file was there, so that a library found but not loadable (a
- * dependency missing) is told as that, not as not found. */
+int tn_toolkit_lib_absent(const char *path, const char *error)
+{
+  size_t n = strlen(path);
+  return error == NULL ||
+         (strncmp(error, path, n) == 0 && error[n] == ':' &&
+          strstr(error + n, "No such file") != NULL);
+}
+
+/* dlopen of path; on a failure keeps in first (once) dlerror's text
+ * unless it says path itself is absent, so that a library found but not
+ * loadable (a dependency missing, which dlerror names in place of path)
+ * is told as that, not as not found. */
 static void *try_open(const char *path, char *first, size_t len)
 {
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -16,7 +25,7 @@ static void *try_open(const char *path, char *first, size_t len)
   if (h)
     return h;
   e = dlerror();
-  if (e && first[0] == '\0' && strstr(e, "No such file") == NULL)
+  if (first[0] == '\0' && !tn_toolkit_lib_absent(path, e))
     snprintf(first, len, "%s", e);
   return NULL;
 }

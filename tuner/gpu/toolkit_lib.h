@@ -11,6 +11,11 @@
  * folder, where the loader's path does not have it); NULL if none opens. */
 void *tn_toolkit_lib_open(const char *const *names, int n);
 
+/* 1 if dlopen's error for path says path itself is not there ("PATH:
+ * cannot open shared object file: No such file or directory"), 0 if it
+ * is there and failed (a dependency missing names the dependency). */
+int tn_toolkit_lib_absent(const char *path, const char *error);
+
 /* A function to take from the library: its name, where its address goes,
  * and whether the library may lack it (the slot then stays NULL). */
 typedef struct {
