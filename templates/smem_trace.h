@@ -14,8 +14,8 @@
  * TN_TRACE_HOST, for a template run on the host (tests/support/
  * cuda_host.h): the hooks call tn_trace_host_base and tn_trace_host_access,
  * which the host program defines, for every block of the grid; there the
- * transpose's hooks are also checked against the accesses the compiled
- * code makes (tests/unit/test_transpose_emulate.c). */
+ * transpose's and the SIMT GEMM's hooks are also checked against the
+ * accesses the compiled code makes (tests/support/host_trace.h). */
 #ifndef TN_SMEM_TRACE_H
 #define TN_SMEM_TRACE_H
 

@@ -272,7 +272,7 @@ int tn_block_plan_add(tn_block_plan *bp, int warp, const tn_warp_access *a,
 
 /* Accesses a plan may emit before the recorder gives up (some 300 MB of
  * them): a plan that loops without end is a failure, not an exhausted
- * memory; the tests' grids emit a few thousand. */
+ * memory; the emulation tests' grids emit up to some 50 000. */
 #define TN_DRIFT_MAX_RECORDS 2000000LL
 
 static void record_block(void *ctx, const tn_warp_access *a,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "drift.h"
 #include "family/family.h"
@@ -19,6 +20,13 @@
 
 /* the host program writes six 32-bit words a record */
 _Static_assert(sizeof(tn_trace_rec) == 24, "host_trace.h's records");
+
+/* system()'s status as the program's exit code (-1: a signal or no
+ * shell). */
+static int tn_emulate_status(int rc)
+{
+  return rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
 
 /* Where the programs are made: the compiler, tests/support, a folder. */
 typedef struct {
@@ -48,13 +56,17 @@ static int tn_emulate_build(const tn_emulate_env *env, const tn_family *f,
   snprintf(exe, sizeof(exe), "%s/%s", env->work, name);
   out = fopen(src, "w");
   if (out == NULL) {
+    fprintf(stderr, "%s: cannot write %s\n", name, src);
     free(text);
     return -1;
   }
   fprintf(out, "#include \"cuda_host.h\"\n%s\n%s\n#include \"%s\"\n",
           prelude, text, main_header);
-  fclose(out);
   free(text);
+  if (fclose(out) != 0) {
+    fprintf(stderr, "%s: cannot write %s\n", name, src);
+    return -1;
+  }
   /* the template's folder: its headers */
   snprintf(dir, sizeof(dir), "%s", t->path);
   if (strrchr(dir, '/'))
@@ -78,7 +90,7 @@ static int tn_emulate_build(const tn_emulate_env *env, const tn_family *f,
     rc = system(cmd);
   }
   if (rc != 0) {
-    fprintf(stderr, "%s: %s: exit %d\n", name, cmd, rc);
+    fprintf(stderr, "%s: %s: exit %d\n", name, cmd, tn_emulate_status(rc));
     return -1;
   }
   return 0;
@@ -151,7 +163,7 @@ static int tn_emulate_run(const tn_emulate_env *env, const char *name,
            trace);
   rc = system(cmd);
   if (rc != 0) {
-    fprintf(stderr, "%s: exit %d\n", label, rc);
+    fprintf(stderr, "%s: exit %d\n", label, tn_emulate_status(rc));
     remove(trace);
     return 1;
   }
@@ -164,7 +176,7 @@ static int tn_emulate_run(const tn_emulate_env *env, const char *name,
   rc = system(cmd);
   if (rc != 0)
     fprintf(stderr, "%s: the hooks are not the accesses: exit %d\n", label,
-            rc);
+            tn_emulate_status(rc));
   return bad != 0 || rc != 0;
 }
 

@@ -14,14 +14,25 @@
  * thread-sanitizer instrumentation (-fsanitize=thread -c, its run-time
  * library not linked: the __tsan_* functions below take its calls), each
  * thread also keeps the bytes of the shared memory its compiled code
- * really loads and stores, and tn_host_trace_check holds them against its
- * hooked bytes in each block: an access the template makes without a
- * hook, or a hook whose address is not its access's, fails it. */
+ * really loads and stores, and tn_host_trace_finish holds them against
+ * its hooked bytes in each block: an access the template makes without a
+ * hook, or a hook whose bytes are not its access's, fails it.  What it
+ * does not see: memset and memcpy on the shared memory (library calls or
+ * inline code the instrumentation leaves alone; the templates use none),
+ * other arrays than the one TN_TRACE_BASE names, and the hooks' widths
+ * and order (bytes are compared); and it compares with the host's code at
+ * -O1, not nvcc's (a load either removes where dead, or merges where
+ * repeated, fails it).
+ *
+ * tn_host_poison fills the shared memory with 0xff bytes (NaN as floats)
+ * between blocks, as a GPU leaves it holding garbage: a read before its
+ * write shows in the output.  C++ (compiled as such with the template). */
 #ifndef TN_HOST_TRACE_H
 #define TN_HOST_TRACE_H
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* One hooked access, drift.h's tn_trace_rec. */
 struct tn_host_rec {
@@ -52,13 +63,21 @@ static const char *tn_host_smem;
 static size_t tn_host_smem_bytes; /* its size, set by the host program */
 static pthread_mutex_t tn_host_smem_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static unsigned tn_host_block(void)
+/* Functions the instrumentation's calls run must not call back. */
+#if defined(TN_TRACE_TOUCH) && TN_TRACE_TOUCH
+#define TN_NO_TSAN __attribute__((no_sanitize_thread))
+#else
+#define TN_NO_TSAN
+#endif
+
+static TN_NO_TSAN unsigned tn_host_block(void)
 {
   return blockIdx.x + gridDim.x * blockIdx.y;
 }
 
 /* Appends one element to *v (n of cap); 0, or -1 out of memory. */
-static int tn_host_grow(void **v, size_t *n, size_t *cap, size_t size)
+static TN_NO_TSAN int tn_host_grow(void **v, size_t *n, size_t *cap,
+                                   size_t size)
 {
   if (*n == *cap) {
     size_t c = *cap ? 2 * *cap : 1024;
@@ -71,14 +90,25 @@ static int tn_host_grow(void **v, size_t *n, size_t *cap, size_t size)
   return 0;
 }
 
+/* Between blocks, by one thread while the others wait at a barrier on
+ * each side: the shared memory as garbage (memset: no access recorded). */
+static void tn_host_poison(void)
+{
+  if (tn_host_smem)
+    memset((void *)tn_host_smem, 0xff, tn_host_smem_bytes);
+}
+
 #if defined(TN_TRACE_HOST) && TN_TRACE_HOST
 static void tn_trace_host_base(const void *array)
 {
   pthread_mutex_lock(&tn_host_smem_lock);
-  if (tn_host_smem == NULL)
+  if (tn_host_smem == NULL) {
+    /* the first block's garbage, before any thread passes its base */
     tn_host_smem = (const char *)array;
-  else if (tn_host_smem != (const char *)array)
+    tn_host_poison();
+  } else if (tn_host_smem != (const char *)array) {
     tn_host_self->failed = 1;
+  }
   pthread_mutex_unlock(&tn_host_smem_lock);
 }
 
@@ -106,9 +136,6 @@ static void tn_trace_host_access(unsigned op, unsigned width, const void *p,
 #endif
 
 #if defined(TN_TRACE_TOUCH) && TN_TRACE_TOUCH
-/* What the instrumentation calls must not be instrumented itself. */
-#define TN_NO_TSAN __attribute__((no_sanitize_thread))
-
 /* An access of width bytes at p by the running CUDA thread: kept where it
  * falls in the shared memory (the host program's own accesses, and the
  * matrices', are not the shared memory's). */

@@ -40,6 +40,9 @@ static void *tn_host_thread(void *arg)
     blockIdx = dim3{b, 0, 0};
     transpose(a->in, a->out, a->rows, a->cols);
     pthread_barrier_wait(&tn_block_barrier);
+    if (a->thread.x == 0 && a->thread.y == 0)
+      tn_host_poison();
+    pthread_barrier_wait(&tn_block_barrier);
   }
   return NULL;
 }
