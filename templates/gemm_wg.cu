@@ -181,22 +181,32 @@ struct ring {
   unsigned long long *full, *empty;
 };
 
+/* Copy number idx of this block, k-tile kt of the tile (tm, tn), into its
+ * buffer, once every consumer warp freed it. */
+__device__ __forceinline__ void issue_at(const ring &r, int idx, int kt,
+                                         int tm, int tn,
+                                         const tn_tensor_map *ma,
+                                         const tn_tensor_map *mb)
+{
+  const int s = idx % STAGES, round = idx / STAGES;
+  tn_mbar_wait(&r.empty[s], (unsigned)(round & 1) ^ 1u);
+  tn_mbar_expect_tx(&r.full[s], op_a::STAGE_BYTES + op_b::STAGE_BYTES);
+  const int k0 = kt * BK;
+  op_a::load(r.a + s * op_a::STAGE_BYTES, ma, tm * BM, k0, &r.full[s]);
+  op_b::load(r.b + s * op_b::STAGE_BYTES, mb, tn * BN, k0, &r.full[s]);
+}
+
 /* Copy number idx of this block (k-tile idx % ktiles of its tile number
- * idx / ktiles) into its buffer, once every consumer warp freed it. */
+ * idx / ktiles), its tile found from idx. */
 __device__ __forceinline__ void issue(const ring &r, int idx, int ktiles,
                                       int tiles_m, int tiles_n,
                                       const tn_tensor_map *ma,
                                       const tn_tensor_map *mb)
 {
-  const int s = idx % STAGES, round = idx / STAGES;
   const int t = (int)blockIdx.x + (idx / ktiles) * (int)gridDim.x;
   int tm, tn;
   tile_of(t, tiles_m, tiles_n, tm, tn);
-  tn_mbar_wait(&r.empty[s], (unsigned)(round & 1) ^ 1u);
-  tn_mbar_expect_tx(&r.full[s], op_a::STAGE_BYTES + op_b::STAGE_BYTES);
-  const int k0 = (idx % ktiles) * BK;
-  op_a::load(r.a + s * op_a::STAGE_BYTES, ma, tm * BM, k0, &r.full[s]);
-  op_b::load(r.b + s * op_b::STAGE_BYTES, mb, tn * BN, k0, &r.full[s]);
+  issue_at(r, idx, idx % ktiles, tm, tn, ma, mb);
 }
 
 /* d (+)= the 64 x BN slab's product over one k step (KSTEP). */
@@ -266,9 +276,18 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
 #if TN_MAXNREG
     wg_setmaxnreg_dec<40>();
 #endif
-    if (wtid == 0)
-      for (int idx = 0; idx < copies; idx++)
-        issue(r, idx, ktiles, tiles_m, tiles_n, &map_a, &map_b);
+    /* the tile found once for its k-tiles: with 40 registers the
+     * producer would run tile_of's loop (the Hilbert curve's) per k-tile */
+    if (wtid == 0) {
+      int idx = 0;
+      for (int t = blockIdx.x; t < tiles; t += TILE_STEP) {
+        int tm, tn;
+        tile_of(t, tiles_m, tiles_n, tm, tn);
+        for (int kt = 0; kt < ktiles; kt++, idx++)
+          issue_at(r, idx, kt, tm, tn, &map_a, &map_b);
+      }
+    }
+    (void)copies;
     return;
   }
 #if TN_MAXNREG
