@@ -31,11 +31,19 @@
  * walk the tiles (t, t + gridDim.x, ...), the ring running on across
  * tiles.  TN_TILE_ORDER and TN_GROUP_M order the tiles (tile_order.h:
  * rows or groups of rows, a Hilbert curve, a serpentine; L2 reuse of A's
- * and B's panels).  TN_CLUSTER 2 launches the blocks in pairs
- * (__cluster_dims__): blocks 2j and 2j + 1, tile numbers next to each
- * other in the order, each computing its own tile (no multicast), so a
- * cluster needs of the order only that it maps the tile numbers onto the
- * tiles one to one.
+ * and B's panels).  TN_CLUSTER 2 or 4 launches the blocks in clusters
+ * (__cluster_dims__).  Without TN_MULTICAST the cluster's blocks take
+ * tile numbers next to each other in the order, each loading its own
+ * k-tiles.  TN_MULTICAST 1 puts the cluster's blocks in one column of
+ * tiles (one B panel), 2 in one row (one A panel): the order walks units
+ * of TN_CLUSTER tiles (tile_order.h's cluster_tile_of), and each block
+ * loads its own operand's k-tile whole and 1 / TN_CLUSTER of the shared
+ * one's, which the copy engine writes into every block of the cluster
+ * (multicast).  A buffer is then refilled only once the consumers of
+ * every block freed it: each consumer warp arrives on that buffer's
+ * "empty" barrier in every block, and a producer waits, before it exits,
+ * until the cluster freed every buffer (no arrival then meets a block
+ * that has exited).
  *
  * fp8: the k-tiles hold bytes (a swizzle row is TN_SWIZZLE elements) and
  * each wgmma is m64nBNk32.  The tensor cores keep an fp8 sum in a 13-bit
@@ -52,8 +60,8 @@
  *
  * Rendered by tuner/family/gemm_wg.c, which defines TN_<PARAM> for each
  * parameter (bm, bn, bk, consumers, stages, swizzle, producer, maxnreg,
- * cluster, persistent, group_m, epilogue, tile_order) and TN_TRANS_A,
- * TN_TRANS_B, TN_IN_F16, TN_OUT_F32, TN_THREADS and TN_SMEM_BYTES, and for
+ * cluster, persistent, group_m, epilogue, tile_order, multicast) and
+ * TN_TRANS_A, TN_TRANS_B, TN_IN_F16, TN_OUT_F32, TN_THREADS and TN_SMEM_BYTES, and for
  * fp8 TN_IN_FP8 and TN_PROMOTE (absent: 0).  The kernel's
  * tensor maps (A, B, and C for epilogue 1) are its first parameters; the
  * family's tensor_maps() describes them.  The threads' only shared-memory
@@ -70,6 +78,9 @@
 #endif
 #ifndef TN_PROMOTE
 #define TN_PROMOTE 0
+#endif
+#ifndef TN_MULTICAST
+#define TN_MULTICAST 0
 #endif
 
 #define WG_TNSP_A (TN_TRANS_A ? 1 : 0) /* A stored K x M: along M */
@@ -90,6 +101,8 @@
 #define STAGES TN_STAGES
 #define THREADS TN_THREADS
 #define NACC (BN / 2)            /* accumulators per slab and thread */
+#define CL TN_CLUSTER
+#define MCAST TN_MULTICAST       /* 1: B's k-tiles shared, 2: A's */
 
 #if TN_OUT_F32
 typedef float out_t;
@@ -110,6 +123,9 @@ static_assert(!TN_IN_FP8 || (!TN_TRANS_A && TN_TRANS_B),
 static_assert(!TN_PROMOTE || TN_IN_FP8, "promotion of fp8 sums");
 static_assert(!TN_MAXNREG || (PROD && CONS == 2),
               "setmaxnreg with a producer and two consumers");
+static_assert(CL == 1 || CL == 2 || CL == 4, "clusters of 1, 2 or 4");
+static_assert(MCAST == 0 || (CL > 1 && PROD),
+              "multicast over a cluster, copies by a producer");
 
 /* One operand's shared tile in a stage: X = 0 for A (MN = BM), 1 for B.
  * K-major (contiguous along k in global memory): BK / SE sub-tiles, each
@@ -124,6 +140,12 @@ template <int X> struct opnd {
   static constexpr int STAGE_BYTES = MN * BK * EB;
   static_assert(SUBS * SUB_BYTES == STAGE_BYTES && SUB_BYTES % 1024 == 0,
                 "whole, aligned sub-tiles");
+  /* multicast: the shared operand's sub-tiles in CL parts along their
+   * rows (mn when K-major, else k), the swizzle's 1024-byte repeat kept */
+  static constexpr bool SHARED = MCAST == (X ? 1 : 2);
+  static constexpr int PART_ROWS = (KMAJ ? MN : BK) / CL;
+  static constexpr int PART_BYTES = SUB_BYTES / CL;
+  static_assert(!SHARED || PART_BYTES % 1024 == 0, "aligned parts");
 
   /* The descriptor of the slab from row mn (of m or n) at depth k, in the
    * stage at shared address st.  K-major: 8-row groups SBO = 8 rows of
@@ -155,6 +177,32 @@ template <int X> struct opnd {
         tn_tma_load_2d(dst + s * SUB_BYTES, map, mn0 + s * SE, k0, bar);
     }
   }
+
+  /* This block's k-tile at k0 of the tile at mn0: the whole, or of the
+   * shared operand part `rank` of each sub-tile, into the stage at dst of
+   * every block of the cluster (the tensor map's box is a part). */
+  static __device__ __forceinline__ void fill(unsigned char *dst,
+                                              const tn_tensor_map *map,
+                                              int mn0, int k0,
+                                              unsigned long long *bar,
+                                              int rank)
+  {
+    if (!SHARED) {
+      load(dst, map, mn0, k0, bar);
+      return;
+    }
+#pragma unroll
+    for (int s = 0; s < SUBS; s++) {
+      unsigned char *d = dst + s * SUB_BYTES + rank * PART_BYTES;
+      const unsigned short all = (unsigned short)((1u << CL) - 1u);
+      if (KMAJ)
+        tn_tma_load_2d_multicast(d, map, k0 + s * SE, mn0 + rank * PART_ROWS,
+                                 bar, all);
+      else
+        tn_tma_load_2d_multicast(d, map, mn0 + s * SE, k0 + rank * PART_ROWS,
+                                 bar, all);
+    }
+  }
 };
 typedef opnd<0> op_a;
 typedef opnd<1> op_b;
@@ -169,17 +217,50 @@ typedef opnd<1> op_b;
 static_assert(TN_SMEM_BYTES == 1024 + BAR_OFF + 16 * STAGES,
               "the family's shared memory");
 
-/* The tiles of this block: t0, t0 + step, ... below tiles. */
-#if TN_PERSISTENT > 0
-#define TILE_STEP ((int)gridDim.x)
+/* The units of this block: UNIT_FIRST, + UNIT_STEP, ... below units.  A
+ * unit is a tile, or with multicast the CL tiles of a cluster (the
+ * cluster's blocks walk the same units). */
+#if MCAST
+#define UNIT_FIRST ((int)blockIdx.x / CL)
+#define GRID_UNITS ((int)gridDim.x / CL)
 #else
-#define TILE_STEP tiles
+#define UNIT_FIRST ((int)blockIdx.x)
+#define GRID_UNITS ((int)gridDim.x)
+#endif
+#if TN_PERSISTENT > 0
+#define UNIT_STEP GRID_UNITS
+#else
+#define UNIT_STEP units
 #endif
 
 struct ring {
   unsigned char *a, *b;
   unsigned long long *full, *empty;
+  int rank; /* in the cluster: the shared operand's part this block loads */
 };
+
+/* Waits until buffer s may be filled for round `round`: every consumer
+ * warp (of every block of the cluster, with multicast) freed it. */
+__device__ __forceinline__ void wait_empty(const ring &r, int s, int round)
+{
+#if MCAST
+  tn_mbar_wait_cluster(&r.empty[s], (unsigned)(round & 1) ^ 1u);
+#else
+  tn_mbar_wait(&r.empty[s], (unsigned)(round & 1) ^ 1u);
+#endif
+}
+
+/* A consumer warp's "buffer s is free", to every block that fills it. */
+__device__ __forceinline__ void release(const ring &r, int s)
+{
+#if MCAST
+#pragma unroll
+  for (int q = 0; q < CL; q++)
+    tn_mbar_arrive_cluster(&r.empty[s], (unsigned)q);
+#else
+  wg_mbar_arrive(&r.empty[s]);
+#endif
+}
 
 /* Copy number idx of this block, k-tile kt of the tile (tm, tn), into its
  * buffer, once every consumer warp freed it. */
@@ -188,12 +269,16 @@ __device__ __forceinline__ void issue_at(const ring &r, int idx, int kt,
                                          const tn_tensor_map *ma,
                                          const tn_tensor_map *mb)
 {
-  const int s = idx % STAGES, round = idx / STAGES;
-  tn_mbar_wait(&r.empty[s], (unsigned)(round & 1) ^ 1u);
+  const int s = idx % STAGES;
+  wait_empty(r, s, idx / STAGES);
+  /* with multicast as without: both operands' whole k-tiles arrive here,
+   * the shared one's parts from every block of the cluster */
   tn_mbar_expect_tx(&r.full[s], op_a::STAGE_BYTES + op_b::STAGE_BYTES);
   const int k0 = kt * BK;
-  op_a::load(r.a + s * op_a::STAGE_BYTES, ma, tm * BM, k0, &r.full[s]);
-  op_b::load(r.b + s * op_b::STAGE_BYTES, mb, tn * BN, k0, &r.full[s]);
+  op_a::fill(r.a + s * op_a::STAGE_BYTES, ma, tm * BM, k0, &r.full[s],
+             r.rank);
+  op_b::fill(r.b + s * op_b::STAGE_BYTES, mb, tn * BN, k0, &r.full[s],
+             r.rank);
 }
 
 /* Copy number idx of this block (k-tile idx % ktiles of its tile number
@@ -203,7 +288,7 @@ __device__ __forceinline__ void issue(const ring &r, int idx, int ktiles,
                                       const tn_tensor_map *ma,
                                       const tn_tensor_map *mb)
 {
-  const int t = (int)blockIdx.x + (idx / ktiles) * (int)gridDim.x;
+  const int t = UNIT_FIRST + (idx / ktiles) * GRID_UNITS;
   int tm, tn;
   tile_of(t, tiles_m, tiles_n, tm, tn);
   issue_at(r, idx, idx % ktiles, tm, tn, ma, mb);
@@ -249,10 +334,10 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
       smem_raw + ((1024u - (tn_smem_u32(smem_raw) & 1023u)) & 1023u);
   const int tid = threadIdx.x, wg = tid / 128, wtid = tid % 128;
   const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-  const int tiles = tiles_m * tiles_n, ktiles = (K + BK - 1) / BK;
-  const int mine = (int)blockIdx.x < tiles
-                       ? (tiles - (int)blockIdx.x + TILE_STEP - 1) /
-                             TILE_STEP
+  const int units = cluster_units(CL, MCAST, tiles_m, tiles_n);
+  const int ktiles = (K + BK - 1) / BK;
+  const int mine = UNIT_FIRST < units
+                       ? (units - UNIT_FIRST + UNIT_STEP - 1) / UNIT_STEP
                        : 0;
   const int copies = mine * ktiles;
   ring r;
@@ -260,16 +345,22 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
   r.b = smem + A_RING;
   r.full = (unsigned long long *)(smem + BAR_OFF);
   r.empty = r.full + STAGES;
+  r.rank = MCAST ? (int)tn_cluster_rank() : 0;
   TN_TRACE_BASE(smem);
 
   if (tid == 0) {
     for (int s = 0; s < STAGES; s++) {
       tn_mbar_init(&r.full[s], 1);
-      tn_mbar_init(&r.empty[s], 4 * CONS); /* lane 0 of each warp */
+      /* lane 0 of each consumer warp, of every block with multicast */
+      tn_mbar_init(&r.empty[s], 4 * CONS * (MCAST ? CL : 1));
     }
     tn_mbar_init_fence();
   }
+#if MCAST
+  tn_cluster_sync(); /* every block's barriers ready before any copy */
+#else
   __syncthreads();
+#endif
 
 #if PROD
   if (wg == 0) {
@@ -280,12 +371,18 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
      * producer would run tile_of's loop (the Hilbert curve's) per k-tile */
     if (wtid == 0) {
       int idx = 0;
-      for (int t = blockIdx.x; t < tiles; t += TILE_STEP) {
+      for (int u = UNIT_FIRST; u < units; u += UNIT_STEP) {
         int tm, tn;
-        tile_of(t, tiles_m, tiles_n, tm, tn);
+        cluster_tile_of(u, r.rank, CL, MCAST, tiles_m, tiles_n, tm, tn);
         for (int kt = 0; kt < ktiles; kt++, idx++)
           issue_at(r, idx, kt, tm, tn, &map_a, &map_b);
       }
+#if MCAST
+      /* the cluster's consumers arrive on this block's barriers until
+       * they freed every buffer: the block stays until then */
+      for (int s = 0; s < STAGES; s++)
+        wait_empty(r, (idx + s) % STAGES, (idx + s) / STAGES);
+#endif
     }
     (void)copies;
     return;
@@ -315,9 +412,9 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
       acc[mc][e] = 0.0f;
 
   int g = 0; /* this block's k-tiles so far: the ring's position */
-  for (int t = blockIdx.x; t < tiles; t += TILE_STEP) {
+  for (int u = UNIT_FIRST; u < units; u += UNIT_STEP) {
     int tm, tn;
-    tile_of(t, tiles_m, tiles_n, tm, tn);
+    cluster_tile_of(u, r.rank, CL, MCAST, tiles_m, tiles_n, tm, tn);
     for (int kt = 0; kt < ktiles; kt++, g++) {
       const int s = g % STAGES;
       tn_mbar_wait(&r.full[s], (unsigned)(g / STAGES) & 1u);
@@ -336,7 +433,7 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
       wg_commit();
       wg_wait<0>();
       if (tid % 32 == 0)
-        wg_mbar_arrive(&r.empty[s]);
+        release(r, s);
 #if !PROD
       if (tid == 0 && g + STAGES - 1 < copies)
         issue(r, g + STAGES - 1, ktiles, tiles_m, tiles_n, &map_a, &map_b);
@@ -359,7 +456,7 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
       /* the k-tile before is done: its buffer is free */
       wg_wait<1>();
       if (kt > 0 && tid % 32 == 0)
-        wg_mbar_arrive(&r.empty[(g - 1) % STAGES]);
+        release(r, (g - 1) % STAGES);
 #if !PROD
       if (tid == 0 && g + STAGES - 1 < copies)
         issue(r, g + STAGES - 1, ktiles, tiles_m, tiles_n, &map_a, &map_b);
@@ -369,13 +466,15 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
 #if !TN_PROMOTE
     wg_wait<0>();
     if (tid % 32 == 0)
-      wg_mbar_arrive(&r.empty[(g - 1) % STAGES]);
+      release(r, (g - 1) % STAGES);
 #pragma unroll
     for (int mc = 0; mc < MC; mc++)
 #pragma unroll
       for (int e = 0; e < NACC; e++)
         wg_pin(acc[mc][e]);
 #endif
+    if (tm >= tiles_m || tn >= tiles_n)
+      continue; /* a multicast unit's padding past the grid */
 #if TN_EPILOGUE == 1
     epilogue_staged(smem + A_RING + B_RING + cw * CM * BN * OB, &map_c, C,
                     M, N, tm * BM + cw * CM, tn * BN, cw, wtid, alpha, beta,

@@ -166,4 +166,38 @@ __device__ __forceinline__ void tile_of(int t, int tiles_m, int tiles_n,
 #endif
 }
 
+/* A cluster of cl blocks that shares one operand's k-tiles (TMA
+ * multicast) must compute tiles in one column of tiles (along 1: the
+ * same tn, B's panel shared) or one row (along 2: the same tm, A's).  The
+ * order then walks units: the grid of tiles_m x tiles_n tiles with every
+ * cl tiles along that axis taken as one, a ragged last unit padded past
+ * the grid.  Unit u's tile for the block of rank `rank`; a tile past the
+ * grid (tm >= tiles_m or tn >= tiles_n) is computed on zeros and not
+ * stored.  along 0: units are tiles, rank unused. */
+__device__ __forceinline__ int cluster_units(int cl, int along, int tiles_m,
+                                             int tiles_n)
+{
+  if (along == 1)
+    return (tiles_m + cl - 1) / cl * tiles_n;
+  if (along == 2)
+    return tiles_m * ((tiles_n + cl - 1) / cl);
+  return tiles_m * tiles_n;
+}
+
+__device__ __forceinline__ void cluster_tile_of(int u, int rank, int cl,
+                                                int along, int tiles_m,
+                                                int tiles_n, int &tm,
+                                                int &tn)
+{
+  if (along == 1) {
+    tile_of(u, (tiles_m + cl - 1) / cl, tiles_n, tm, tn);
+    tm = tm * cl + rank;
+  } else if (along == 2) {
+    tile_of(u, tiles_m, (tiles_n + cl - 1) / cl, tm, tn);
+    tn = tn * cl + rank;
+  } else {
+    tile_of(u, tiles_m, tiles_n, tm, tn);
+  }
+}
+
 #endif

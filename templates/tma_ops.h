@@ -94,6 +94,73 @@ __device__ __forceinline__ void tn_tma_load_3d(void *dst,
                : "memory");
 }
 
+/* The same box, written at dst's offset into the shared memory of every
+ * block of the cluster in cta_mask (bit i: rank i), each completing on
+ * the mbarrier at bar's offset in its own shared memory: one block's copy
+ * feeds them all (TMA multicast). */
+__device__ __forceinline__ void tn_tma_load_2d_multicast(
+    void *dst, const tn_tensor_map *map, int c0, int c1,
+    unsigned long long *bar, unsigned short cta_mask)
+{
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4}], "
+               "[%2], %5;\n" ::"r"(tn_smem_u32(dst)),
+               "l"((unsigned long long)map), "r"(tn_smem_u32(bar)), "r"(c0),
+               "r"(c1), "h"(cta_mask)
+               : "memory");
+}
+
+/* This block's rank in its cluster. */
+__device__ __forceinline__ unsigned tn_cluster_rank(void)
+{
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+
+/* Every thread of every block of the cluster arrives and waits: what each
+ * wrote before (an mbarrier's init) is then visible to all of them. */
+__device__ __forceinline__ void tn_cluster_sync(void)
+{
+  asm volatile("barrier.cluster.arrive.release.aligned;\n"
+               "barrier.cluster.wait.acquire.aligned;\n" ::
+                   : "memory");
+}
+
+/* One arrival on the mbarrier at bar's offset in the shared memory of the
+ * cluster's block of rank cta (this block's own among them), ordered
+ * after this thread's reads before it for the whole cluster. */
+__device__ __forceinline__ void tn_mbar_arrive_cluster(unsigned long long *bar,
+                                                       unsigned cta)
+{
+  asm volatile("{\n"
+               "  .reg .b32 remote;\n"
+               "  mapa.shared::cluster.u32 remote, %0, %1;\n"
+               "  mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+               "[remote];\n"
+               "}\n" ::"r"(tn_smem_u32(bar)),
+               "r"(cta)
+               : "memory");
+}
+
+/* tn_mbar_wait for a barrier other blocks of the cluster arrive on: what
+ * they did before arriving is visible after it. */
+__device__ __forceinline__ void tn_mbar_wait_cluster(unsigned long long *bar,
+                                                     unsigned parity)
+{
+  unsigned done = 0;
+  while (!done)
+    asm volatile("{\n"
+                 "  .reg .pred p;\n"
+                 "  mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 "
+                 "p, [%1], %2;\n"
+                 "  selp.u32 %0, 1, 0, p;\n"
+                 "}\n"
+                 : "=r"(done)
+                 : "r"(tn_smem_u32(bar)), "r"(parity)
+                 : "memory");
+}
+
 /* This thread's shared-memory writes, made visible to the copy engine. */
 __device__ __forceinline__ void tn_tma_store_fence(void)
 {

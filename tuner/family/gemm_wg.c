@@ -17,10 +17,15 @@
  * column; 1 a generalized Hilbert curve over any tile grid (group_m 0);
  * 2 the groups as a serpentine (group_m > 0): each column the other way
  * from the last, each group's first tile in the column where the group
- * before ended.  A cluster of 2 is
- * blocks 2j and 2j + 1, each its own tile (no multicast yet): any order
- * serves it.  tile_order was added after results files were written: at
- * its default, 0, a point and its text are as before.
+ * before ended.  A cluster of 2 or 4 without multicast is blocks next
+ * to each other in the order, each loading its own tile's k-tiles: any
+ * order serves it.  multicast 1 puts a cluster's blocks on tiles of one
+ * column (one B panel), 2 of one row (one A panel), and each block loads
+ * 1 / cluster of the shared operand's k-tile for all of them (TMA
+ * multicast; the order then walks units of `cluster` tiles, a ragged
+ * last one padded and computed on zeros).  tile_order and multicast were
+ * added after results files were written: at their default, 0, a point
+ * and its text are as before.
  * Every point needs the sm_90a target (launch.arch_features), so a run on
  * an sm_90 GPU compiles for sm_90a (arch_features below).  The threads'
  * shared accesses, which the model prices, are only epilogue 1's staging
@@ -92,8 +97,9 @@ static const tn_param_desc params[WG_N_PARAMS] = {
      "thread 0 does, between its wgmma", 0},
     {"maxnreg", TN_PARAM_INT, 0, 0, 1, 0,
      "1: setmaxnreg gives the producer's registers to two consumers", 0},
-    {"cluster", TN_PARAM_INT, 0, 1, 2, 1,
-     "blocks per cluster (__cluster_dims__), along the tile order", 0},
+    {"cluster", TN_PARAM_INT, 0, 1, 4, 1,
+     "blocks per cluster (__cluster_dims__): 1, 2 or 4; without multicast "
+     "on tiles next to each other in the tile order", 0},
     {"persistent", TN_PARAM_INT, 0, 0, 4096, 0,
      "0: a block per tile; P: P blocks walk the tiles (the GPU's SM count, "
      "132 on an H200)", 0},
@@ -113,10 +119,16 @@ static const tn_param_desc params[WG_N_PARAMS] = {
      "(group_m must be 0); 2 group_m's groups as a serpentine, each "
      "column's rows reversed from the last's and each group's columns "
      "from the group's before (group_m must be more than 0)", 1},
+    {"multicast", TN_PARAM_INT, 0, 0, 2, 0,
+     "0: each block loads its own k-tiles; 1: a cluster's blocks compute "
+     "tiles of one column and share B's k-tiles, each block loading 1 / "
+     "cluster of them for all (TMA multicast); 2: tiles of one row, A's "
+     "shared (needs cluster 2 or 4 and a producer)", 1},
 };
 
 /* The tensor maps: A and B (2D, innermost first: k for a K-major operand,
- * else m or n), boxes of one swizzle row by the tile's other extent; for
+ * else m or n), boxes of one swizzle row by the tile's other extent (the
+ * operand a cluster shares by multicast: by 1 / cluster of it); for
  * epilogue 1, C in boxes of 128 bytes by a consumer's rows, SWIZZLE_128B
  * (the staging's layout). */
 static int tensor_maps(const tn_family *fam, const tn_params *p,
@@ -129,6 +141,7 @@ static int tensor_maps(const tn_family *fam, const tn_params *p,
     tn_tmap_desc *d = &out[i];
     long long mn = i ? g.n : g.m, tile = i ? g.bn : g.bm;
     int kmajor = i ? WG_TRANS_B(prob) : !WG_TRANS_A(prob);
+    int parts = g.multicast == (i ? 1 : 2) ? g.cluster : 1;
     memset(d, 0, sizeof(*d));
     d->buffer = i ? WG_BUF_B : WG_BUF_A;
     d->elem = tn_gemm_wg_in_type(prob);
@@ -137,7 +150,7 @@ static int tensor_maps(const tn_family *fam, const tn_params *p,
     d->dims[1] = (unsigned long long)(kmajor ? mn : g.k);
     d->strides[0] = d->dims[0] * (unsigned long long)g.in_bytes;
     d->box[0] = (unsigned)(g.swizzle / g.in_bytes);
-    d->box[1] = (unsigned)(kmajor ? tile : g.bk);
+    d->box[1] = (unsigned)((kmajor ? tile : g.bk) / parts);
     d->swizzle = g.swizzle;
     d->l2_promotion = 256;
   }
@@ -163,6 +176,7 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
   long long bm = p->v[WG_BM].i, bn = p->v[WG_BN].i, bk = p->v[WG_BK].i;
   long long cons = p->v[WG_CONSUMERS].i, swz = p->v[WG_SWIZZLE].i;
   long long k = prob->size.dims[2], acc;
+  long long cl = p->v[WG_CLUSTER].i, mc = p->v[WG_MULTICAST].i;
   int fp8 = WG_IN_FP8(prob), eb = fp8 ? 1 : 2, kstep = fp8 ? 32 : 16;
   tn_tmap_desc maps[TN_MAX_TMAPS];
   wg_geometry g;
@@ -230,6 +244,29 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
                i ? 'B' : 'A', rows, swz);
       return 1;
     }
+    if (mc == (i ? 1 : 2) && cl > 1 &&
+        (rows % cl != 0 || rows / cl * swz % 1024 != 0)) {
+      snprintf(why, n, "multicast %lld shares %c's k-tile in %lld parts "
+                       "of its sub-tiles' %lld rows x %lld bytes: each "
+                       "part must keep the swizzle's 1024-byte repeat",
+               mc, i ? 'B' : 'A', cl, rows, swz);
+      return 1;
+    }
+  }
+  if (cl != 1 && cl != 2 && cl != 4) {
+    snprintf(why, n, "cluster must be 1, 2 or 4 blocks, not %lld", cl);
+    return 1;
+  }
+  if (mc != 0 && cl == 1) {
+    snprintf(why, n, "multicast %lld shares k-tiles among a cluster's "
+                     "blocks: cluster must be 2 or 4, not 1", mc);
+    return 1;
+  }
+  if (mc != 0 && !p->v[WG_PRODUCER].i) {
+    snprintf(why, n, "multicast needs a producer warpgroup: a copy waits "
+                     "for every block's consumers of the cluster, which "
+                     "thread 0 between its wgmma would hold up");
+    return 1;
   }
   if (p->v[WG_MAXNREG].i &&
       (!p->v[WG_PRODUCER].i || cons != 2)) {
@@ -257,15 +294,16 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
     return 1;
   }
   tn_gemm_wg_geometry(p, prob, &g);
-  if (g.tiles + 1 > 2147483647LL) {
-    snprintf(why, n, "%lld tiles overflow the grid's int index", g.tiles);
+  if (g.computed + 1 > 2147483647LL) {
+    snprintf(why, n, "%lld tiles overflow the grid's int index",
+             g.computed);
     return 1;
   }
   nm = tensor_maps(fam, p, prob, maps);
   for (i = 0; i < nm; i++)
     if (tn_tmap_check(&maps[i], why, n) != 0)
       return 1;
-  if (g.tiles * ((k + bk - 1) / bk) > (1LL << 40)) {
+  if (g.computed * ((k + bk - 1) / bk) > (1LL << 40)) {
     snprintf(why, n, "more than 2^40 block-tile steps: too large to model");
     return 1;
   }
@@ -279,10 +317,11 @@ static void launch(const tn_family *fam, const tn_params *p,
   long long blocks, cl = p->v[WG_CLUSTER].i;
   tn_gemm_wg_geometry(p, prob, &g);
   memset(l, 0, sizeof(*l));
-  /* persistent: P blocks, or one per tile where there are fewer */
-  blocks = p->v[WG_PERSISTENT].i > 0 && p->v[WG_PERSISTENT].i < g.tiles
+  /* persistent: P blocks, or one per tile computed where there are
+   * fewer (with multicast the units' tiles, the last unit padded) */
+  blocks = p->v[WG_PERSISTENT].i > 0 && p->v[WG_PERSISTENT].i < g.computed
                ? p->v[WG_PERSISTENT].i
-               : g.tiles;
+               : g.computed;
   blocks = (blocks + cl - 1) / cl * cl; /* whole clusters */
   l->grid[0] = (unsigned)blocks;
   l->grid[1] = l->grid[2] = 1;
@@ -318,7 +357,7 @@ static void defines(const tn_family *fam, const tn_params *p,
  * wraps; a persistent point launches one block for one tile); ragged: 8
  * short in every dimension (the copy engine's rows stay whole 16-byte
  * units; fp8's K 16 short, for the same rule), so that the tiles' edges
- * are zero-filled and clipped.  A cluster of 2 is never one block: 1. */
+ * are zero-filled and clipped.  A cluster is never one block: 1. */
 static int one_block(const tn_family *fam, const tn_params *p,
                      const tn_problem *base, int ragged, tn_problem *out,
                      char *why, size_t n)
@@ -421,7 +460,9 @@ static double work(const tn_family *fam, const tn_problem *prob)
  * mbarrier waits and arrives, the wgmma fences and commits; promotion's
  * fp32 adds, an accumulator a thread each).  DRAM: A, B and C once each,
  * C twice with beta.  Registers: a consumer thread's accumulators (twice
- * with promotion) and some 40. */
+ * with promotion) and some 40.  Multicast adds a ragged unit's padding
+ * tiles to the work; what it saves, L2's reads of the shared operand, is
+ * not a term of the model (each SM still receives whole k-tiles). */
 static void estimate(const tn_family *fam, const tn_params *p,
                      const tn_problem *prob, tn_time_work *w)
 {
@@ -432,16 +473,16 @@ static void estimate(const tn_family *fam, const tn_params *p,
   ktiles = (double)((g.k + g.bk - 1) / g.bk);
   stage_bytes = (double)(g.a_stage + g.b_stage);
   c_bytes = (double)g.out_bytes * (double)g.m * (double)g.n;
-  w->tensor_flops = 2.0 * (double)g.tiles * g.bm * g.bn * ktiles * g.bk *
+  w->tensor_flops = 2.0 * (double)g.computed * g.bm * g.bn * ktiles * g.bk *
                     (g.in_bytes == 1 ? 0.5 : 1.0);
   w->dram_bytes = (double)g.in_bytes *
                       ((double)g.m * g.k + (double)g.k * g.n) +
                   c_bytes * (prob->opt[WG_OPT_BETA] != 0 ? 2 : 1);
-  w->load_bytes = (double)g.tiles * ktiles * stage_bytes;
+  w->load_bytes = (double)g.computed * ktiles * stage_bytes;
   w->bytes_in_flight = g.stages * stage_bytes / g.threads;
-  w->other_insts = (double)g.tiles * ktiles * (g.threads / 32) * 8;
+  w->other_insts = (double)g.computed * ktiles * (g.threads / 32) * 8;
   if (g.promote) /* bm x bn adds a k-tile, 32 lanes an instruction */
-    w->other_insts += (double)g.tiles * ktiles * g.bm * g.bn / 32;
+    w->other_insts += (double)g.computed * ktiles * g.bm * g.bn / 32;
   w->regs = g.cm * g.bn / 128 * (g.promote ? 2 : 1) + 40;
   if (w->regs > 255)
     w->regs = 255;

@@ -54,5 +54,16 @@ void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,
   g->m = prob->size.dims[0];
   g->n = prob->size.dims[1];
   g->k = prob->size.dims[2];
-  g->tiles = ((g->m + g->bm - 1) / g->bm) * ((g->n + g->bn - 1) / g->bn);
+  g->cluster = (int)p->v[WG_CLUSTER].i;
+  g->multicast = g->cluster > 1 ? (int)p->v[WG_MULTICAST].i : 0;
+  {
+    long long tm = (g->m + g->bm - 1) / g->bm, tn = (g->n + g->bn - 1) / g->bn;
+    long long cl = g->cluster > 0 ? g->cluster : 1;
+    g->tiles = tm * tn;
+    /* templates/tile_order.h's cluster_units */
+    g->units = g->multicast == 1   ? (tm + cl - 1) / cl * tn
+               : g->multicast == 2 ? tm * ((tn + cl - 1) / cl)
+                                   : g->tiles;
+    g->computed = g->multicast ? g->units * cl : g->tiles;
+  }
 }

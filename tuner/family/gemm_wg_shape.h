@@ -26,6 +26,7 @@ enum {
   WG_GROUP_M,
   WG_EPILOGUE,
   WG_TILE_ORDER, /* added after results files were written */
+  WG_MULTICAST,  /* added after results files were written */
   WG_N_PARAMS
 };
 
@@ -74,7 +75,13 @@ typedef struct {
   long long a_stage, b_stage, c_staging;
   long long smem_bytes; /* 1024 of alignment slack, the rings, the
                            staging, two mbarriers per stage */
+  int cluster;    /* blocks per cluster: 1, 2 or 4 */
+  int multicast;  /* 0; 1: a cluster's blocks share B's k-tiles (tiles
+                     along M), 2: A's (along N) */
   long long m, n, k, tiles;
+  long long units; /* what the blocks walk: tiles, or with multicast a
+                      cluster's `cluster` tiles (the grid padded) */
+  long long computed; /* tiles computed: units x cluster with multicast */
 } wg_geometry;
 
 void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,
