@@ -1,28 +1,36 @@
 #!/usr/bin/env bash
-# The wgmma GEMM's tile orders (gemm_wg's tile_order, issue 32 part 1) on
-# the H200 in one call: the build; then gemm_wg bf16 tuned at 4096^3 and
-# 8192^3 over the shipped configs' winners (results/runs/gemm-wg-bf16*:
-# 128 x 256 x 64, two consumers and a producer, setmaxnreg, 4 stages,
-# sw128, group_m 8; persistent over 132 best, a block per tile and
-# clusters of 2 within noise; 256 x 128 within noise at 4096^3), each
-# with tile_order 0 (group_m 0, 4, 8, 16), 1 (the Hilbert curve, group_m
-# 0) and 2 (the serpentine, group_m 4, 8, 16): 48 points a size, every
-# one timed with all its repetitions (--no-prune --full-protocol) and
-# verified, cublasGemmEx timed through the same run (the family's
-# baseline; each point against the timing nearest it).  Each size runs
-# twice, the second after the other size, as a look at the spread.
+# A step of the wgmma GEMM (issue 32 part 1) measured against its
+# absence on the H200 in one call: the build; then gemm_wg bf16 tuned at
+# 4096^3 and 8192^3 over the shipped configs' winners
+# (results/runs/gemm-wg-bf16*: 128 x 256 x 64, two consumers and a
+# producer, setmaxnreg, 4 stages, sw128, group_m 8; persistent over 132
+# best, a block per tile and clusters of 2 within noise; 256 x 128 within
+# noise at 4096^3) crossed with the step's values, SPACE one of:
+#   order      the tile orders: tile_order 0 (group_m 0, 4, 8, 16), 1 (the
+#              Hilbert curve, group_m 0) and 2 (the serpentine, group_m 4,
+#              8, 16), clusters of 1 and 2: 48 points a size (runs 46, 48)
+#   multicast  clusters of 1, 2 and 4, multicast 0, 1 (B shared) and 2 (A
+#              shared), group_m 4, 8, 16 (a unit of multicast 1 spans
+#              `cluster` tile rows): 76 points a size
+# Every point is timed with all its repetitions (--no-prune
+# --full-protocol) and verified, cublasGemmEx timed through the same run
+# (the family's baseline; each point against the timing nearest it).
+# Each size runs twice, the second after the other size, as a look at
+# the spread.
 # nvidia-smi samples the SM clock, power and the clock event reasons
 # every 500 ms throughout (clocks.csv), beside the tuner's own NVML
 # readings in each results file.
 #
 # Usage, from the repository root on the GPU machine (the project's
 # libraries from .deps/env.sh, sourced when it is there):
-#   [BUDGET=500] OUT=DIR bash scripts/gpu_tile_order.sh
-# DIR receives tile-order.tgz (the configs, results and journals, logs,
+#   [BUDGET=500] [SPACE=order|multicast] OUT=DIR \
+#     bash scripts/gpu_gemm_wg_table.sh
+# (SPACE order by default).  DIR receives SPACE.tgz (the configs, results
+# and journals, logs,
 # clocks.csv, table.md: per size and point the median and % of cuBLAS),
 # packed again after each step so that a killed call keeps what was done;
 # the table is printed at the end too.
-#   DRY_RUN=1 OUT=DIR bash scripts/gpu_tile_order.sh
+#   DRY_RUN=1 [SPACE=...] OUT=DIR bash scripts/gpu_gemm_wg_table.sh
 # on a machine without a GPU: no build (build/tuner must be there), each
 # config through --dry-run --arch sm_90a (every point compiled).
 set -u
@@ -30,15 +38,23 @@ set -u
 mkdir -p "$OUT" || exit 1
 budget=${BUDGET:-500}
 dry=${DRY_RUN:-0}
+space=${SPACE:-order}
+case $space in
+order | multicast) ;;
+*)
+  echo "SPACE: order or multicast, not '$space'" >&2
+  exit 2
+  ;;
+esac
 t0=$(date +%s)
-W=$(mktemp -d /tmp/tile-order.XXXXXX)
+W=$(mktemp -d /tmp/gemm-wg-$space.XXXXXX)
 mkdir -p "$W/configs" "$W/results" "$W/logs"
 export TUNER_CACHE_DIR=$W/cache
 tuner=$PWD/build/tuner
 status=0
 
 left() { echo $((budget - ($(date +%s) - t0))); }
-pack() { tar czf "$OUT/tile-order.tgz" -C "$W" configs results logs; }
+pack() { tar czf "$OUT/$space.tgz" -C "$W" configs results logs; }
 # step NAME CAP CMD...: CMD under timeout, at most CAP seconds and what is
 # left of the budget less 15 s for the packing; its output in logs/NAME.log
 step() {
@@ -64,25 +80,10 @@ step() {
   return $rc
 }
 
-# config SIZE: the winners crossed with the orders at SIZE^3, from the
-# shipped config's problem (bf16 in, fp32 C, A K-major, B N-major)
-config() {
-  local n=$1 cfg=$W/configs/tile-order-$1.cfg
-  cat >"$cfg" <<EOF
-# scripts/gpu_tile_order.sh: the shipped winners crossed with the tile
-# orders at ${n}^3 (configs/gemm-wg-bf16.cfg's problem)
-name = "tile-order-$n";
-family = "gemm_wg";
-template = "$PWD/templates/gemm_wg.cu";
-problem = {
-  sizes = ( [$n, $n, $n] );
-  trans_a = false;
-  trans_b = false;
-  alpha = 1.0;
-  beta = 0.0;
-  input = "bf16";
-  output = "f32";
-};
+# the space of SPACE: the winners crossed with the step's values
+space_block() {
+  if [ "$space" = order ]; then
+    cat <<EOF
 space = {
   bm = [128, 256];
   bn = [128, 256];
@@ -103,6 +104,52 @@ constraints = [
   "cluster == 1 || persistent == 0",
   "tile_order == 1 && group_m == 0 || tile_order == 2 && group_m > 0 || tile_order == 0"
 ];
+EOF
+  else
+    cat <<EOF
+space = {
+  bm = [128, 256];
+  bn = [128, 256];
+  bk = [64];
+  consumers = [2];
+  stages = [4];
+  swizzle = [128];
+  producer = [1];
+  maxnreg = [1];
+  cluster = [1, 2, 4];
+  persistent = [0, 132];
+  group_m = [4, 8, 16];
+  epilogue = [0];
+  multicast = [0, 1, 2];
+};
+constraints = [
+  "bm * bn == 32768",
+  "cluster > 1 || multicast == 0 && group_m == 8"
+];
+EOF
+  fi
+}
+
+# config SIZE: the space at SIZE^3, from the shipped config's problem
+# (bf16 in, fp32 C, A K-major, B N-major)
+config() {
+  local n=$1 cfg=$W/configs/$space-$1.cfg
+  cat >"$cfg" <<EOF
+# scripts/gpu_gemm_wg_table.sh: the shipped winners crossed with SPACE
+# $space at ${n}^3 (configs/gemm-wg-bf16.cfg's problem)
+name = "$space-$n";
+family = "gemm_wg";
+template = "$PWD/templates/gemm_wg.cu";
+problem = {
+  sizes = ( [$n, $n, $n] );
+  trans_a = false;
+  trans_b = false;
+  alpha = 1.0;
+  beta = 0.0;
+  input = "bf16";
+  output = "f32";
+};
+$(space_block)
 bench = {
   repetitions = 30;
   warmup = 5;
@@ -161,7 +208,8 @@ wait "$smi" 2>/dev/null
 # nearest it, the SM clock while it was timed
 python3 - "$W"/results/*/*.json >"$W/logs/table.md" 2>&1 <<'PY' ||
 import json, sys
-keys = ("bm", "bn", "cluster", "persistent", "tile_order", "group_m")
+keys = ("bm", "bn", "cluster", "multicast", "persistent", "tile_order",
+        "group_m")
 for path in sys.argv[1:]:
     d = json.load(open(path))
     print("## %s (%s)\n" % (d["name"], path.rsplit("/results/", 1)[-1]))
