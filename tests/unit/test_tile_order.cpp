@@ -12,6 +12,13 @@
  *   - order 2 steps to an edge neighbour within a group, and from a group
  *     to the next to the same column, one row down where tiles_n is odd
  *     and group_m rows down where it is even.
+ * With multicast, cluster_tile_of and cluster_units for clusters of 2
+ * and 4 along either axis, every order, the same grids up to 40 x 40:
+ *   - the units' tiles cover the grid, each tile once, the rest (a ragged
+ *     last unit's) past the grid's edge along the cluster's axis only;
+ *   - a unit's blocks share their tile column (along 1) or row (along 2),
+ *     rank r on tile unit * cluster + r along it; without multicast
+ *     (along 0) a unit is tile_of's tile.
  * Then prints, for the grids of the shipped 4096^3 and 8192^3 tiles, how
  * many A row panels and B column panels each window of 132 consecutive
  * tiles (an H200's SMs, running at once) touches, per order, and how many
@@ -80,22 +87,28 @@ namespace serp8 {
 }
 
 typedef void (*order_fn)(int, int, int, int &, int &);
+typedef void (*cluster_fn)(int, int, int, int, int, int, int &, int &);
+typedef int (*units_fn)(int, int, int, int);
 
 struct variant {
   const char *name;
   int order, group_m;
   order_fn fn;
+  cluster_fn cfn;
+  units_fn units;
 };
 
+#define VARIANT(name, order, g, ns)                                          \
+  {name, order, g, ns::tile_of, ns::cluster_tile_of, ns::cluster_units}
 static const variant variants[] = {
-    {"order 0, row-major", 0, 0, rowmajor::tile_of},
-    {"order 0, group_m 1", 0, 1, grouped1::tile_of},
-    {"order 0, group_m 3", 0, 3, grouped3::tile_of},
-    {"order 0, group_m 8", 0, 8, grouped8::tile_of},
-    {"order 1, Hilbert", 1, 0, hilbert::tile_of},
-    {"order 2, group_m 1", 2, 1, serp1::tile_of},
-    {"order 2, group_m 3", 2, 3, serp3::tile_of},
-    {"order 2, group_m 8", 2, 8, serp8::tile_of},
+    VARIANT("order 0, row-major", 0, 0, rowmajor),
+    VARIANT("order 0, group_m 1", 0, 1, grouped1),
+    VARIANT("order 0, group_m 3", 0, 3, grouped3),
+    VARIANT("order 0, group_m 8", 0, 8, grouped8),
+    VARIANT("order 1, Hilbert", 1, 0, hilbert),
+    VARIANT("order 2, group_m 1", 2, 1, serp1),
+    VARIANT("order 2, group_m 3", 2, 3, serp3),
+    VARIANT("order 2, group_m 8", 2, 8, serp8),
 };
 #define N_VARIANTS ((int)(sizeof(variants) / sizeof(variants[0])))
 
@@ -194,6 +207,61 @@ static void check_grid(const variant &v, int m, int n)
   }
 }
 
+/* Checks the units of clusters of cl blocks along `along` on an m x n
+ * grid. */
+static void check_units(const variant &v, int m, int n, int cl, int along)
+{
+  int units = v.units(cl, along, m, n), padded = 0;
+  int um = along == 1 ? (m + cl - 1) / cl * cl : m;
+  int un = along == 2 ? (n + cl - 1) / cl * cl : n;
+  std::vector<char> seen((size_t)m * n, 0);
+  char what[96];
+
+  snprintf(what, sizeof(what), "cluster %d along %d", cl, along);
+  if ((long long)units * (along ? cl : 1) != (long long)um * un) {
+    fail("units do not span the padded grid", v, m, n, 0);
+    return;
+  }
+  for (int u = 0; u < units; u++) {
+    int tm0 = 0, tn0 = 0;
+    for (int r = 0; r < (along ? cl : 1); r++) {
+      int tm, tn;
+      v.cfn(u, r, cl, along, m, n, tm, tn);
+      if (along == 0) {
+        int wm, wn;
+        v.fn(u, m, n, wm, wn);
+        if (tm != wm || tn != wn)
+          fail("a unit that is not tile_of's tile", v, m, n, u);
+      }
+      if (r == 0) {
+        tm0 = tm;
+        tn0 = tn;
+        if ((along == 1 && tm % cl) || (along == 2 && tn % cl))
+          fail("a unit's first tile off its cluster's alignment", v, m, n,
+               u);
+      } else if ((along == 1 && (tn != tn0 || tm != tm0 + r)) ||
+                 (along == 2 && (tm != tm0 || tn != tn0 + r))) {
+        fail(what, v, m, n, u); /* not the unit's column or row */
+        return;
+      }
+      if (tm < 0 || tn < 0 || tm >= um || tn >= un) {
+        fail("off the padded grid", v, m, n, u);
+        return;
+      }
+      if (tm >= m || tn >= n) {
+        padded++;
+        continue;
+      }
+      if (seen[(size_t)tm * n + tn]++) {
+        fail("a tile taken twice by the units", v, m, n, u);
+        return;
+      }
+    }
+  }
+  if (padded != um * un - m * n)
+    fail("padding tiles miscounted", v, m, n, 0);
+}
+
 /* The fewest panels (rows + columns) any `window` tiles of an m x n grid
  * touch: those of the squarest rectangle r x c >= window that fits. */
 static int fewest_panels(int m, int n, int window)
@@ -272,9 +340,19 @@ int main(void)
       check_grid(variants[i], g[0], g[1]);
   }
   printf("%d orders on %d grids of up to 64 x 64 and %d larger: %d "
-         "failures\n\n",
+         "failures\n",
          N_VARIANTS, grids / N_VARIANTS,
          (int)(sizeof(large) / sizeof(large[0])), failures);
+  for (int i = 0; i < N_VARIANTS; i++)
+    for (int m = 1; m <= 40; m++)
+      for (int n = 1; n <= 40; n++) {
+        check_units(variants[i], m, n, 1, 0);
+        for (int cl = 2; cl <= 4; cl += 2)
+          for (int along = 1; along <= 2; along++)
+            check_units(variants[i], m, n, cl, along);
+      }
+  printf("the units of clusters of 2 and 4 along either axis, every "
+         "order, grids up to 40 x 40: %d failures\n\n", failures);
 
   printf("panels a window of 132 consecutive tiles touches (mean over "
          "every window; A rows + B columns, their largest), and the share "
