@@ -243,22 +243,19 @@ struct ring {
  * warp (of every block of the cluster, with multicast) freed it. */
 __device__ __forceinline__ void wait_empty(const ring &r, int s, int round)
 {
-#if MCAST
-  tn_mbar_wait_cluster(&r.empty[s], (unsigned)(round & 1) ^ 1u);
-#else
   tn_mbar_wait(&r.empty[s], (unsigned)(round & 1) ^ 1u);
-#endif
 }
 
-/* A consumer warp's "buffer s is free", to every block that fills it. */
+/* A consumer warp's "buffer s is free" (every lane calls it), to every
+ * block that fills it: with multicast lane q arrives at block q's. */
 __device__ __forceinline__ void release(const ring &r, int s)
 {
 #if MCAST
-#pragma unroll
-  for (int q = 0; q < CL; q++)
-    tn_mbar_arrive_cluster(&r.empty[s], (unsigned)q);
+  if (threadIdx.x % 32 < CL)
+    tn_mbar_arrive_cluster(&r.empty[s], threadIdx.x % 32);
 #else
-  wg_mbar_arrive(&r.empty[s]);
+  if (threadIdx.x % 32 == 0)
+    wg_mbar_arrive(&r.empty[s]);
 #endif
 }
 
@@ -432,8 +429,7 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
                  op_b::desc(sb, 0, KSTEP * kk), kk > 0);
       wg_commit();
       wg_wait<0>();
-      if (tid % 32 == 0)
-        release(r, s);
+      release(r, s);
 #if !PROD
       if (tid == 0 && g + STAGES - 1 < copies)
         issue(r, g + STAGES - 1, ktiles, tiles_m, tiles_n, &map_a, &map_b);
@@ -455,7 +451,7 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
       wg_commit();
       /* the k-tile before is done: its buffer is free */
       wg_wait<1>();
-      if (kt > 0 && tid % 32 == 0)
+      if (kt > 0)
         release(r, (g - 1) % STAGES);
 #if !PROD
       if (tid == 0 && g + STAGES - 1 < copies)
@@ -465,8 +461,7 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
     }
 #if !TN_PROMOTE
     wg_wait<0>();
-    if (tid % 32 == 0)
-      release(r, (g - 1) % STAGES);
+    release(r, (g - 1) % STAGES);
 #pragma unroll
     for (int mc = 0; mc < MC; mc++)
 #pragma unroll

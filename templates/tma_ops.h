@@ -128,37 +128,21 @@ __device__ __forceinline__ void tn_cluster_sync(void)
 }
 
 /* One arrival on the mbarrier at bar's offset in the shared memory of the
- * cluster's block of rank cta (this block's own among them), ordered
- * after this thread's reads before it for the whole cluster. */
+ * cluster's block of rank cta (this block's own among them).  The
+ * arrive's default semantics (release at the block's scope), as CUTLASS's
+ * pipelines use for a consumer's "free" to a multicasting producer: the
+ * reads it orders (wgmma's, waited for) are of this block's own shared
+ * memory. */
 __device__ __forceinline__ void tn_mbar_arrive_cluster(unsigned long long *bar,
                                                        unsigned cta)
 {
   asm volatile("{\n"
                "  .reg .b32 remote;\n"
                "  mapa.shared::cluster.u32 remote, %0, %1;\n"
-               "  mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
-               "[remote];\n"
+               "  mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
                "}\n" ::"r"(tn_smem_u32(bar)),
                "r"(cta)
                : "memory");
-}
-
-/* tn_mbar_wait for a barrier other blocks of the cluster arrive on: what
- * they did before arriving is visible after it. */
-__device__ __forceinline__ void tn_mbar_wait_cluster(unsigned long long *bar,
-                                                     unsigned parity)
-{
-  unsigned done = 0;
-  while (!done)
-    asm volatile("{\n"
-                 "  .reg .pred p;\n"
-                 "  mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 "
-                 "p, [%1], %2;\n"
-                 "  selp.u32 %0, 1, 0, p;\n"
-                 "}\n"
-                 : "=r"(done)
-                 : "r"(tn_smem_u32(bar)), "r"(parity)
-                 : "memory");
 }
 
 /* This thread's shared-memory writes, made visible to the copy engine. */
