@@ -205,6 +205,39 @@ static void test_masks(void)
   CHECK_EQ_INT(cost_of(TN_OP_LD, 4, addr, 0x0u).wavefronts, 0);
 }
 
+/* 8- and 16-byte loads: phases merge two by two when every lane l and
+ * l ^ 1 share an address (or one is inactive), or every l and l ^ 2 do;
+ * stores never merge. */
+static void test_wide_merge(void)
+{
+  unsigned addr[32];
+  int lane;
+  /* 16 chunks of 16 bytes, lanes l and l ^ 1 (then l ^ 2) on one: a
+   * half-warp's 8 chunks fill the 32 banks once */
+  for (lane = 0; lane < 32; lane++)
+    addr[lane] = 16u * (unsigned)(lane >> 1);
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 16, addr, ~0u).wavefronts, 2);
+  for (lane = 0; lane < 32; lane++)
+    addr[lane] = 16u * (unsigned)((lane >> 2) * 2 + (lane & 1));
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 16, addr, ~0u).wavefronts, 2);
+  CHECK_EQ_INT(cost_of(TN_OP_ST, 16, addr, ~0u).wavefronts, 4);
+  /* ... but not l ^ 3: four quarter-warps */
+  for (lane = 0; lane < 32; lane++)
+    addr[lane] = 16u * (unsigned)((lane >> 2) * 2 + ((lane ^ lane >> 1) & 1));
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 16, addr, ~0u).wavefronts, 4);
+  /* lanes 0, 1, 16, 17 on distinct words of distinct banks (an fp64
+   * transpose's edge): their l ^ 2 partners are off, so one wavefront,
+   * not one a half-warp; with lane 2 on as well, two */
+  memset(addr, 0, sizeof(addr));
+  addr[0] = 0;
+  addr[1] = 8;
+  addr[2] = 32;
+  addr[16] = 16;
+  addr[17] = 24;
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 8, addr, 0x00030003u).wavefronts, 1);
+  CHECK_EQ_INT(cost_of(TN_OP_LD, 8, addr, 0x00030007u).wavefronts, 2);
+}
+
 /* The swizzle is a permutation of each tile, so no two elements share an
  * address, with or without padding. */
 static void test_layout_bijective(void)
@@ -369,6 +402,7 @@ int main(void)
   test_tile_columns();
   test_subword();
   test_masks();
+  test_wide_merge();
   test_layout_bijective();
   test_errors();
   test_cp_async_ca();

@@ -411,6 +411,48 @@ static void test_model_fp64(void)
   CHECK_BLOCK(&p, "fp64", 64 + 512, 16, 32);
 }
 
+/* The model of the whole launch of p on rows x cols of fp64. */
+static tn_model_cost fp64_launch(tn_params *p, long long rows,
+                                 long long cols)
+{
+  tn_problem prob;
+  tn_model_cost c;
+  char why[TN_REASON_LEN] = "";
+  problem(&prob, "fp64", rows, cols);
+  memset(&c, 0, sizeof(c));
+  CHECK(fam->prepare(fam, p, &prob, why, sizeof(why)) == 0);
+  CHECK(tn_family_model(fam, p, &prob, tn_arch_find("sm_90"), &c, why,
+                        sizeof(why)) == 0);
+  return c;
+}
+
+/* fp64 with vec 2 on rows no vector divides: element by element, the
+ * edge tiles' 8-byte column reads partly active. */
+static void test_model_fp64_edges(void)
+{
+  tn_params p;
+  tn_model_cost c;
+  /* One tile of 5 valid rows, pad 1 (33 elements a row): 4 warps of 16
+   * tx x 2 ty read rows c = 2 tx + k of columns r = 2 w + ty + 8 j, where
+   * c < 5.  k = 0: lanes 0-2 and 16-18 (c 0, 2, 4) on banks 2 r + 8 tx,
+   * distinct: a wavefront per half-warp, 2.  k = 1: lanes 0, 1, 16, 17
+   * (c 1, 3), whose lanes l ^ 2 are off, so both half-warps go in one
+   * phase, on banks 2 r + 2, + 6 and 2 r + 4, + 8: 1.  16 reads of 3 a
+   * warp's 4 rounds: 48 */
+  point(&p, 32, 4, 2, 1, 0, "none", 1);
+  c = fp64_launch(&p, 5, 32);
+  CHECK_EQ_INT(c.ld_wavefronts, 48);
+  CHECK_EQ_INT(c.ld_insts, 32);
+  /* the whole launch at 517 x 1031, with pad 1 or xor: ncu's count on the
+   * H200 (run 47, gpu_model_vs_ncu) */
+  c = fp64_launch(&p, 517, 1031);
+  CHECK_EQ_INT(c.ld_wavefronts, 67531);
+  CHECK_EQ_INT(c.ld_insts, 17544);
+  point(&p, 32, 4, 2, 0, 0, "xor", 1);
+  c = fp64_launch(&p, 517, 1031);
+  CHECK_EQ_INT(c.ld_wavefronts, 67531);
+}
+
 /* The copy engine's fp16 tile (tile 64, 128-byte swizzle): the threads
  * read columns of 16-byte chunks xor-ed with the row's low 3 bits, rows
  * 8 tx + k of one chunk column: all 8 rows' chunks on one bank group,
@@ -573,6 +615,7 @@ int main(void)
   test_model_fp16();
   test_model_int8();
   test_model_fp64();
+  test_model_fp64_edges();
   test_model_tma();
   test_buffers();
   test_verify();

@@ -12,10 +12,14 @@
  *                       of lanes 8i .. 8i+7
  *
  * Loads of 8 and 16 bytes merge phases two by two (0 with 1, 2 with 3)
- * when the whole warp is "paired": lanes 2k and 2k+1 ask for the same
- * address, or one of them is inactive, for every k.  Stores never merge.
+ * when the whole warp is "paired": every lane l and lane l ^ 1 ask for
+ * the same address or one of them is inactive, or else every lane l and
+ * lane l ^ 2 do (the condition NVIDIA gives for packing two lanes' data
+ * into one returned register; a partly active warp meets it with no two
+ * lanes on one address, as the fp64 transpose's edge tiles do).  Stores
+ * never merge.
  * These phase rules were measured on an H200 with Nsight Compute, pattern
- * by pattern (results/model-validation/), where the
+ * by pattern (tests/fixtures/model-validation/), where the
  * programming guide's half- and quarter-warps alone were wrong for loads
  * with pairs of lanes on one address.  An empty phase costs nothing.
  * cp.async, which also depends on the global side, is in model_async.c.
@@ -37,15 +41,17 @@ int tn_model_phases(tn_op op, int width)
   return width == 16 ? 4 : width == 8 ? 2 : 1;
 }
 
-/* 1 if, within lanes [first, first + n), every even lane and the odd lane
- * after it ask for the same address, or one of them is inactive. */
-static int lanes_paired(const tn_warp_access *a, uint32_t active, int first,
-                        int n)
+/* 1 if every active lane l whose partner l ^ mate is active asks for the
+ * partner's address (mate a power of two). */
+static int lanes_paired(const tn_warp_access *a, uint32_t active, int mate)
 {
   int l;
-  for (l = first; l < first + n; l += 2) {
-    uint32_t both = (1u << l) | (1u << (l + 1));
-    if ((active & both) == both && a->addr[l] != a->addr[l + 1])
+  for (l = 0; l < 32; l++) {
+    uint32_t both;
+    if (l & mate)
+      continue; /* each pair once */
+    both = (1u << l) | (1u << (l ^ mate));
+    if ((active & both) == both && a->addr[l] != a->addr[l ^ mate])
       return 0;
   }
   return 1;
@@ -136,7 +142,8 @@ int tn_model_access(const tn_warp_access *a, const tn_arch *arch,
   words_per_lane = a->width > 4 ? a->width / 4 : 1;
 
   /* a paired warp is served in half as many phases (measured) */
-  merge = a->op == TN_OP_LD && a->width > 4 && lanes_paired(a, active, 0, 32);
+  merge = a->op == TN_OP_LD && a->width > 4 &&
+          (lanes_paired(a, active, 1) || lanes_paired(a, active, 2));
   for (p = 0; p < phases; p++) {
     uint32_t words[MAX_WORDS];
     int n = 0, lane, deg, first = p * lanes_per_phase;
