@@ -12,7 +12,7 @@ preceded by a comment line `# id: <short-name>`.
 
     python3 patterns.py                 # the main (fitting) set, seed 1
     python3 patterns.py --set heldout   # the held-out set, seed 2
-    python3 patterns.py --set confirm|sparse|ablate           # wide loads
+    python3 patterns.py --set confirm|sparse|ablate|merge-check   # wide loads
     python3 patterns.py --set ldgsts|ldgsts-map|ldgsts-gemm   # cp.async
 
 cp.async lines (OP cp.async.ca or cp.async.cg) may mark a zero-filled lane
@@ -26,7 +26,7 @@ import random
 import sys
 
 from patterns_followup import (ablate_set, confirm_set, ldgsts_gemm_set, ldgsts_map_set,
-                               ldgsts_set, sparse_set)
+                               ldgsts_set, merge_check_set, sparse_set)
 from patterns_table import (MATRIX_COUNTS, MATRIX_KINDS, NLANES, WIDTHS, Table, lanes,
                             log2, masked, random_mask, tile_offset)
 
@@ -378,7 +378,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", choices=("main", "heldout", "confirm", "sparse", "ablate",
-                             "ldgsts", "ldgsts-map", "ldgsts-gemm"),
+                             "merge-check", "ldgsts", "ldgsts-map", "ldgsts-gemm"),
                     default="main",
                     help="which pattern set to print (default: main)")
     ap.add_argument("--count", action="store_true",
@@ -386,7 +386,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     t = {"main": main_set, "heldout": heldout_set,
          "confirm": confirm_set, "sparse": sparse_set,
-         "ablate": ablate_set, "ldgsts": ldgsts_set,
+         "ablate": ablate_set, "merge-check": merge_check_set,
+         "ldgsts": ldgsts_set,
          "ldgsts-map": ldgsts_map_set,
          "ldgsts-gemm": ldgsts_gemm_set}[args.set]()
     if args.count:

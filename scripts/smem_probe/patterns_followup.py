@@ -6,7 +6,7 @@ ldgsts-gemm).  Python 3 standard library only.
 
 import random
 
-from patterns_table import NLANES, Table, lanes
+from patterns_table import NLANES, Table, lanes, masked, tile_offset
 
 
 # --------------------------------------------------------------------------
@@ -163,6 +163,97 @@ def ablate_set():
         v = [None] * NLANES
         v[0], v[1], v[half], v[half + 1] = 0, w, 2 * w, 3 * w
         t.add("g-ld%d-brk0-brk%d" % (w, half), "ld", w, v)
+    return t
+
+
+def merge_check_set():
+    """A sixth set, written with the rule that reproduces every wide-load row
+    of the sets before it (tuner/model/model.c: a load's phases merge when
+    every lane l and l ^ 1 share an address or one is inactive, or else
+    every l and l ^ 2 do), its predictions committed before measuring
+    (tests/fixtures/model-validation/merge-check-predicted-before-
+    measuring.txt): wide loads whose lanes l and l ^ 2 pair up (whole
+    warps; every other pair of lanes active, on distinct addresses; the
+    fp64 transpose's edge reads), with conflicts inside the merged phases
+    (where Nsight Compute's per-instruction count and the L1's parted on
+    the transpose), a test of which lanes a merged 16-byte phase holds, and
+    controls the rule does not merge (l ^ 1 pairs in some quads and l ^ 2
+    in others, one pair broken, l ^ 3, lanes 0 and 2 apart).  Seed 7."""
+    rng = random.Random(7)
+    t = Table()
+
+    def cls(i):
+        return (i >> 2) * 2 + (i & 1)  # 0..15: lanes l and l ^ 2 share it
+
+    def pair2(fn):
+        return lanes(lambda i: fn(cls(i)))
+
+    for w in (8, 16):
+        # whole warps paired by l ^ 2.  x2-lin: a merged 16-byte phase of
+        # lanes 0-15 is clear, one of lanes 0-7 and 16-23 would not be
+        t.add("mc-ld%d-x2-lin" % w, "ld", w, pair2(lambda c: w * c))
+        for stride in (3, 5):
+            t.add("mc-ld%d-x2-stride%d" % (w, stride), "ld", w,
+                  pair2(lambda c: w * stride * c))
+        # 2-way conflicts inside each phase and each merged phase
+        t.add("mc-ld%d-x2-conflict2" % w, "ld", w,
+              pair2(lambda c: w * (c // 2) % 128 + 128 * (c % 2)
+                    + 256 * (c // 8)))
+        for span in (128, 256, 512, 4096):
+            base = [rng.randrange(span // w) * w for _ in range(16)]
+            t.add("mc-ld%d-x2-rand%d" % (w, span), "ld", w,
+                  pair2(lambda c: base[c]))
+        # one pair of lanes of each quad active, on distinct addresses
+        dense = pair2(lambda c: w * c)
+        for name, mask in (("lo", 0x33333333), ("hi", 0xcccccccc),
+                           ("mixed", 0x3c3cc3c3)):
+            t.add("mc-ld%d-%s-pairs" % (w, name), "ld", w,
+                  masked(dense, mask))
+        for k in range(3):
+            base = [rng.randrange(512 // w) * w for _ in range(NLANES)]
+            mask = 0
+            for q in range(8):
+                mask |= rng.choice((0x3, 0xc, 0x1, 0x8, 0x0)) << (4 * q)
+            t.add("mc-ld%d-quad-halves-%d" % (w, k), "ld", w,
+                  masked(base, mask or 0x3))
+        t.add("mc-ld%d-lo-pairs-conflict2" % w, "ld", w,
+              masked(lanes(lambda i: 128 * (i & 1) + w * (i >> 1)),
+                     0x33333333))
+        t.add("mc-ld%d-lo-pairs-conflict4" % w, "ld", w,
+              masked(lanes(lambda i: 128 * (i % 4) + w * (i // 4) % 128),
+                     0x33333333))
+    # the reverse of x2-lin: lanes 0-15 conflict, lanes 0-7 with 16-23
+    # would not (the rule: as today's model)
+    t.add("mc-ld16-x2-group-quarters", "ld", 16,
+          pair2(lambda c: 16 * (c % 4) + 64 * (c // 8) + 128 * (c // 4 % 2)))
+    # the fp64 transpose's edge reads as tuner/family/transpose_plan.c lists
+    # them (tile 32, rows_per_thread 4, vec 2, 5 valid rows): column 1 and
+    # 3 of rows r and r + 1 in lanes 0, 1, 16, 17, pad 0 (2-way
+    # conflicts), pad 1 and xor; and columns 0, 2, 4 (lanes 0-2, 16-18),
+    # which the rule does not merge
+    for name, pad, xor in (("pad0", 0, False), ("pad1", 1, False),
+                           ("xor", 0, True)):
+        b, m, sh = (4, 0, 5) if xor else (0, 0, 0)
+        for row in (0, 2, 6):
+            t.add("mc-ld8-transpose-edge-%s-r%d" % (name, row), "ld", 8,
+                  masked(lanes(lambda i: 8 * tile_offset(
+                      2 * (i % 16) + 1, i // 16 + row, 32, pad, b, m, sh)),
+                      0x00030003))
+    t.add("mc-ld8-transpose-edge-k0", "ld", 8,
+          masked(lanes(lambda i: 8 * tile_offset(2 * (i % 16), i // 16, 32,
+                                                 1)), 0x00070007))
+    # controls the rule does not merge
+    for w in (8, 16):
+        t.add("mc-ld%d-ctl-x1-then-x2" % w, "ld", w,
+              lanes(lambda i: w * (i >> 1) if i < 16 else w * (8 + cls(i))))
+        one = pair2(lambda c: w * c)
+        one[2] = w * 31
+        t.add("mc-ld%d-ctl-x2-one-broken" % w, "ld", w, one)
+        t.add("mc-ld%d-ctl-x3" % w, "ld", w,
+              lanes(lambda i: w * ((i >> 2) * 2 + ((i ^ (i >> 1)) & 1))))
+        apart = masked(pair2(lambda c: w * c), 0x33333337)
+        apart[2] = w * 31
+        t.add("mc-ld%d-ctl-lo-pairs-plus-lane2" % w, "ld", w, apart)
     return t
 
 
