@@ -50,7 +50,10 @@
  * accumulator (family/gemm_ref.h): with TN_PROMOTE each k-tile's chain
  * of wgmma starts from zero in registers of its own, and once it is done
  * the thread adds it into its fp32 accumulators; without, the chain runs
- * over all of K as for bf16 (cuBLASLt's fast accumulation).  The scales
+ * over all of K as for bf16 (cuBLASLt's fast accumulation).  TN_PARTIALS
+ * 2 gives promotion two sets of those registers: the next k-tile's chain
+ * runs on the tensor cores while the last one's sums are added (1: the
+ * consumer waits for each chain before it adds).  The scales
  * are device pointers, read once (alpha * scale_a * scale_b in fp32).
  *
  * Epilogue 0: each thread's accumulators straight to C.  Epilogue 1:
@@ -60,8 +63,8 @@
  *
  * Rendered by tuner/family/gemm_wg.c, which defines TN_<PARAM> for each
  * parameter (bm, bn, bk, consumers, stages, swizzle, producer, maxnreg,
- * cluster, persistent, group_m, epilogue, tile_order, multicast) and
- * TN_TRANS_A, TN_TRANS_B, TN_IN_F16, TN_OUT_F32, TN_THREADS and TN_SMEM_BYTES, and for
+ * cluster, persistent, group_m, epilogue, tile_order, multicast,
+ * partials) and TN_TRANS_A, TN_TRANS_B, TN_IN_F16, TN_OUT_F32, TN_THREADS and TN_SMEM_BYTES, and for
  * fp8 TN_IN_FP8 and TN_PROMOTE (absent: 0).  The kernel's
  * tensor maps (A, B, and C for epilogue 1) are its first parameters; the
  * family's tensor_maps() describes them.  The threads' only shared-memory
@@ -81,6 +84,9 @@
 #endif
 #ifndef TN_MULTICAST
 #define TN_MULTICAST 0
+#endif
+#ifndef TN_PARTIALS
+#define TN_PARTIALS 1
 #endif
 
 #define WG_TNSP_A (TN_TRANS_A ? 1 : 0) /* A stored K x M: along M */
@@ -103,6 +109,7 @@
 #define NACC (BN / 2)            /* accumulators per slab and thread */
 #define CL TN_CLUSTER
 #define MCAST TN_MULTICAST       /* 1: B's k-tiles shared, 2: A's */
+#define PARTS TN_PARTIALS        /* promotion's sets of partial sums */
 
 #if TN_OUT_F32
 typedef float out_t;
@@ -121,6 +128,8 @@ static_assert(BK % KSTEP == 0 && STAGES >= 2, "whole wgmma k steps, a ring");
 static_assert(!TN_IN_FP8 || (!TN_TRANS_A && TN_TRANS_B),
               "fp8 operands K-major");
 static_assert(!TN_PROMOTE || TN_IN_FP8, "promotion of fp8 sums");
+static_assert(PARTS == 1 || (PARTS == 2 && TN_PROMOTE),
+              "a second set of partial sums for promotion");
 static_assert(!TN_MAXNREG || (PROD && CONS == 2),
               "setmaxnreg with a producer and two consumers");
 static_assert(CL == 1 || CL == 2 || CL == 4, "clusters of 1, 2 or 4");
@@ -305,6 +314,33 @@ __device__ __forceinline__ void wg_mma(float (&d)[NACC],
 #endif
 }
 
+/* Promotion: one k-tile's chain of wgmma into d from zero, committed. */
+__device__ __forceinline__ void chain(float (&d)[MC][NACC], unsigned sa,
+                                      unsigned sb, int cw)
+{
+#pragma unroll
+  for (int kk = 0; kk < BK / KSTEP; kk++)
+#pragma unroll
+    for (int mc = 0; mc < MC; mc++)
+      wg_mma(d[mc], op_a::desc(sa, cw * CM + 64 * mc, KSTEP * kk),
+             op_b::desc(sb, 0, KSTEP * kk), kk > 0);
+  wg_commit();
+}
+
+/* Promotion: a k-tile's finished chain p added into acc in fp32 (the
+ * tile's first: acc = p). */
+__device__ __forceinline__ void fold(float (&acc)[MC][NACC],
+                                     float (&p)[MC][NACC], bool first)
+{
+#pragma unroll
+  for (int mc = 0; mc < MC; mc++)
+#pragma unroll
+    for (int e = 0; e < NACC; e++) {
+      wg_pin(p[mc][e]);
+      acc[mc][e] = first ? p[mc][e] : acc[mc][e] + p[mc][e];
+    }
+}
+
 #include "gemm_wg_epilogue.h"
 
 #if TN_CLUSTER > 1
@@ -401,6 +437,9 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
   float acc[MC][NACC];
 #if TN_PROMOTE
   float part[MC][NACC]; /* a k-tile's sums, before they join acc */
+#if PARTS == 2
+  float part2[MC][NACC]; /* the next k-tile's, while part joins acc */
+#endif
 #endif
 #pragma unroll
   for (int mc = 0; mc < MC; mc++)
@@ -418,29 +457,36 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
       const unsigned sa = tn_smem_u32(r.a + s * op_a::STAGE_BYTES);
       const unsigned sb = tn_smem_u32(r.b + s * op_b::STAGE_BYTES);
       wg_fence();
-#if TN_PROMOTE
+#if TN_PROMOTE && PARTS == 2
+      /* this k-tile's chain from zero into one set of partial sums while
+       * the k-tile before's, waited for and its buffer freed, joins acc */
+      if (kt % 2 == 0)
+        chain(part, sa, sb, cw);
+      else
+        chain(part2, sa, sb, cw);
+      if (kt > 0) {
+        wg_wait<1>();
+        release(r, (g - 1) % STAGES);
+        if (kt % 2 == 0)
+          fold(acc, part2, kt == 1);
+        else
+          fold(acc, part, kt == 1);
+      }
+#if !PROD
+      if (tid == 0 && g + STAGES - 1 < copies)
+        issue(r, g + STAGES - 1, ktiles, tiles_m, tiles_n, &map_a, &map_b);
+#endif
+#elif TN_PROMOTE
       /* this k-tile's chain from zero, waited for, its buffer freed, and
        * its sums added in fp32 */
-#pragma unroll
-      for (int kk = 0; kk < BK / KSTEP; kk++)
-#pragma unroll
-        for (int mc = 0; mc < MC; mc++)
-          wg_mma(part[mc], op_a::desc(sa, cw * CM + 64 * mc, KSTEP * kk),
-                 op_b::desc(sb, 0, KSTEP * kk), kk > 0);
-      wg_commit();
+      chain(part, sa, sb, cw);
       wg_wait<0>();
       release(r, s);
 #if !PROD
       if (tid == 0 && g + STAGES - 1 < copies)
         issue(r, g + STAGES - 1, ktiles, tiles_m, tiles_n, &map_a, &map_b);
 #endif
-#pragma unroll
-      for (int mc = 0; mc < MC; mc++)
-#pragma unroll
-        for (int e = 0; e < NACC; e++) {
-          wg_pin(part[mc][e]);
-          acc[mc][e] = kt > 0 ? acc[mc][e] + part[mc][e] : part[mc][e];
-        }
+      fold(acc, part, kt == 0);
 #else
 #pragma unroll
       for (int kk = 0; kk < BK / KSTEP; kk++)
@@ -459,7 +505,15 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
 #endif
 #endif
     }
-#if !TN_PROMOTE
+#if TN_PROMOTE && PARTS == 2
+    /* the tile's last chain */
+    wg_wait<0>();
+    release(r, (g - 1) % STAGES);
+    if ((ktiles - 1) % 2 == 0)
+      fold(acc, part, ktiles == 1);
+    else
+      fold(acc, part2, ktiles == 1);
+#elif !TN_PROMOTE
     wg_wait<0>();
     release(r, (g - 1) % STAGES);
 #pragma unroll

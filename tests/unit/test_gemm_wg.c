@@ -1,7 +1,8 @@
 /* test_gemm_wg.c -- the wgmma GEMM family's fp8 problems without a GPU:
  * the rules (k32 steps, K-major operands, the swizzles a k-tile of bytes
- * takes, promotion's registers), the problems check_problem refuses, the
- * macros the template gets (a 16-bit problem's unchanged), the tensor
+ * takes, promotion's registers, its second set of partial sums), the
+ * problems check_problem refuses, the macros the template gets (a 16-bit
+ * problem's unchanged), the tensor
  * maps of bytes, the buffers with the scales, the arguments, and the plan
  * of epilogue 1's staging stores, which the model prices for fp8 inputs
  * as for bf16 (the same stores, after rings of half the bytes).  Exits 0
@@ -112,6 +113,25 @@ static void check_rules(void)
   CHECK_EQ_INT(point(&p, &fast, 128, 256, 128, 128, 0, why, sizeof(why)),
                0);
   refused(&nkmajor, 128, 128, 128, 128, "must be K-major");
+  /* a second set of partial sums: promotion's only, 3 x 64 registers for
+   * 64 x 128 a consumer */
+  {
+    tn_problem bf16 = problem(4096, 4096, 4096, NULL);
+    tn_defines d;
+    CHECK_EQ_INT(point(&p, &e4, 128, 128, 128, 128, 0, why, sizeof(why)), 0);
+    p.v[WG_PARTIALS].i = 2;
+    CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 0);
+    tn_family_macros(f, &p, &e4, &d);
+    CHECK(define_of(&d, "TN_PARTIALS") != NULL &&
+          strcmp(define_of(&d, "TN_PARTIALS"), "2") == 0);
+    CHECK_EQ_INT(f->prepare(f, &p, &fast, why, sizeof(why)), 1);
+    CHECK(strstr(why, "none (fast_accum)") != NULL);
+    CHECK_EQ_INT(f->prepare(f, &p, &bf16, why, sizeof(why)), 1);
+    CHECK(strstr(why, "none (16-bit inputs)") != NULL);
+    p.v[WG_CONSUMERS].i = 1; /* 128 x 128 a consumer: 128 x 3 */
+    CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 1);
+    CHECK(strstr(why, "2 times as many partial sums") != NULL);
+  }
 
   /* what no point of the space can take */
   CHECK_EQ_INT(f->check_problem(f, &e4, why, sizeof(why)), 0);

@@ -124,6 +124,10 @@ static const tn_param_desc params[WG_N_PARAMS] = {
      "tiles of one column and share B's k-tiles, each block loading 1 / "
      "cluster of them for all (TMA multicast); 2: tiles of one row, A's "
      "shared (needs cluster 2 or 4 and a producer)", 1},
+    {"partials", TN_PARAM_INT, 0, 1, 2, 1,
+     "fp8 with promotion: the sets of registers a k-tile's chain of wgmma "
+     "sums into; 2: the next k-tile's chain runs while the last one's "
+     "sums are added into the fp32 accumulators", 1},
 };
 
 /* The tensor maps: A and B (2D, innermost first: k for a K-major operand,
@@ -215,11 +219,18 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
                      "registers spill)", bm / cons, bn, acc);
     return 1;
   }
-  if (WG_PROMOTE(prob) && 2 * acc > 192) {
+  if (p->v[WG_PARTIALS].i == 2 && !WG_PROMOTE(prob)) {
+    snprintf(why, n, "partials 2 is a second set of partial sums for "
+                     "promotion: this problem has none (%s)",
+             fp8 ? "fast_accum" : "16-bit inputs");
+    return 1;
+  }
+  if (WG_PROMOTE(prob) && (1 + p->v[WG_PARTIALS].i) * acc > 192) {
     snprintf(why, n, "a consumer of %lld x %lld holds %lld fp32 "
-                     "accumulators and as many partial sums per thread "
-                     "(promotion; more than 192 of the 255 registers "
-                     "spill)", bm / cons, bn, acc);
+                     "accumulators and %lld times as many partial sums per "
+                     "thread (promotion; more than 192 of the 255 "
+                     "registers spill)",
+             bm / cons, bn, acc, p->v[WG_PARTIALS].i);
     return 1;
   }
   if (swz != 32 && swz != 64 && swz != 128) {
@@ -458,9 +469,10 @@ static double work(const tn_family *fam, const tn_problem *prob)
  * (L2 hits mostly, the tiles re-read by every block of a row or column)
  * by Little's law; per warp and k-tile a handful of instructions (the
  * mbarrier waits and arrives, the wgmma fences and commits; promotion's
- * fp32 adds, an accumulator a thread each).  DRAM: A, B and C once each,
- * C twice with beta.  Registers: a consumer thread's accumulators (twice
- * with promotion) and some 40.  Multicast adds a ragged unit's padding
+ * fp32 adds, an accumulator a thread each; with two sets of partial
+ * sums the adds overlap the next chain, which the model does not price).
+ * DRAM: A, B and C once each, C twice with beta.  Registers: a consumer
+ * thread's accumulators (with promotion 1 + partials times) and some 40.  Multicast adds a ragged unit's padding
  * tiles to the work; what it saves, L2's reads of the shared operand, is
  * not a term of the model (each SM still receives whole k-tiles). */
 static void estimate(const tn_family *fam, const tn_params *p,
@@ -483,7 +495,7 @@ static void estimate(const tn_family *fam, const tn_params *p,
   w->other_insts = (double)g.computed * ktiles * (g.threads / 32) * 8;
   if (g.promote) /* bm x bn adds a k-tile, 32 lanes an instruction */
     w->other_insts += (double)g.computed * ktiles * g.bm * g.bn / 32;
-  w->regs = g.cm * g.bn / 128 * (g.promote ? 2 : 1) + 40;
+  w->regs = g.cm * g.bn / 128 * (g.promote ? 1 + g.partials : 1) + 40;
   if (w->regs > 255)
     w->regs = 255;
 }

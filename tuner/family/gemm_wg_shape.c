@@ -45,6 +45,7 @@ void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,
   g->out_bytes = tn_elem_bytes(tn_gemm_wg_out_type(prob));
   g->kstep = g->in_bytes == 1 ? 32 : 16;
   g->promote = WG_PROMOTE(prob) ? 1 : 0;
+  g->partials = (int)p->v[WG_PARTIALS].i;
   g->a_stage = (long long)g->in_bytes * g->bm * g->bk;
   g->b_stage = (long long)g->in_bytes * g->bn * g->bk;
   g->c_staging =

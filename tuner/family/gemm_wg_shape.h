@@ -27,6 +27,7 @@ enum {
   WG_EPILOGUE,
   WG_TILE_ORDER, /* added after results files were written */
   WG_MULTICAST,  /* added after results files were written */
+  WG_PARTIALS,   /* added after results files were written */
   WG_N_PARAMS
 };
 
@@ -72,6 +73,7 @@ typedef struct {
   int out_bytes;  /* of C's elements: 4 or 2 */
   int kstep;      /* k of one wgmma: 16, or 32 (fp8) */
   int promote;    /* 1: each k-tile's sums added into fp32 registers */
+  int partials;   /* promotion's sets of a k-tile's sums: 1 or 2 */
   long long a_stage, b_stage, c_staging;
   long long smem_bytes; /* 1024 of alignment slack, the rings, the
                            staging, two mbarriers per stage */
