@@ -13,6 +13,7 @@
 #include "base/arch.h"
 #include "family/family.h"
 #include "family/gemm_wg_shape.h"
+#include "family_util.h"
 #include "test_util.h"
 
 extern const tn_family tn_family_gemm_wg;
@@ -82,15 +83,6 @@ static void refused(const tn_problem *prob, long long bm, long long bn,
             bm, bn, bk, swizzle, rc, why, text);
     CHECK(0);
   }
-}
-
-static const char *define_of(const tn_defines *d, const char *name)
-{
-  int i;
-  for (i = 0; i < d->n; i++)
-    if (strcmp(d->name[i], name) == 0)
-      return d->value[i];
-  return NULL;
 }
 
 static void check_rules(void)

@@ -11,6 +11,7 @@
 
 #include "family/family.h"
 #include "family/gemm_wg_shape.h"
+#include "family_util.h"
 #include "test_util.h"
 
 extern const tn_family tn_family_gemm_wg;
@@ -32,15 +33,6 @@ static int point(tn_params *p, const tn_problem *prob, long long order,
   p->v[WG_PERSISTENT].i = persistent;
   why[0] = '\0';
   return f->prepare(f, p, prob, why, n);
-}
-
-static const char *define_of(const tn_defines *d, const char *name)
-{
-  int i;
-  for (i = 0; i < d->n; i++)
-    if (strcmp(d->name[i], name) == 0)
-      return d->value[i];
-  return NULL;
 }
 
 int main(void)
