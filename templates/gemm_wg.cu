@@ -64,8 +64,9 @@
  * Rendered by tuner/family/gemm_wg.c, which defines TN_<PARAM> for each
  * parameter (bm, bn, bk, consumers, stages, swizzle, producer, maxnreg,
  * cluster, persistent, group_m, epilogue, tile_order, multicast,
- * partials) and TN_TRANS_A, TN_TRANS_B, TN_IN_F16, TN_OUT_F32, TN_THREADS and TN_SMEM_BYTES, and for
- * fp8 TN_IN_FP8 and TN_PROMOTE (absent: 0).  The kernel's
+ * partials) and TN_TRANS_A, TN_TRANS_B, TN_IN_F16, TN_OUT_F32,
+ * TN_THREADS and TN_SMEM_BYTES, and for fp8 TN_IN_FP8 and TN_PROMOTE
+ * (absent: 0).  The kernel's
  * tensor maps (A, B, and C for epilogue 1) are its first parameters; the
  * family's tensor_maps() describes them.  The threads' only shared-memory
  * accesses are epilogue 1's staging stores (gemm_wg_plan.c plans them);
@@ -128,8 +129,8 @@ static_assert(BK % KSTEP == 0 && STAGES >= 2, "whole wgmma k steps, a ring");
 static_assert(!TN_IN_FP8 || (!TN_TRANS_A && TN_TRANS_B),
               "fp8 operands K-major");
 static_assert(!TN_PROMOTE || TN_IN_FP8, "promotion of fp8 sums");
-static_assert(PARTS == 1 || (PARTS == 2 && TN_PROMOTE),
-              "a second set of partial sums for promotion");
+static_assert(PARTS == 1 || (PARTS == 2 && TN_PROMOTE && PROD),
+              "a second set of partial sums for promotion, a producer");
 static_assert(!TN_MAXNREG || (PROD && CONS == 2),
               "setmaxnreg with a producer and two consumers");
 static_assert(CL == 1 || CL == 2 || CL == 4, "clusters of 1, 2 or 4");
@@ -196,14 +197,10 @@ template <int X> struct opnd {
                                               unsigned long long *bar,
                                               int rank)
   {
-    if (!SHARED) {
-      load(dst, map, mn0, k0, bar);
-      return;
-    }
+    const unsigned short all = (unsigned short)((1u << CL) - 1u);
 #pragma unroll
-    for (int s = 0; s < SUBS; s++) {
+    for (int s = 0; s < (SHARED ? SUBS : 0); s++) {
       unsigned char *d = dst + s * SUB_BYTES + rank * PART_BYTES;
-      const unsigned short all = (unsigned short)((1u << CL) - 1u);
       if (KMAJ)
         tn_tma_load_2d_multicast(d, map, k0 + s * SE, mn0 + rank * PART_ROWS,
                                  bar, all);
@@ -211,6 +208,8 @@ template <int X> struct opnd {
         tn_tma_load_2d_multicast(d, map, mn0 + s * SE, k0 + rank * PART_ROWS,
                                  bar, all);
     }
+    if (!SHARED)
+      load(dst, map, mn0, k0, bar);
   }
 };
 typedef opnd<0> op_a;
@@ -341,6 +340,29 @@ __device__ __forceinline__ void fold(float (&acc)[MC][NACC],
     }
 }
 
+/* Promotion with two sets of partial sums: k-tile g of the ring (its
+ * buffer filled) into d. */
+__device__ __forceinline__ void chain_at(const ring &r, int g, int cw,
+                                         float (&d)[MC][NACC])
+{
+  const int s = g % STAGES;
+  tn_mbar_wait(&r.full[s], (unsigned)(g / STAGES) & 1u);
+  wg_fence();
+  chain(d, tn_smem_u32(r.a + s * op_a::STAGE_BYTES),
+        tn_smem_u32(r.b + s * op_b::STAGE_BYTES), cw);
+}
+
+/* ... and k-tile g's chain, in p, done (the one after it may run): its
+ * buffer freed, p added into acc. */
+__device__ __forceinline__ void fold_at(const ring &r, int g,
+                                        float (&acc)[MC][NACC],
+                                        float (&p)[MC][NACC], bool first)
+{
+  wg_wait<1>();
+  release(r, g % STAGES);
+  fold(acc, p, first);
+}
+
 #include "gemm_wg_epilogue.h"
 
 #if TN_CLUSTER > 1
@@ -384,7 +406,7 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
   if (tid == 0) {
     for (int s = 0; s < STAGES; s++) {
       tn_mbar_init(&r.full[s], 1);
-      /* lane 0 of each consumer warp, of every block with multicast */
+      /* a lane of each consumer warp, of every block with multicast */
       tn_mbar_init(&r.empty[s], 4 * CONS * (MCAST ? CL : 1));
     }
     tn_mbar_init_fence();
@@ -451,32 +473,39 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
   for (int u = UNIT_FIRST; u < units; u += UNIT_STEP) {
     int tm, tn;
     cluster_tile_of(u, r.rank, CL, MCAST, tiles_m, tiles_n, tm, tn);
+#if TN_PROMOTE && PARTS == 2
+    /* two sets of partial sums, the k-loop unrolled by two so that each
+     * k-tile's set is fixed where ptxas sees it: k-tile kt's chain into
+     * one set, then k-tile kt - 1's, waited for (wait_group 1) and its
+     * buffer freed, added into acc beside it */
+    chain_at(r, g, cw, part);
+    int kt = 1;
+    for (; kt + 1 < ktiles; kt += 2) {
+      chain_at(r, g + kt, cw, part2);
+      fold_at(r, g + kt - 1, acc, part, kt == 1);
+      chain_at(r, g + kt + 1, cw, part);
+      fold_at(r, g + kt, acc, part2, false);
+    }
+    if (kt < ktiles) {
+      chain_at(r, g + kt, cw, part2);
+      fold_at(r, g + kt - 1, acc, part, kt == 1);
+    }
+    /* the tile's last chain */
+    wg_wait<0>();
+    release(r, (g + ktiles - 1) % STAGES);
+    if (ktiles % 2 == 1)
+      fold(acc, part, ktiles == 1);
+    else
+      fold(acc, part2, false);
+    g += ktiles;
+#else
     for (int kt = 0; kt < ktiles; kt++, g++) {
       const int s = g % STAGES;
       tn_mbar_wait(&r.full[s], (unsigned)(g / STAGES) & 1u);
       const unsigned sa = tn_smem_u32(r.a + s * op_a::STAGE_BYTES);
       const unsigned sb = tn_smem_u32(r.b + s * op_b::STAGE_BYTES);
       wg_fence();
-#if TN_PROMOTE && PARTS == 2
-      /* this k-tile's chain from zero into one set of partial sums while
-       * the k-tile before's, waited for and its buffer freed, joins acc */
-      if (kt % 2 == 0)
-        chain(part, sa, sb, cw);
-      else
-        chain(part2, sa, sb, cw);
-      if (kt > 0) {
-        wg_wait<1>();
-        release(r, (g - 1) % STAGES);
-        if (kt % 2 == 0)
-          fold(acc, part2, kt == 1);
-        else
-          fold(acc, part, kt == 1);
-      }
-#if !PROD
-      if (tid == 0 && g + STAGES - 1 < copies)
-        issue(r, g + STAGES - 1, ktiles, tiles_m, tiles_n, &map_a, &map_b);
-#endif
-#elif TN_PROMOTE
+#if TN_PROMOTE
       /* this k-tile's chain from zero, waited for, its buffer freed, and
        * its sums added in fp32 */
       chain(part, sa, sb, cw);
@@ -505,15 +534,8 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
 #endif
 #endif
     }
-#if TN_PROMOTE && PARTS == 2
-    /* the tile's last chain */
-    wg_wait<0>();
-    release(r, (g - 1) % STAGES);
-    if ((ktiles - 1) % 2 == 0)
-      fold(acc, part, ktiles == 1);
-    else
-      fold(acc, part2, ktiles == 1);
-#elif !TN_PROMOTE
+#endif
+#if !TN_PROMOTE
     wg_wait<0>();
     release(r, (g - 1) % STAGES);
 #pragma unroll

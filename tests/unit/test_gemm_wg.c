@@ -120,6 +120,11 @@ static void check_rules(void)
     CHECK(strstr(why, "none (fast_accum)") != NULL);
     CHECK_EQ_INT(f->prepare(f, &p, &bf16, why, sizeof(why)), 1);
     CHECK(strstr(why, "none (16-bit inputs)") != NULL);
+    p.v[WG_PRODUCER].i = 0;
+    p.v[WG_MAXNREG].i = 0;
+    CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 1);
+    CHECK(strstr(why, "partials 2 needs a producer") != NULL);
+    p.v[WG_PRODUCER].i = 1;
     p.v[WG_CONSUMERS].i = 1; /* 128 x 128 a consumer: 128 x 3 */
     CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 1);
     CHECK(strstr(why, "2 times as many partial sums") != NULL);

@@ -225,6 +225,11 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
              fp8 ? "fast_accum" : "16-bit inputs");
     return 1;
   }
+  if (p->v[WG_PARTIALS].i == 2 && !p->v[WG_PRODUCER].i) {
+    snprintf(why, n, "partials 2 needs a producer warpgroup (its k-loop "
+                     "issues no copies)");
+    return 1;
+  }
   if (WG_PROMOTE(prob) && (1 + p->v[WG_PARTIALS].i) * acc > 192) {
     snprintf(why, n, "a consumer of %lld x %lld holds %lld fp32 "
                      "accumulators and %lld times as many partial sums per "
