@@ -80,23 +80,16 @@ step() {
   return $rc
 }
 
-# the space of SPACE: the winners crossed with the step's values
+# the space of SPACE: the winners' values, then the step's
 space_block() {
+  echo "space = {"
+  echo "  bm = [128, 256]; bn = [128, 256]; bk = [64]; consumers = [2];"
+  echo "  stages = [4]; swizzle = [128]; producer = [1]; maxnreg = [1];"
+  echo "  persistent = [0, 132]; epilogue = [0];"
   if [ "$space" = order ]; then
     cat <<EOF
-space = {
-  bm = [128, 256];
-  bn = [128, 256];
-  bk = [64];
-  consumers = [2];
-  stages = [4];
-  swizzle = [128];
-  producer = [1];
-  maxnreg = [1];
   cluster = [1, 2];
-  persistent = [0, 132];
   group_m = [0, 4, 8, 16];
-  epilogue = [0];
   tile_order = [0, 1, 2];
 };
 constraints = [
@@ -107,19 +100,8 @@ constraints = [
 EOF
   else
     cat <<EOF
-space = {
-  bm = [128, 256];
-  bn = [128, 256];
-  bk = [64];
-  consumers = [2];
-  stages = [4];
-  swizzle = [128];
-  producer = [1];
-  maxnreg = [1];
   cluster = [1, 2, 4];
-  persistent = [0, 132];
   group_m = [4, 8, 16];
-  epilogue = [0];
   multicast = [0, 1, 2];
 };
 constraints = [
