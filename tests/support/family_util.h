@@ -1,11 +1,20 @@
-/* family_util.h -- what tests of a family's rendering share: the value a
- * point's macros give one name. */
+/* family_util.h -- what tests of a family's points share: a point at the
+ * family's defaults, and the value a point's macros give one name. */
 #ifndef TN_FAMILY_UTIL_H
 #define TN_FAMILY_UTIL_H
 
 #include <string.h>
 
 #include "family/family.h"
+
+/* p: every parameter of f at its default. */
+static void default_point(const tn_family *f, tn_params *p)
+{
+  int k;
+  memset(p, 0, sizeof(*p));
+  for (k = 0; k < f->n_params; k++)
+    p->v[k].i = f->params[k].def;
+}
 
 /* The value of the macro called name in d, or NULL where d lacks it. */
 static const char *define_of(const tn_defines *d, const char *name)

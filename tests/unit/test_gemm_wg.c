@@ -55,10 +55,7 @@ static int point(tn_params *p, const tn_problem *prob, long long bm,
                  long long bn, long long bk, long long swizzle,
                  long long epilogue, char *why, size_t n)
 {
-  int k;
-  memset(p, 0, sizeof(*p));
-  for (k = 0; k < f->n_params; k++)
-    p->v[k].i = f->params[k].def;
+  default_point(f, p);
   p->v[WG_BM].i = bm;
   p->v[WG_BN].i = bn;
   p->v[WG_BK].i = bk;

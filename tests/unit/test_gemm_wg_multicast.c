@@ -42,10 +42,7 @@ static int point(tn_params *p, const tn_problem *prob, long long bk,
                  long long cluster, long long multicast, long long producer,
                  char *why, size_t n)
 {
-  int k;
-  memset(p, 0, sizeof(*p));
-  for (k = 0; k < f->n_params; k++)
-    p->v[k].i = f->params[k].def;
+  default_point(f, p);
   p->v[WG_BK].i = bk;
   p->v[WG_SWIZZLE].i = bk >= 64 ? 128 : 2 * bk;
   p->v[WG_CLUSTER].i = cluster;

@@ -23,10 +23,7 @@ static int point(tn_params *p, const tn_problem *prob, long long order,
                  long long group_m, long long cluster, long long persistent,
                  char *why, size_t n)
 {
-  int k;
-  memset(p, 0, sizeof(*p));
-  for (k = 0; k < f->n_params; k++)
-    p->v[k].i = f->params[k].def;
+  default_point(f, p);
   p->v[WG_TILE_ORDER].i = order;
   p->v[WG_GROUP_M].i = group_m;
   p->v[WG_CLUSTER].i = cluster;
