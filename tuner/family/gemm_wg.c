@@ -477,9 +477,10 @@ static double work(const tn_family *fam, const tn_problem *prob)
  * fp32 adds, an accumulator a thread each; with two sets of partial
  * sums the adds overlap the next chain, which the model does not price).
  * DRAM: A, B and C once each, C twice with beta.  Registers: a consumer
- * thread's accumulators (with promotion 1 + partials times) and some 40.  Multicast adds a ragged unit's padding
- * tiles to the work; what it saves, L2's reads of the shared operand, is
- * not a term of the model (each SM still receives whole k-tiles). */
+ * thread's accumulators (with promotion 1 + partials times) and some 40.
+ * Multicast adds a ragged unit's padding tiles to the work; what it
+ * saves, L2's reads of the shared operand, is not a term of the model
+ * (each SM still receives whole k-tiles). */
 static void estimate(const tn_family *fam, const tn_params *p,
                      const tn_problem *prob, tn_time_work *w)
 {
