@@ -12,6 +12,10 @@
 #   multicast  clusters of 1, 2 and 4, multicast 0, 1 (B shared) and 2 (A
 #              shared), group_m 4, 8, 16 (a unit of multicast 1 spans
 #              `cluster` tile rows): 76 points a size
+#   pingpong   the consumers taking whole 64 x 256 or 128 x 128 tiles in
+#              turn, 2 to 5 stages, both epilogues, clusters of 1 and of
+#              2 sharing B; against the winners (128 x 256 and 256 x 128,
+#              4 stages, epilogue 0, the same clusters), persistent 132
 # Every point is timed with all its repetitions (--no-prune
 # --full-protocol) and verified, cublasGemmEx timed through the same run
 # (the family's baseline; each point against the timing nearest it).
@@ -23,7 +27,7 @@
 #
 # Usage, from the repository root on the GPU machine (the project's
 # libraries from .deps/env.sh, sourced when it is there):
-#   [BUDGET=500] [SPACE=order|multicast] OUT=DIR \
+#   [BUDGET=500] [SPACE=order|multicast|pingpong] OUT=DIR \
 #     bash scripts/gpu_gemm_wg_table.sh
 # (SPACE order by default).  DIR receives SPACE.tgz (the configs, results
 # and journals, logs,
@@ -40,9 +44,9 @@ budget=${BUDGET:-500}
 dry=${DRY_RUN:-0}
 space=${SPACE:-order}
 case $space in
-order | multicast) ;;
+order | multicast | pingpong) ;;
 *)
-  echo "SPACE: order or multicast, not '$space'" >&2
+  echo "SPACE: order, multicast or pingpong, not '$space'" >&2
   exit 2
   ;;
 esac
@@ -82,6 +86,25 @@ step() {
 
 # the space of SPACE: the winners' values, then the step's
 space_block() {
+  if [ "$space" = pingpong ]; then
+    cat <<EOF
+space = {
+  bm = [64, 128, 256]; bn = [128, 256]; bk = [64]; consumers = [2];
+  stages = [2, 3, 4, 5]; swizzle = [128]; producer = [1]; maxnreg = [1];
+  persistent = [132]; epilogue = [0, 1]; group_m = [8];
+  cluster = [1, 2];
+  multicast = [0, 1];
+  pingpong = [0, 1];
+};
+constraints = [
+  "bm * bn == 32768 && pingpong == 0 || bm * bn == 16384 && pingpong == 1",
+  "cluster == 1 && multicast == 0 || cluster == 2 && multicast == 1",
+  "pingpong == 1 || stages == 4 && epilogue == 0",
+  "epilogue == 0 || stages <= 3"
+];
+EOF
+    return
+  fi
   echo "space = {"
   echo "  bm = [128, 256]; bn = [128, 256]; bk = [64]; consumers = [2];"
   echo "  stages = [4]; swizzle = [128]; producer = [1]; maxnreg = [1];"
@@ -191,7 +214,7 @@ wait "$smi" 2>/dev/null
 python3 - "$W"/results/*/*.json >"$W/logs/table.md" 2>&1 <<'PY' ||
 import json, sys
 keys = ("bm", "bn", "cluster", "multicast", "persistent", "tile_order",
-        "group_m")
+        "group_m", "pingpong", "stages", "epilogue")
 for path in sys.argv[1:]:
     d = json.load(open(path))
     print("## %s (%s)\n" % (d["name"], path.rsplit("/results/", 1)[-1]))

@@ -56,6 +56,18 @@
  * consumer waits for each chain before it adds).  The scales
  * are device pointers, read once (alpha * scale_a * scale_b in fp32).
  *
+ * Ping-pong (TN_PINGPONG 1, persistent blocks, a producer, two
+ * consumers): the consumers take the block's units in turn, each the
+ * whole BM x BN tile, and issue their main loops in turn (hardware
+ * barriers ORDER_BAR + cw: a consumer starts once the other has issued
+ * its tile's last wgmma), so that one's epilogue runs while the other's
+ * main loop keeps the tensor cores busy.  Each buffer of the ring is then
+ * read by one consumer, which skips the other's k-tiles; the turns also
+ * keep its parity waits right: the buffer's last fill before the one it
+ * waits for was consumed before its turn began.  A multicast unit's
+ * padding tiles run the epilogue too, clipped, so that each consumer
+ * stages the tiles of its units.
+ *
  * Epilogue 0: each thread's accumulators straight to C.  Epilogue 1:
  * staged in shared memory as C's type (st.shared.v2.f32 for fp32 C,
  * stmatrix.x4 for a 16-bit C) in 128-byte rows under SWIZZLE_128B, then
@@ -64,7 +76,7 @@
  * Rendered by tuner/family/gemm_wg.c, which defines TN_<PARAM> for each
  * parameter (bm, bn, bk, consumers, stages, swizzle, producer, maxnreg,
  * cluster, persistent, group_m, epilogue, tile_order, multicast,
- * partials) and TN_TRANS_A, TN_TRANS_B, TN_IN_F16, TN_OUT_F32,
+ * partials, pingpong) and TN_TRANS_A, TN_TRANS_B, TN_IN_F16, TN_OUT_F32,
  * TN_THREADS and TN_SMEM_BYTES, and for fp8 TN_IN_FP8 and TN_PROMOTE
  * (absent: 0).  The kernel's
  * tensor maps (A, B, and C for epilogue 1) are its first parameters; the
@@ -89,6 +101,9 @@
 #ifndef TN_PARTIALS
 #define TN_PARTIALS 1
 #endif
+#ifndef TN_PINGPONG
+#define TN_PINGPONG 0
+#endif
 
 #define WG_TNSP_A (TN_TRANS_A ? 1 : 0) /* A stored K x M: along M */
 #define WG_TNSP_B (TN_TRANS_B ? 0 : 1) /* B stored K x N: along N */
@@ -103,7 +118,8 @@
 #define KSTEP (TN_IN_FP8 ? 32 : 16) /* k of one wgmma */
 #define CONS TN_CONSUMERS
 #define PROD TN_PRODUCER
-#define CM (BM / CONS)           /* rows of a consumer */
+#define PING TN_PINGPONG        /* the consumers take tiles in turn */
+#define CM (PING ? BM : BM / CONS) /* rows of a consumer */
 #define MC (CM / 64)             /* its m64 slabs */
 #define STAGES TN_STAGES
 #define THREADS TN_THREADS
@@ -121,7 +137,7 @@ typedef unsigned short out_t;
 #define SC (128 / OB)            /* C's elements in one 128-byte row */
 
 static_assert(THREADS == 128 * (CONS + PROD), "warpgroups");
-static_assert(BM % (64 * CONS) == 0 && (BN == 64 || BN == 128 ||
+static_assert(BM % (64 * (PING ? 1 : CONS)) == 0 && (BN == 64 || BN == 128 ||
                                         BN == 256),
               "m64 slabs per consumer, wgmma's n of 64, 128 or 256");
 static_assert(SWZ == 32 || SWZ == 64 || SWZ == 128, "the swizzle modes");
@@ -136,6 +152,12 @@ static_assert(!TN_MAXNREG || (PROD && CONS == 2),
 static_assert(CL == 1 || CL == 2 || CL == 4, "clusters of 1, 2 or 4");
 static_assert(MCAST == 0 || (CL > 1 && PROD),
               "multicast over a cluster, copies by a producer");
+static_assert(!PING || (PROD && CONS == 2 && TN_PERSISTENT > 0),
+              "ping-pong of two consumers over a persistent block's tiles");
+
+/* Ping-pong's hardware barriers: ORDER_BAR + cw lets consumer cw start
+ * its main loop (epilogue 1's are 1 + cw). */
+#define ORDER_BAR 3
 
 /* One operand's shared tile in a stage: X = 0 for A (MN = BM), 1 for B.
  * K-major (contiguous along k in global memory): BK / SE sub-tiles, each
@@ -313,15 +335,16 @@ __device__ __forceinline__ void wg_mma(float (&d)[NACC],
 #endif
 }
 
-/* Promotion: one k-tile's chain of wgmma into d from zero, committed. */
+/* Promotion: one k-tile's chain of wgmma into d from zero, committed
+ * (the consumer's rows from row m0 of the tile). */
 __device__ __forceinline__ void chain(float (&d)[MC][NACC], unsigned sa,
-                                      unsigned sb, int cw)
+                                      unsigned sb, int m0)
 {
 #pragma unroll
   for (int kk = 0; kk < BK / KSTEP; kk++)
 #pragma unroll
     for (int mc = 0; mc < MC; mc++)
-      wg_mma(d[mc], op_a::desc(sa, cw * CM + 64 * mc, KSTEP * kk),
+      wg_mma(d[mc], op_a::desc(sa, m0 + 64 * mc, KSTEP * kk),
              op_b::desc(sb, 0, KSTEP * kk), kk > 0);
   wg_commit();
 }
@@ -342,14 +365,14 @@ __device__ __forceinline__ void fold(float (&acc)[MC][NACC],
 
 /* Promotion with two sets of partial sums: k-tile g of the ring (its
  * buffer filled) into d. */
-__device__ __forceinline__ void chain_at(const ring &r, int g, int cw,
+__device__ __forceinline__ void chain_at(const ring &r, int g, int m0,
                                          float (&d)[MC][NACC])
 {
   const int s = g % STAGES;
   tn_mbar_wait(&r.full[s], (unsigned)(g / STAGES) & 1u);
   wg_fence();
   chain(d, tn_smem_u32(r.a + s * op_a::STAGE_BYTES),
-        tn_smem_u32(r.b + s * op_b::STAGE_BYTES), cw);
+        tn_smem_u32(r.b + s * op_b::STAGE_BYTES), m0);
 }
 
 /* ... and k-tile g's chain, in p, done (the one after it may run): its
@@ -361,6 +384,18 @@ __device__ __forceinline__ void fold_at(const ring &r, int g,
   wg_wait<1>();
   release(r, g % STAGES);
   fold(acc, p, first);
+}
+
+/* Ping-pong: the consumer has issued its main loop of unit i (of the
+ * block's `mine`); the other may start unit i + 1's. */
+__device__ __forceinline__ void pass_turn(int i, int mine, int cw)
+{
+#if PING
+  if (i + 1 < mine)
+    wg_bar_arrive(ORDER_BAR + 1 - cw, 256);
+#else
+  (void)i, (void)mine, (void)cw;
+#endif
 }
 
 #include "gemm_wg_epilogue.h"
@@ -406,8 +441,9 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
   if (tid == 0) {
     for (int s = 0; s < STAGES; s++) {
       tn_mbar_init(&r.full[s], 1);
-      /* a lane of each consumer warp, of every block with multicast */
-      tn_mbar_init(&r.empty[s], 4 * CONS * (MCAST ? CL : 1));
+      /* a lane of each consumer warp (of the one whose turn it is, with
+       * ping-pong), of every block with multicast */
+      tn_mbar_init(&r.empty[s], 4 * (PING ? 1 : CONS) * (MCAST ? CL : 1));
     }
     tn_mbar_init_fence();
   }
@@ -452,6 +488,7 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
 #endif
 
   const int cw = wg - PROD; /* this consumer */
+  const int m0 = PING ? 0 : cw * CM; /* its first row of the tile */
 #if TN_IN_FP8
   /* C = alpha * scale_a * scale_b * A B^T + beta * C, the scales in fp32 */
   alpha = alpha * scale_a[0] * scale_b[0];
@@ -469,27 +506,36 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
     for (int e = 0; e < NACC; e++)
       acc[mc][e] = 0.0f;
 
-  int g = 0; /* this block's k-tiles so far: the ring's position */
-  for (int u = UNIT_FIRST; u < units; u += UNIT_STEP) {
+  /* i: the block's units so far, g: its k-tiles so far (the ring's
+   * position); with ping-pong this consumer's are every other unit */
+  const int turn = PING ? cw : 0, take = PING ? 2 : 1;
+  int g = turn * ktiles;
+  for (int i = turn, u = UNIT_FIRST + turn * UNIT_STEP; u < units;
+       i += take, u += take * UNIT_STEP) {
     int tm, tn;
     cluster_tile_of(u, r.rank, CL, MCAST, tiles_m, tiles_n, tm, tn);
+#if PING
+    if (i > 0) /* the other consumer issued unit i - 1's main loop */
+      wg_bar(ORDER_BAR + cw, 256);
+#endif
 #if TN_PROMOTE && PARTS == 2
     /* two sets of partial sums, the k-loop unrolled by two so that each
      * k-tile's set is fixed where ptxas sees it: k-tile kt's chain into
      * one set, then k-tile kt - 1's, waited for (wait_group 1) and its
      * buffer freed, added into acc beside it */
-    chain_at(r, g, cw, part);
+    chain_at(r, g, m0, part);
     int kt = 1;
     for (; kt + 1 < ktiles; kt += 2) {
-      chain_at(r, g + kt, cw, part2);
+      chain_at(r, g + kt, m0, part2);
       fold_at(r, g + kt - 1, acc, part, kt == 1);
-      chain_at(r, g + kt + 1, cw, part);
+      chain_at(r, g + kt + 1, m0, part);
       fold_at(r, g + kt, acc, part2, false);
     }
     if (kt < ktiles) {
-      chain_at(r, g + kt, cw, part2);
+      chain_at(r, g + kt, m0, part2);
       fold_at(r, g + kt - 1, acc, part, kt == 1);
     }
+    pass_turn(i, mine, cw);
     /* the tile's last chain */
     wg_wait<0>();
     release(r, (g + ktiles - 1) % STAGES);
@@ -508,7 +554,7 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
 #if TN_PROMOTE
       /* this k-tile's chain from zero, waited for, its buffer freed, and
        * its sums added in fp32 */
-      chain(part, sa, sb, cw);
+      chain(part, sa, sb, m0);
       wg_wait<0>();
       release(r, s);
 #if !PROD
@@ -521,7 +567,7 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
       for (int kk = 0; kk < BK / KSTEP; kk++)
 #pragma unroll
         for (int mc = 0; mc < MC; mc++)
-          wg_mma(acc[mc], op_a::desc(sa, cw * CM + 64 * mc, KSTEP * kk),
+          wg_mma(acc[mc], op_a::desc(sa, m0 + 64 * mc, KSTEP * kk),
                  op_b::desc(sb, 0, KSTEP * kk), kt > 0 || kk > 0);
       wg_commit();
       /* the k-tile before is done: its buffer is free */
@@ -535,6 +581,9 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
 #endif
     }
 #endif
+#if !(TN_PROMOTE && PARTS == 2) /* (which passed before its last wait) */
+    pass_turn(i, mine, cw);
+#endif
 #if !TN_PROMOTE
     wg_wait<0>();
     release(r, (g - 1) % STAGES);
@@ -544,15 +593,14 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
       for (int e = 0; e < NACC; e++)
         wg_pin(acc[mc][e]);
 #endif
-    if (tm >= tiles_m || tn >= tiles_n)
+    g += (take - 1) * ktiles; /* the other consumer's k-tiles */
+    if (!PING && (tm >= tiles_m || tn >= tiles_n))
       continue; /* a multicast unit's padding past the grid */
 #if TN_EPILOGUE == 1
     epilogue_staged(smem + A_RING + B_RING + cw * CM * BN * OB, &map_c, C,
-                    M, N, tm * BM + cw * CM, tn * BN, cw, wtid, alpha, beta,
-                    acc);
+                    M, N, tm * BM + m0, tn * BN, cw, wtid, alpha, beta, acc);
 #else
-    epilogue_direct(C, M, N, tm * BM + cw * CM, tn * BN, wtid, alpha, beta,
-                    acc);
+    epilogue_direct(C, M, N, tm * BM + m0, tn * BN, wtid, alpha, beta, acc);
 #endif
   }
 }

@@ -106,6 +106,13 @@ __device__ __forceinline__ void wg_bar(int id, int threads)
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+/* An arrival on hardware barrier id that does not wait: `threads` count
+ * the arriving and the waiting (bar.sync) warps together. */
+__device__ __forceinline__ void wg_bar_arrive(int id, int threads)
+{
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 /* One plain arrival on an mbarrier (a consumer warp's "slot free"). */
 __device__ __forceinline__ void wg_mbar_arrive(unsigned long long *bar)
 {

@@ -87,7 +87,8 @@ static const tn_param_desc params[WG_N_PARAMS] = {
     {"bk", TN_PARAM_INT, 0, 16, 128, 64,
      "block tile depth (k): a power of two of 16 or more (32 for fp8)", 0},
     {"consumers", TN_PARAM_INT, 0, 1, 2, 2,
-     "consumer warpgroups, bm / consumers rows each", 0},
+     "consumer warpgroups, bm / consumers rows each (with pingpong each "
+     "the whole tile in turn)", 0},
     {"stages", TN_PARAM_INT, 0, 2, 8, 4, "buffers of the TMA ring", 0},
     {"swizzle", TN_PARAM_INT, 1, 32, 128, 128,
      "the shared tiles' swizzle in bytes (32, 64, 128): the copy engine's "
@@ -128,6 +129,11 @@ static const tn_param_desc params[WG_N_PARAMS] = {
      "fp8 with promotion: the sets of registers a k-tile's chain of wgmma "
      "sums into; 2: the next k-tile's chain runs while the last one's "
      "sums are added into the fp32 accumulators", 1},
+    {"pingpong", TN_PARAM_INT, 0, 0, 1, 0,
+     "1: the two consumers take a persistent block's tiles in turn, each "
+     "the whole bm x bn, their main loops one after the other, so that "
+     "one's epilogue runs beside the other's main loop (needs persistent, "
+     "a producer and consumers 2)", 1},
 };
 
 /* The tensor maps: A and B (2D, innermost first: k for a K-major operand,
@@ -179,7 +185,8 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
 {
   long long bm = p->v[WG_BM].i, bn = p->v[WG_BN].i, bk = p->v[WG_BK].i;
   long long cons = p->v[WG_CONSUMERS].i, swz = p->v[WG_SWIZZLE].i;
-  long long k = prob->size.dims[2], acc;
+  long long k = prob->size.dims[2], acc, cm;
+  int ping = p->v[WG_PINGPONG].i != 0;
   long long cl = p->v[WG_CLUSTER].i, mc = p->v[WG_MULTICAST].i;
   int fp8 = WG_IN_FP8(prob), eb = fp8 ? 1 : 2, kstep = fp8 ? 32 : 16;
   tn_tmap_desc maps[TN_MAX_TMAPS];
@@ -207,16 +214,24 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
                      "true): wgmma reads 8-bit types along K only");
     return 1;
   }
-  if (bm % (64 * cons) != 0) {
+  if (ping && (cons != 2 || !p->v[WG_PRODUCER].i ||
+               p->v[WG_PERSISTENT].i == 0)) {
+    snprintf(why, n, "pingpong takes a persistent block's tiles in turn "
+                     "by two consumers fed by a producer: it needs "
+                     "consumers 2, producer 1 and persistent > 0");
+    return 1;
+  }
+  if (!ping && bm % (64 * cons) != 0) {
     snprintf(why, n, "%lld consumers cannot each take m64 slabs of a "
                      "%lld-row tile", cons, bm);
     return 1;
   }
-  acc = (bm / cons / 64) * (bn / 2);
+  cm = ping ? bm : bm / cons;
+  acc = (cm / 64) * (bn / 2);
   if (acc > 128) {
     snprintf(why, n, "a consumer of %lld x %lld holds %lld fp32 "
                      "accumulators per thread (more than 128 of the 255 "
-                     "registers spill)", bm / cons, bn, acc);
+                     "registers spill)", cm, bn, acc);
     return 1;
   }
   if (p->v[WG_PARTIALS].i == 2 && !WG_PROMOTE(prob)) {
@@ -235,7 +250,7 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
                      "accumulators and %lld times as many partial sums per "
                      "thread (promotion; more than 192 of the 255 "
                      "registers spill)",
-             bm / cons, bn, acc, p->v[WG_PARTIALS].i);
+             cm, bn, acc, p->v[WG_PARTIALS].i);
     return 1;
   }
   if (swz != 32 && swz != 64 && swz != 128) {
@@ -330,16 +345,11 @@ static void launch(const tn_family *fam, const tn_params *p,
                    const tn_problem *prob, tn_launch *l)
 {
   wg_geometry g;
-  long long blocks, cl = p->v[WG_CLUSTER].i;
   tn_gemm_wg_geometry(p, prob, &g);
   memset(l, 0, sizeof(*l));
   /* persistent: P blocks, or one per tile computed where there are
    * fewer (with multicast the units' tiles, the last unit padded) */
-  blocks = p->v[WG_PERSISTENT].i > 0 && p->v[WG_PERSISTENT].i < g.computed
-               ? p->v[WG_PERSISTENT].i
-               : g.computed;
-  blocks = (blocks + cl - 1) / cl * cl; /* whole clusters */
-  l->grid[0] = (unsigned)blocks;
+  l->grid[0] = (unsigned)g.blocks;
   l->grid[1] = l->grid[2] = 1;
   l->block[0] = (unsigned)g.threads;
   l->block[1] = l->block[2] = 1;

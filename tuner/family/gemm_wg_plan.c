@@ -9,7 +9,8 @@
  * synchronisation, not data.  What the threads do store is epilogue 1's
  * staging of C, every tile once: st.shared.v2.f32 of each accumulator
  * pair (fp32 C) or stmatrix.x4 of two n8 blocks by 16 rows (a 16-bit C),
- * into 128-byte rows under SWIZZLE_128B (the template's staged_offset).
+ * into 128-byte rows under SWIZZLE_128B (the template's staged_offset),
+ * each consumer in its own staging.
  * Epilogue 0 writes C from registers: nothing to plan. */
 #include <stdint.h>
 #include <string.h>
@@ -65,6 +66,25 @@ static void plan_staging(const wg_geometry *g, int cw, int w,
   }
 }
 
+/* The tiles consumer cw stages over the launch: every tile of the grid
+ * (each consumer its rows of it), or with ping-pong those of the units it
+ * takes: block b walks units b, b + B, b + 2 B, ... (B blocks, or with
+ * multicast B / cluster clusters, whose blocks walk the same units) and
+ * its consumers take them in turn, a multicast unit's padding tiles
+ * staged too. */
+static long long staged_tiles(const wg_geometry *g, int cw)
+{
+  long long per = g->multicast ? g->cluster : 1;
+  long long walkers = g->blocks / per, rounds, rest, mine;
+  if (!g->pingpong)
+    return g->tiles;
+  rounds = g->units / walkers; /* units b + r B, r < rounds, every b */
+  rest = g->units % walkers;   /* and round `rounds` of the first rest */
+  mine = (cw == 0 ? (rounds + 1) / 2 : rounds / 2) * walkers +
+         (rounds % 2 == cw ? rest : 0);
+  return mine * per;
+}
+
 void tn_gemm_wg_plan(const tn_params *p, const tn_problem *prob,
                      tn_access_sink *sink)
 {
@@ -76,5 +96,5 @@ void tn_gemm_wg_plan(const tn_params *p, const tn_problem *prob,
   /* warps in block order: the producer's (none of these) first */
   for (cw = 0; cw < g.consumers; cw++)
     for (w = 0; w < 4; w++)
-      plan_staging(&g, cw, w, g.tiles, sink);
+      plan_staging(&g, cw, w, staged_tiles(&g, cw), sink);
 }

@@ -39,7 +39,8 @@ void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,
   g->swizzle = (int)p->v[WG_SWIZZLE].i;
   g->producer = (int)p->v[WG_PRODUCER].i;
   g->epilogue = (int)p->v[WG_EPILOGUE].i;
-  g->cm = g->consumers > 0 ? g->bm / g->consumers : g->bm;
+  g->pingpong = (int)p->v[WG_PINGPONG].i;
+  g->cm = g->consumers > 0 && !g->pingpong ? g->bm / g->consumers : g->bm;
   g->threads = 128 * (g->consumers + g->producer);
   g->in_bytes = tn_elem_bytes(tn_gemm_wg_in_type(prob));
   g->out_bytes = tn_elem_bytes(tn_gemm_wg_out_type(prob));
@@ -66,5 +67,9 @@ void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,
                : g->multicast == 2 ? tm * ((tn + cl - 1) / cl)
                                    : g->tiles;
     g->computed = g->multicast ? g->units * cl : g->tiles;
+    g->blocks = p->v[WG_PERSISTENT].i > 0 && p->v[WG_PERSISTENT].i < g->computed
+                    ? p->v[WG_PERSISTENT].i
+                    : g->computed;
+    g->blocks = (g->blocks + cl - 1) / cl * cl;
   }
 }

@@ -28,6 +28,7 @@ enum {
   WG_TILE_ORDER, /* added after results files were written */
   WG_MULTICAST,  /* added after results files were written */
   WG_PARTIALS,   /* added after results files were written */
+  WG_PINGPONG,   /* added after results files were written */
   WG_N_PARAMS
 };
 
@@ -64,10 +65,12 @@ enum { WG_BUF_A, WG_BUF_B, WG_BUF_C, WG_BUF_SCALE_A, WG_BUF_SCALE_B };
 
 /* The sizes of a point, as the template computes them (bytes unless
  * said): a stage of A (bm x bk) and of B (bn x bk), each consumer's
- * staging of C for epilogue 1 (bm / consumers rows by bn, C's type). */
+ * staging of C for epilogue 1 (its rows by bn, C's type), the grid. */
 typedef struct {
   int bm, bn, bk, consumers, stages, swizzle, producer, epilogue;
-  int cm;         /* rows of a consumer: bm / consumers */
+  int pingpong;   /* 1: the consumers take whole tiles in turn */
+  int cm;         /* rows of a consumer: bm / consumers (bm with
+                     ping-pong) */
   int threads;    /* 128 per warpgroup */
   int in_bytes;   /* of A's and B's elements: 2, or 1 (fp8) */
   int out_bytes;  /* of C's elements: 4 or 2 */
@@ -84,6 +87,8 @@ typedef struct {
   long long units; /* what the blocks walk: tiles, or with multicast a
                       cluster's `cluster` tiles (the grid padded) */
   long long computed; /* tiles computed: units x cluster with multicast */
+  long long blocks;   /* the launch's: persistent, or one per tile
+                         computed where there are fewer; whole clusters */
 } wg_geometry;
 
 void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,
