@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "family/family.h"
+#include "family_util.h"
 
 static int failures;
 
@@ -71,12 +72,7 @@ static inline tn_problem tn_test_gemm_problem(const tn_family *f,
                                               long long m, long long n,
                                               long long k, int ta, int tb)
 {
-  tn_problem prob;
-  tn_problem_defaults(f, &prob);
-  prob.size.n_dims = 3;
-  prob.size.dims[0] = m;
-  prob.size.dims[1] = n;
-  prob.size.dims[2] = k;
+  tn_problem prob = mnk_problem(f, m, n, k);
   prob.opt[tn_problem_option_index(f, "trans_a")] = ta;
   prob.opt[tn_problem_option_index(f, "trans_b")] = tb;
   return prob;

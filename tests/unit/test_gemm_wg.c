@@ -23,13 +23,8 @@ static const tn_family *f = &tn_family_gemm_wg;
 static tn_problem problem(long long m, long long n, long long k,
                           const char *const *opts)
 {
-  tn_problem prob;
+  tn_problem prob = mnk_problem(f, m, n, k);
   int i;
-  tn_problem_defaults(f, &prob);
-  prob.size.n_dims = 3;
-  prob.size.dims[0] = m;
-  prob.size.dims[1] = n;
-  prob.size.dims[2] = k;
   for (i = 0; opts && opts[i]; i += 2) {
     int o = tn_problem_option_index(f, opts[i]);
     CHECK(o >= 0);

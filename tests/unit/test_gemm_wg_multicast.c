@@ -24,12 +24,7 @@ static const tn_family *f = &tn_family_gemm_wg;
 static tn_problem problem(long long m, long long n, long long k,
                           int trans_b)
 {
-  tn_problem prob;
-  tn_problem_defaults(f, &prob);
-  prob.size.n_dims = 3;
-  prob.size.dims[0] = m;
-  prob.size.dims[1] = n;
-  prob.size.dims[2] = k;
+  tn_problem prob = mnk_problem(f, m, n, k);
   prob.opt[WG_OPT_TRANS_B] = trans_b;
   return prob;
 }

@@ -44,9 +44,7 @@ int main(void)
   CHECK_EQ_INT(k, WG_TILE_ORDER);
   CHECK(f->params[WG_TILE_ORDER].added);
   CHECK(f->params[WG_TILE_ORDER].def == 0);
-  tn_problem_defaults(f, &prob);
-  prob.size.n_dims = 3;
-  prob.size.dims[0] = prob.size.dims[1] = prob.size.dims[2] = 4096;
+  prob = mnk_problem(f, 4096, 4096, 4096);
 
   /* the default: the text of a point from before tile_order */
   CHECK_EQ_INT(point(&p, &prob, 0, 8, 1, 0, why, sizeof(why)), 0);

@@ -23,12 +23,7 @@ static const tn_family *f = &tn_family_gemm_wg;
 /* bf16 M x N x K, C as `output` gives (0 fp32, 1 bf16). */
 static tn_problem problem(long long m, long long n, long long k, int output)
 {
-  tn_problem prob;
-  tn_problem_defaults(f, &prob);
-  prob.size.n_dims = 3;
-  prob.size.dims[0] = m;
-  prob.size.dims[1] = n;
-  prob.size.dims[2] = k;
+  tn_problem prob = mnk_problem(f, m, n, k);
   prob.opt[WG_OPT_OUTPUT] = output;
   return prob;
 }
