@@ -15,7 +15,8 @@
 #   pingpong   the consumers taking whole 64 x 256 or 128 x 128 tiles in
 #              turn, 2 to 5 stages, both epilogues, clusters of 1 and of
 #              2 sharing B; against the winners (128 x 256 and 256 x 128,
-#              4 stages, epilogue 0, the same clusters), persistent 132
+#              4 stages and epilogue 0, or 3 and epilogue 1 where it
+#              fits, the same clusters), persistent 132
 # Every point is timed with all its repetitions (--no-prune
 # --full-protocol) and verified, cublasGemmEx timed through the same run
 # (the family's baseline; each point against the timing nearest it).
@@ -29,7 +30,8 @@
 # libraries from .deps/env.sh, sourced when it is there):
 #   [BUDGET=500] [SPACE=order|multicast|pingpong] OUT=DIR \
 #     bash scripts/gpu_gemm_wg_table.sh
-# (SPACE order by default).  DIR receives SPACE.tgz (the configs, results
+# (SPACE order by default; OUTPUT=bf16 makes C bf16, the runs and the
+# archive SPACE-bf16).  DIR receives SPACE.tgz (the configs, results
 # and journals, logs,
 # clocks.csv, table.md: per size and point the median and % of cuBLAS),
 # packed again after each step so that a killed call keeps what was done;
@@ -43,6 +45,16 @@ mkdir -p "$OUT" || exit 1
 budget=${BUDGET:-500}
 dry=${DRY_RUN:-0}
 space=${SPACE:-order}
+output=${OUTPUT:-f32}
+case $output in
+f32 | bf16) ;;
+*)
+  echo "OUTPUT: f32 or bf16, not '$output'" >&2
+  exit 2
+  ;;
+esac
+# a bf16 C's runs and archive apart from the shipped fp32 C's
+[ "$output" = bf16 ] && space_tag=$space-bf16 || space_tag=$space
 case $space in
 order | multicast | pingpong) ;;
 *)
@@ -51,14 +63,14 @@ order | multicast | pingpong) ;;
   ;;
 esac
 t0=$(date +%s)
-W=$(mktemp -d /tmp/gemm-wg-$space.XXXXXX)
+W=$(mktemp -d /tmp/gemm-wg-$space_tag.XXXXXX)
 mkdir -p "$W/configs" "$W/results" "$W/logs"
 export TUNER_CACHE_DIR=$W/cache
 tuner=$PWD/build/tuner
 status=0
 
 left() { echo $((budget - ($(date +%s) - t0))); }
-pack() { tar czf "$OUT/$space.tgz" -C "$W" configs results logs; }
+pack() { tar czf "$OUT/$space_tag.tgz" -C "$W" configs results logs; }
 # step NAME CAP CMD...: CMD under timeout, at most CAP seconds and what is
 # left of the budget less 15 s for the packing; its output in logs/NAME.log
 step() {
@@ -99,7 +111,7 @@ space = {
 constraints = [
   "bm * bn == 32768 && pingpong == 0 || bm * bn == 16384 && pingpong == 1",
   "cluster == 1 && multicast == 0 || cluster == 2 && multicast == 1",
-  "pingpong == 1 || stages == 4 && epilogue == 0",
+  "pingpong == 1 || stages == 4 && epilogue == 0 || stages == 3 && epilogue == 1",
   "epilogue == 0 || stages <= 3"
 ];
 EOF
@@ -136,13 +148,13 @@ EOF
 }
 
 # config SIZE: the space at SIZE^3, from the shipped config's problem
-# (bf16 in, fp32 C, A K-major, B N-major)
+# (bf16 in, fp32 C or OUTPUT's, A K-major, B N-major)
 config() {
-  local n=$1 cfg=$W/configs/$space-$1.cfg
+  local n=$1 cfg=$W/configs/$space_tag-$1.cfg
   cat >"$cfg" <<EOF
 # scripts/gpu_gemm_wg_table.sh: the shipped winners crossed with SPACE
 # $space at ${n}^3 (configs/gemm-wg-bf16.cfg's problem)
-name = "$space-$n";
+name = "$space_tag-$n";
 family = "gemm_wg";
 template = "$PWD/templates/gemm_wg.cu";
 problem = {
@@ -152,7 +164,7 @@ problem = {
   alpha = 1.0;
   beta = 0.0;
   input = "bf16";
-  output = "f32";
+  output = "$([ "$output" = bf16 ] && echo input || echo f32)";
 };
 $(space_block)
 bench = {
