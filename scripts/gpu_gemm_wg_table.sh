@@ -63,7 +63,7 @@ order | multicast | pingpong) ;;
   ;;
 esac
 t0=$(date +%s)
-W=$(mktemp -d /tmp/gemm-wg-$space_tag.XXXXXX)
+W=$(mktemp -d "/tmp/gemm-wg-$space_tag.XXXXXX")
 mkdir -p "$W/configs" "$W/results" "$W/logs"
 export TUNER_CACHE_DIR=$W/cache
 tuner=$PWD/build/tuner
