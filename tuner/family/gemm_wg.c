@@ -23,9 +23,12 @@
  * column (one B panel), 2 of one row (one A panel), and each block loads
  * 1 / cluster of the shared operand's k-tile for all of them (TMA
  * multicast; the order then walks units of `cluster` tiles, a ragged
- * last one padded and computed on zeros).  tile_order and multicast were
- * added after results files were written: at their default, 0, a point
- * and its text are as before.
+ * last one padded and computed on zeros).  pingpong 1 has the two
+ * consumers of a persistent block take its tiles in turn, each the whole
+ * tile, their main loops one after the other, so that one's epilogue
+ * runs beside the other's main loop.  tile_order, multicast and pingpong
+ * were added after results files were written: at their default, 0, a
+ * point and its text are as before.
  * Every point needs the sm_90a target (launch.arch_features), so a run on
  * an sm_90 GPU compiles for sm_90a (arch_features below).  The threads'
  * shared accesses, which the model prices, are only epilogue 1's staging
