@@ -65,8 +65,9 @@
  * read by one consumer, which skips the other's k-tiles; the turns also
  * keep its parity waits right: the buffer's last fill before the one it
  * waits for was consumed before its turn began.  A multicast unit's
- * padding tiles run the epilogue too, clipped, so that each consumer
- * stages the tiles of its units.
+ * padding tiles run the epilogue too (the direct one's stores clipped,
+ * the staged one's TMA stores not issued), so that each consumer stages
+ * the tiles of its units.
  *
  * Epilogue 0: each thread's accumulators straight to C.  Epilogue 1:
  * staged in shared memory as C's type (st.shared.v2.f32 for fp32 C,
@@ -594,11 +595,13 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
         wg_pin(acc[mc][e]);
 #endif
     g += (take - 1) * ktiles; /* the other consumer's k-tiles */
-    if (!PING && (tm >= tiles_m || tn >= tiles_n))
+    const bool inside = tm < tiles_m && tn < tiles_n;
+    if (!PING && !inside)
       continue; /* a multicast unit's padding past the grid */
 #if TN_EPILOGUE == 1
     epilogue_staged(smem + A_RING + B_RING + cw * CM * BN * OB, &map_c, C,
-                    M, N, tm * BM + m0, tn * BN, cw, wtid, alpha, beta, acc);
+                    M, N, tm * BM + m0, tn * BN, cw, wtid, alpha, beta, acc,
+                    inside);
 #else
     epilogue_direct(C, M, N, tm * BM + m0, tn * BN, wtid, alpha, beta, acc);
 #endif

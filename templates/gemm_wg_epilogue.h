@@ -89,13 +89,15 @@ __device__ __forceinline__ unsigned staged_offset(int row, int col)
 
 /* Epilogue 1: the consumer's CM x BN tile into its staging (st.shared of
  * float pairs for fp32 C; stmatrix.x4 of two n8 blocks by 16 rows for a
- * 16-bit C), then one TMA store per 128-byte column of sub-tiles, issued
- * by the warpgroup's thread 0, which waits until they have read it (the
- * next tile's staging waits at the first barrier). */
+ * 16-bit C), then, for a tile inside the grid (`store`), one TMA store per
+ * 128-byte column of sub-tiles, issued by the warpgroup's thread 0, which
+ * waits until they have read it (the next tile's staging waits at the
+ * first barrier). */
 __device__ __forceinline__ void
 epilogue_staged(unsigned char *stage, const tn_tensor_map *map_c,
                 const out_t *C, int M, int N, int m_base, int n0, int cw,
-                int wtid, float alpha, float beta, float (&acc)[MC][NACC])
+                int wtid, float alpha, float beta, float (&acc)[MC][NACC],
+                bool store)
 {
   const int w = wtid / 32, lane = wtid % 32;
   const unsigned sbase = tn_smem_u32(stage);
@@ -142,7 +144,7 @@ epilogue_staged(unsigned char *stage, const tn_tensor_map *map_c,
 #endif
   tn_tma_store_fence();
   wg_bar(1 + cw, 128);
-  if (wtid == 0) {
+  if (wtid == 0 && store) {
 #pragma unroll
     for (int sub = 0; sub < BN / SC; sub++)
       tn_tma_store_2d(map_c, stage + sub * CM * 128, n0 + sub * SC, m_base);
