@@ -40,9 +40,10 @@
 # on a machine without a GPU: no build (build/tuner must be there), each
 # config through --dry-run --arch sm_90a (every point compiled).
 set -u
+# shellcheck source-path=SCRIPTDIR source=gpu_lib.sh
+. "$(dirname "$0")/gpu_lib.sh"
 : "${OUT:?OUT: the folder the files go to}"
 mkdir -p "$OUT" || exit 1
-budget=${BUDGET:-500}
 dry=${DRY_RUN:-0}
 space=${SPACE:-order}
 output=${OUTPUT:-f32}
@@ -62,39 +63,23 @@ order | multicast | pingpong) ;;
   exit 2
   ;;
 esac
-t0=$(date +%s)
 W=$(mktemp -d "/tmp/gemm-wg-$space_tag.XXXXXX")
 mkdir -p "$W/configs" "$W/results" "$W/logs"
 export TUNER_CACHE_DIR=$W/cache
 tuner=$PWD/build/tuner
 status=0
 
-left() { echo $((budget - ($(date +%s) - t0))); }
-pack() { tar czf "$OUT/$space_tag.tgz" -C "$W" configs results logs; }
-# step NAME CAP CMD...: CMD under timeout, at most CAP seconds and what is
-# left of the budget less 15 s for the packing; its output in logs/NAME.log
-step() {
-  local name=$1 cap=$2 t rc s0
-  shift 2
-  t=$(($(left) - 15))
-  [ "$t" -gt "$cap" ] && t=$cap
-  if [ "$t" -lt 20 ]; then
-    printf '%-20s skipped: %ss of the budget left\n' "$name" "$(left)" \
-      >>"$W/logs/summary.txt"
-    status=1
-    return 1
-  fi
-  s0=$(date +%s)
-  echo "command: $*" >"$W/logs/$name.log"
-  timeout -k 10 "$t" "$@" >>"$W/logs/$name.log" 2>&1
-  rc=$?
-  printf '%-20s %4ss  rc=%d%s\n' "$name" $(($(date +%s) - s0)) $rc \
-    "$([ $rc -eq 124 ] && echo " (timed out at ${t}s)")" \
-    >>"$W/logs/summary.txt"
-  [ $rc -ne 0 ] && status=1
-  pack
-  return $rc
-}
+# each step within BUDGET less 15 s for the packing, its line in
+# logs/summary.txt, everything packed again after it
+gpu_budget=${BUDGET:-500}
+gpu_margin=15
+gpu_min=20
+gpu_logs=$W/logs
+gpu_summary=$W/logs/summary.txt
+gpu_table=20
+gpu_pack_each=1
+gpu_work=$W
+gpu_pack=("$space_tag.tgz configs results logs")
 
 # the space of SPACE: the winners' values, then the step's
 space_block() {
@@ -176,17 +161,9 @@ EOF
   echo "$cfg"
 }
 
-if [ -f .deps/env.sh ]; then
-  # shellcheck disable=SC1091
-  source .deps/env.sh
-fi
+source_deps
 : >"$W/logs/summary.txt"
-{
-  echo "tree $(git rev-parse HEAD 2>/dev/null || echo unknown)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm \
-    --format=csv,noheader
-  echo "start $(date -u +%FT%TZ)"
-} >"$W/logs/environment.txt" 2>&1
+environment "$W/logs/environment.txt"
 
 if [ "$dry" = 1 ]; then
   for n in 4096 8192; do
@@ -202,15 +179,7 @@ fi
 step build 240 bash -c 'cmake -S . -B build -DCMAKE_BUILD_TYPE=Release &&
   cmake --build build -j"$(nproc)" --target tuner' || { pack; exit 1; }
 
-# nvidia-smi's name for the reasons: clocks_event_reasons since driver
-# 535, clocks_throttle_reasons before
-reasons=clocks_throttle_reasons.active
-timeout 10 nvidia-smi --help-query-gpu 2>/dev/null |
-  grep -q clocks_event_reasons.active && reasons=clocks_event_reasons.active
-timeout -k 5 "$(left)" nvidia-smi --id=0 \
-  --query-gpu=timestamp,clocks.sm,clocks.max.sm,power.draw,enforced.power.limit,temperature.gpu,$reasons \
-  --format=csv -lms 500 >"$W/logs/clocks.csv" 2>&1 &
-smi=$!
+sampler_start "$W/logs/clocks.csv"
 
 for pass in a b; do
   for n in 4096 8192; do
@@ -218,8 +187,7 @@ for pass in a b; do
       -q --no-prune --full-protocol --output "$W/results/$n-$pass"
   done
 done
-kill "$smi" 2>/dev/null
-wait "$smi" 2>/dev/null
+sampler_stop
 
 # the table: per run and point, the median and % of the cuBLAS timing
 # nearest it, the SM clock while it was timed
@@ -250,9 +218,8 @@ for path in sys.argv[1:]:
            sorted(set(c.get("status") for c in bad)) or "none"))
 PY
   status=1
-echo "end $(date -u +%FT%TZ), $(($(date +%s) - t0)) s" \
-  >>"$W/logs/environment.txt"
+environment_end "$W/logs/environment.txt"
 pack
 cat "$W/logs/summary.txt" "$W/logs/table.md"
-echo "clocks.csv: $(($(wc -l <"$W/logs/clocks.csv") - 1)) readings"
+sampler_readings "$W/logs/clocks.csv"
 exit $status

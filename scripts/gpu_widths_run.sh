@@ -23,61 +23,31 @@
 #   logs.tgz          the build's, tuner's, merges' and ctest's logs
 #   mvn.tgz           per config: model_vs_ncu.py's log and per-launch TSV
 set -u
+# shellcheck source-path=SCRIPTDIR source=gpu_lib.sh
+. "$(dirname "$0")/gpu_lib.sh"
 : "${OUT:?OUT: the folder the files go to}"
 mkdir -p "$OUT" || exit 1
-budget=${BUDGET:-450}
-t0=$(date +%s)
 W=$(mktemp -d /tmp/widths-run.XXXXXX)
 mkdir -p "$W/results" "$W/logs" "$W/mvn" "$W/headers"
 export TUNER_CACHE_DIR=$W/cache
 tuner=$PWD/build/tuner
 status=0
 
-left() { echo $((budget - ($(date +%s) - t0))); }
-pack() {
-  tar czf "$OUT/results.tgz" -C "$W" results headers 2>/dev/null
-  tar czf "$OUT/logs.tgz" -C "$W" logs 2>/dev/null
-  tar czf "$OUT/mvn.tgz" -C "$W" mvn 2>/dev/null
-}
-# step NAME CAP CMD...: CMD under timeout, at most CAP seconds and what is
-# left of the budget less 15 s for the packing; its output in logs/NAME.log
-step() {
-  local name=$1 cap=$2 t rc s0
-  shift 2
-  t=$(($(left) - 15))
-  [ "$t" -gt "$cap" ] && t=$cap
-  if [ "$t" -lt 20 ]; then
-    printf '%-28s skipped: %ss of the budget left\n' "$name" "$(left)" \
-      >>"$OUT/summary.txt"
-    status=1
-    return 1
-  fi
-  s0=$(date +%s)
-  echo "command: $*" >"$W/logs/$name.log"
-  timeout -k 10 "$t" "$@" >>"$W/logs/$name.log" 2>&1
-  rc=$?
-  printf '%-28s %4ss  rc=%d%s\n' "$name" $(($(date +%s) - s0)) $rc \
-    "$([ $rc -eq 124 ] && echo " (timed out at ${t}s)")" >>"$OUT/summary.txt"
-  [ $rc -ne 0 ] && status=1
-  pack
-  return $rc
-}
+# each step within BUDGET less 15 s for the packing, its line in
+# summary.txt, everything packed again after it
+gpu_budget=${BUDGET:-450}
+gpu_margin=15
+gpu_min=20
+gpu_logs=$W/logs
+gpu_summary=$OUT/summary.txt
+gpu_table=28
+gpu_pack_each=1
+gpu_work=$W
+gpu_pack=("results.tgz results headers" "logs.tgz logs" "mvn.tgz mvn")
 
-# the carried libraries (.deps, DESIGN.md "Building on the GPU machine"),
-# for the build and for the tuner that loads them
-if [ -f .deps/env.sh ]; then
-  # shellcheck disable=SC1091
-  source .deps/env.sh
-fi
+source_deps
 : >"$OUT/summary.txt"
-{
-  echo "tree ${TREE:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  nvcc --version | tail -2
-  ncu --version | tail -1
-  nproc
-  echo "start $(date -u +%FT%TZ)"
-} >"$OUT/environment.txt" 2>&1
+environment "$OUT/environment.txt"
 
 # the tuner alone (the GPU tests below need no other target)
 # shellcheck disable=SC2016 # expanded by the inner shell
@@ -96,7 +66,7 @@ done
 python3 scripts/widths_table.py "$W"/results/*/*.json \
   >"$OUT/widths-table.md" 2>"$W/logs/widths-table.log"
 rc=$?
-printf '%-28s %4ss  rc=%d\n' widths-table 0 $rc >>"$OUT/summary.txt"
+summary_line widths-table 0 $rc
 [ $rc -ne 0 ] && status=1
 # one header per width: each config's results merged apart
 for c in $configs; do
@@ -130,7 +100,7 @@ for c in transpose-f16-odd transpose-i8-odd transpose-f64-odd \
   mvn $c
 done
 
-echo "end $(date -u +%FT%TZ), $(($(date +%s) - t0)) s" >>"$OUT/environment.txt"
+environment_end "$OUT/environment.txt"
 pack
 cat "$OUT/summary.txt" "$OUT/widths-table.md"
 grep -hE "^[0-9]+ launches|^DIFFERS|differ|equal" "$W"/logs/mvn-*.log | head -40
