@@ -30,7 +30,8 @@
 # clocks), and apart, to read at once, summary.txt, report.html and
 # clocks.csv.  It takes about 3 to 4 minutes on an H200.
 set -uo pipefail
-t0=$(date +%s)
+# shellcheck source-path=SCRIPTDIR source=gpu_lib.sh
+. "$(dirname "$0")/gpu_lib.sh"
 BUDGET_S=${BUDGET_S:-450}
 OUT=${OUT:-/tmp/gpu_drift_run}
 REPS=${REPS:-1000}
@@ -40,103 +41,62 @@ RES=$WORK/results
 CACHE=${CACHE:-$WORK/cache}
 tuner=./build/tuner
 status=0
-smi=""
 mkdir -p "$OUT" "$LOGS" "$RES"
 
-step() { echo "=== $1 ($(date -u +%FT%TZ), $(($(date +%s) - t0)) s in)"; }
-# seconds left for a step that wants $1, keeping 15 s to pack up
-left_for() {
-  local left=$((BUDGET_S - 15 - ($(date +%s) - t0)))
-  [ "$left" -gt "$1" ] && left=$1
-  echo $((left > 1 ? left : 1))
-}
-# run_step NAME SECONDS COMMAND...: the command under a timeout (at most
-# what the budget has left; killed 5 s after it if it ignores the TERM),
-# its output in logs/NAME.log
-run_step() {
-  local name=$1 secs rc
-  secs=$(left_for "$2")
-  shift 2
-  step "$name (at most $secs s)"
-  echo "command: $*" >"$LOGS/$name.log"
-  timeout -k 5 "$secs" "$@" >>"$LOGS/$name.log" 2>&1
-  rc=$?
-  echo "exit: $rc" >>"$LOGS/$name.log"
-  [ $rc -eq 0 ] || { echo "step $name failed: exit $rc"; status=1; }
-  tail -25 "$LOGS/$name.log"
-  return $rc
-}
+# each step within BUDGET_S less 15 s for the packing, its header and
+# the end of its log on stdout; the packing at the end, or on a TERM
+gpu_budget=$BUDGET_S
+gpu_margin=15
+gpu_logs=$LOGS
+gpu_tail=25
+gpu_work=$WORK
+gpu_copy=("$LOGS/clocks.csv" "$LOGS/summary.txt" "$WORK/report.html")
+gpu_pack=("gpu_drift_run.tar.gz logs results report.html")
+
 # The sampler stopped, and what there is packed into $OUT: on every way
 # out, a failed build or a TERM included.
-pack() {
-  [ -n "$smi" ] && { kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null; }
-  smi=""
-  step pack
-  cp "$LOGS/clocks.csv" "$LOGS/summary.txt" "$OUT/" 2>/dev/null
-  local parts=(logs results)
-  if [ -f "$WORK/report.html" ]; then
-    cp "$WORK/report.html" "$OUT/"
-    parts+=(report.html)
-  fi
-  tar -czf "$OUT/gpu_drift_run.tar.gz" -C "$WORK" "${parts[@]}"
+finish() {
+  sampler_stop
+  banner pack
+  pack
   ls -la "$OUT"
-  echo "took $(($(date +%s) - t0)) s"
+  echo "took $(elapsed) s"
 }
-trap 'pack; exit 1' TERM INT
+trap 'finish; exit 1' TERM INT
 
-step environment
+banner environment
+environment "$LOGS/environment.txt"
 {
-  date -u
-  hostname
-  nproc
-  timeout 10 nvidia-smi
   timeout 10 nvidia-smi -q -d CLOCK,POWER,PERFORMANCE,TEMPERATURE
-  timeout 10 nvcc --version
-  git log -1 --format='%H %s' 2>/dev/null
   echo "REPS=$REPS BUDGET_S=$BUDGET_S"
-} >"$LOGS/environment.txt" 2>&1
+} >>"$LOGS/environment.txt" 2>&1
 
-if [ -f .deps/env.sh ]; then
-  # shellcheck disable=SC1091
-  source .deps/env.sh
-else
-  echo "note: no .deps/env.sh: building with the machine's own packages"
-fi
-if ! run_step build 180 bash -c \
+source_deps
+if ! step build 180 bash -c \
   "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release &&
    cmake --build build -j$(nproc) --target tuner"; then
-  pack
+  finish
   exit 1
 fi
 
-# nvidia-smi's name for the reasons: clocks_event_reasons since driver
-# 535, clocks_throttle_reasons before
-reasons=clocks_throttle_reasons.active
-timeout 10 nvidia-smi --help-query-gpu 2>/dev/null |
-  grep -q clocks_event_reasons.active && reasons=clocks_event_reasons.active
-timeout -k 5 "$(left_for 400)" nvidia-smi --id=0 \
-  --query-gpu=timestamp,clocks.sm,clocks.max.sm,power.draw,enforced.power.limit,temperature.gpu,$reasons \
-  --format=csv -lms 500 >"$LOGS/clocks.csv" 2>&1 &
-smi=$!
+sampler_start "$LOGS/clocks.csv" 400
 
 # 1. a short job, the GPU cool
-run_step cool 90 "$tuner" --config configs/transpose.cfg --device 0 -q \
+step cool 90 "$tuner" --config configs/transpose.cfg --device 0 -q \
   --cache-dir "$CACHE" --output "$RES/cool"
 
 # 2. the sustained job
-run_step sustained 240 "$tuner" --config configs/gemm-wg-bf16-8192.cfg \
+step sustained 240 "$tuner" --config configs/gemm-wg-bf16-8192.cfg \
   --device 0 -q --no-prune --full-protocol --repetitions "$REPS" \
   --cache-dir "$CACHE" --output "$RES/sustained"
 sleep 2 # the sampler sees the GPU after the load
-kill "$smi" 2>/dev/null
-wait "$smi" 2>/dev/null
-smi=""
+sampler_stop
 
 # 3. the report, and the figures that matter
 mapfile -t files < <(ls "$RES"/cool/*.json "$RES"/sustained/*.json 2>/dev/null)
 if [ "${#files[@]}" -gt 0 ]; then
-  run_step report 30 "$tuner" report "${files[@]}" -o "$WORK/report.html"
-  timeout "$(left_for 30)" python3 - "${files[@]}" >"$LOGS/summary.txt" \
+  step report 30 "$tuner" report "${files[@]}" -o "$WORK/report.html"
+  timeout "$(secs_for 30)" python3 - "${files[@]}" >"$LOGS/summary.txt" \
     2>&1 <<'PY'
 import json, sys
 for path in sys.argv[1:]:
@@ -188,10 +148,7 @@ else
 fi
 grep -h "^tuner: \(THROTTLED\|clocks\|baseline\|the best\)" \
   "$LOGS/cool.log" "$LOGS/sustained.log" 2>/dev/null
-echo "clocks.csv: $(($(wc -l <"$LOGS/clocks.csv") - 1)) readings; SM MHz" \
-  "least and greatest: $(awk -F', ' 'NR > 1 && $2 + 0 > 0 {
-    v = $2 + 0; if (!n++ || v < lo) lo = v; if (v > hi) hi = v }
-    END { print lo + 0, hi + 0 }' "$LOGS/clocks.csv")"
+sampler_readings "$LOGS/clocks.csv"
 
-pack
+finish
 exit $status

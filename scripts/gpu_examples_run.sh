@@ -46,7 +46,8 @@
 # gpu_examples_run.tar.gz (results, journals, headers, plan_vs_ncu.py's
 # tables, ncu's CSV pages but not its .ncu-rep files, the logs).
 set -uo pipefail
-start=$(date +%s)
+# shellcheck source-path=SCRIPTDIR source=gpu_lib.sh
+. "$(dirname "$0")/gpu_lib.sh"
 OUT=${OUT:-/tmp/gpu_examples_out}
 WORK=${WORK:-/tmp/gpu_examples_run}
 TOTAL=${TOTAL:-450}
@@ -66,8 +67,16 @@ summary=$WORK/summary.txt
 mkdir -p "$OUT" "$LOGS" "$WORK/results" "$WORK/ncu" "$TUNER_CACHE_DIR"
 : >"$summary"
 
-say() { echo "$*" | tee -a "$summary"; }
-left() { echo $((start + TOTAL - $(date +%s))); }
+# each step within TOTAL, its header and the end of its log on stdout,
+# what it did said into the summary (say) by the script
+gpu_budget=$TOTAL
+gpu_min=10
+gpu_logs=$LOGS
+gpu_summary=$summary
+gpu_tail=8
+gpu_work=$WORK
+gpu_pack=("gpu_examples_run.tar.gz --exclude=cache --exclude=*.ncu-rep .")
+
 has_step() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 # tune_args EX DIR [ARG...]: the tuner's arguments for example EX into
 # DIR (a dry run for sm_90 with DRY=1), in the array args
@@ -86,69 +95,29 @@ newest_json() {
   find "$1" -name '*.json' 2>/dev/null | sort | tail -1
 }
 
-# run_step NAME CAP COMMAND...: the command under min(CAP, time left)
-# seconds (killed 10 s after if it ignores the TERM), its output in
-# logs/NAME.log; sets step_rc and step_s
-run_step() {
-  local name=$1 cap=$2 secs t0
-  shift 2
-  secs=$(left)
-  [ "$cap" -lt "$secs" ] && secs=$cap
-  if [ "$secs" -lt 10 ]; then
-    say "step $name: not run, ${secs} s left of TOTAL=$TOTAL"
-    step_rc=124 step_s=0 status=1
-    return 124
-  fi
-  echo "=== $name ($(date -u +%FT%TZ), at most $secs s)"
-  echo "command: $*" >"$LOGS/$name.log"
-  t0=$(date +%s)
-  timeout -k 10 "$secs" "$@" >>"$LOGS/$name.log" 2>&1
-  step_rc=$?
-  step_s=$(($(date +%s) - t0))
-  echo "exit: $step_rc after $step_s s" >>"$LOGS/$name.log"
-  [ $step_rc -eq 0 ] || status=1
-  tail -8 "$LOGS/$name.log"
-  return $step_rc
-}
-
 finish() {
-  say "total: $(($(date +%s) - start)) s; exit $status"
+  say "total: $(elapsed) s; exit $status"
   cp "$summary" "$OUT/summary.txt"
-  tar -czf "$OUT/gpu_examples_run.tar.gz" -C "$WORK" \
-    --exclude=cache --exclude='*.ncu-rep' . 2>/dev/null ||
-    echo "note: the archive is incomplete"
+  pack || echo "note: the archive is incomplete"
   # the device returns files of at most 16 MiB: without the source pages
   if [ "$(stat -c %s "$OUT/gpu_examples_run.tar.gz")" -gt 15000000 ]; then
     say "note: the archive leaves out ncu_source.csv (over 15 MB with it)"
-    tar -czf "$OUT/gpu_examples_run.tar.gz" -C "$WORK" --exclude=cache \
-      --exclude='*.ncu-rep' --exclude=ncu_source.csv .
+    gpu_pack=("gpu_examples_run.tar.gz --exclude=cache --exclude=*.ncu-rep
+      --exclude=ncu_source.csv .")
+    pack
   fi
   ls -la "$OUT"
   exit $status
 }
 
-# the carried libraries, for the build and for the tuner that loads them
-if [ -f .deps/env.sh ]; then
-  # shellcheck disable=SC1091
-  source .deps/env.sh
-else
-  echo "note: no .deps/env.sh: the machine's own packages"
-fi
-{
-  date -u
-  hostname
-  nproc
-  timeout 30 nvidia-smi
-  timeout 30 nvcc --version
-  timeout 30 ncu --version
-  git log -1 --format='%H %s' 2>/dev/null
-} >"$LOGS/environment.txt" 2>&1
+source_deps
+environment "$LOGS/environment.txt"
 say "gpu_examples_run: $(git log -1 --format='%h %s' 2>/dev/null)"
 say "steps: $STEPS; examples: $EXAMPLES; TOTAL=$TOTAL LAUNCHES=$LAUNCHES" \
     "FIRST=$FIRST NO_SOURCE=$NO_SOURCE DRY=$DRY"
 
 if has_step build; then
-  run_step build 150 bash -c \
+  step build 150 bash -c \
     "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release &&
      cmake --build build -j$(nproc) --target tuner"
   say "build: exit $step_rc, $step_s s"
@@ -160,7 +129,7 @@ fi
 if has_step tune; then
   for ex in $EXAMPLES; do
     tune_args "$ex" "$WORK/results/$ex"
-    run_step "tune-$ex" 90 "$tuner" "${args[@]}"
+    step "tune-$ex" 90 "$tuner" "${args[@]}"
     say "tune $ex: exit $step_rc, $step_s s"
     grep -h "^tuner: .*\(best\|baseline\|pruned\|failed\|verified\)" \
       "$LOGS/tune-$ex.log" | tail -6 | sed 's/^/  /' | tee -a "$summary"
@@ -199,7 +168,7 @@ if has_step noprune; then
   mkdir -p "$WORK/model-check"
   for ex in $EXAMPLES; do
     tune_args "$ex" "$WORK/results/$ex-noprune" --no-prune
-    run_step "noprune-$ex" 120 "$tuner" "${args[@]}"
+    step "noprune-$ex" 120 "$tuner" "${args[@]}"
     say "no-prune $ex: exit $step_rc, $step_s s"
     np=$(newest_json "$WORK/results/$ex-noprune")
     pr=$(newest_json "$WORK/results/$ex")
@@ -208,7 +177,7 @@ if has_step noprune; then
       status=1
       continue
     fi
-    run_step "model-check-$ex" 60 python3 scripts/model_check.py \
+    step "model-check-$ex" 60 python3 scripts/model_check.py \
       --no-prune "$np" --pruned "$pr" \
       --markdown "$WORK/model-check/$ex.md" \
       --json "$WORK/model-check/$ex.json"
@@ -252,7 +221,7 @@ print(2 * len(d["points"]) * len(d["problems"]))' 2>/dev/null)
     ncu_bin=ncu
     [ "$DRY" = 1 ] && ncu_bin=/nonexistent/ncu
     rm -rf "$WORK/ncu/$ex"
-    run_step "ncu-$ex" "$share" python3 scripts/plan_vs_ncu.py \
+    step "ncu-$ex" "$share" python3 scripts/plan_vs_ncu.py \
       --tuner "$tuner" --config "$cfg" --out "$WORK/ncu/$ex" \
       --ncu "$ncu_bin" --timeout $((share > 40 ? share - 30 : 10)) \
       --import-timeout 60 "${window[@]}" "${src[@]}"
