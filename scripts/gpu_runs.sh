@@ -4,27 +4,23 @@
 #   scripts/gpu_runs.sh STEP...    (steps below; logs go to $LOGS)
 # Run from the repository root after building dependencies are in place.
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=gpu_lib.sh
+. "$(dirname "$0")/gpu_lib.sh"
 LOGS=${LOGS:-${OUT:-/tmp}/logs}
 mkdir -p "$LOGS"
 tuner=./build/tuner
 status=0
 
-step() { echo "=== $1 ($(date -u +%FT%TZ))"; }
-log_env() {
-  { date -u; hostname; nvidia-smi; nvcc --version; ncu --version;
-    nproc; } >"$LOGS/environment.txt" 2>&1
-}
-
 for s in "$@"; do
   case "$s" in
   build)
-    step build; log_env
+    banner build; environment "$LOGS/environment.txt"
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >"$LOGS/build.log" 2>&1 &&
       cmake --build build -j"$(nproc)" >>"$LOGS/build.log" 2>&1 ||
       { tail -40 "$LOGS/build.log"; exit 1; }
     ;;
   gpu-tests)
-    step gpu-tests
+    banner gpu-tests
     ctest --test-dir build -L gpu --output-on-failure >"$LOGS/ctest-gpu.log" 2>&1 ||
       status=1
     tail -5 "$LOGS/ctest-gpu.log"
@@ -32,7 +28,7 @@ for s in "$@"; do
   transpose | transpose-noprune | gemm | gemm-noprune | gemm-odd | \
   tc-bf16 | tc-bf16-8192 | tc-fp16-odd | tc-layouts | tma-transpose | \
   tma-transpose-odd | wg-bf16 | wg-bf16-8192 | wg-edges | wg-edges-trans)
-    step "$s"
+    banner "$s"
     case "$s" in
     transpose) args=(--config configs/transpose.cfg) ;;
     transpose-noprune) args=(--config configs/transpose.cfg --no-prune) ;;
@@ -72,7 +68,7 @@ for s in "$@"; do
     # the device profile a time model needs (issue 16): results/devices/
     # <arch>-<device>-<YYYYMMDD>.json (DEVICES: another folder), the
     # summary with the stride sweep's table in the log
-    step calibrate
+    banner calibrate
     cmd=("$tuner" calibrate --device 0 --output "${DEVICES:-results/devices}/")
     echo "command: ${cmd[*]}" >"$LOGS/calibrate.log"
     /usr/bin/time -v "${cmd[@]}" >>"$LOGS/calibrate.log" 2>&1 || status=1
@@ -84,7 +80,7 @@ for s in "$@"; do
     # tables in tests/fixtures/model-check/; staged, resumable, BUDGET
     # seconds a call (run the step again to go on: exit 75 until all are
     # done)
-    step validate-model
+    banner validate-model
     # shellcheck disable=SC2086
     scripts/validate_model.sh --budget "${BUDGET:-540}" ${CONFIGS:-all} \
       2>&1 | tee "$LOGS/validate-model.log"
@@ -95,7 +91,7 @@ for s in "$@"; do
     # one job over 13 GEMM shapes (M = 1 .. 8192 x 4096 x 4096, three
     # squares): each shape's winner against the single best and cuBLAS in
     # the same run, the headers by size (tc-shapes: the tensor-core GEMM)
-    step "$s"
+    banner "$s"
     name=gemm-shapes
     [ "$s" = tc-shapes ] && name=gemm-bf16-shapes
     out="$LOGS/$name"
@@ -110,7 +106,7 @@ for s in "$@"; do
       >"$LOGS/$name-merge.log" 2>&1 || status=1
     ;;
   mvn-transpose | mvn-transpose-tma | mvn-gemm)
-    step "$s"
+    banner "$s"
     if [ "$s" = mvn-transpose ]; then
       kernel=transpose
       cfgs="configs/transpose.cfg tests/fixtures/configs/gpu-transpose.cfg"
@@ -136,7 +132,7 @@ for s in "$@"; do
     ;;
   noise)
     # the same tuning twice in a row: the winners must agree within noise
-    step noise
+    banner noise
     for i in 1 2; do
       "$tuner" --config configs/transpose.cfg --device 0 -q \
         --output "$LOGS/noise-$i" >"$LOGS/noise-$i.log" 2>&1 || status=1
@@ -148,7 +144,7 @@ for s in "$@"; do
     # issue 13 in one GPU run: configs/gemm.cfg and configs/transpose.cfg
     # racing, with the full protocol, and transpose --no-prune (120 timed),
     # each from fresh caches (the tuner's and NVRTC's), then the table
-    step speed
+    banner speed
     for cfg in gemm transpose; do
       for mode in race full noprune; do
         [ "$cfg" = gemm ] && [ "$mode" = noprune ] && continue
@@ -170,14 +166,14 @@ for s in "$@"; do
   compile-speedup)
     # the 94 GEMM candidates on 1, 2, 4, 8, 16 workers (and all cores), no
     # cache (neither the tuner's nor NVRTC's), RUNS (5) runs each: the table
-    step compile-speedup
+    banner compile-speedup
     scripts/compile_speedup.sh "$tuner" configs/gemm.cfg "${RUNS:-5}" \
       "$LOGS/compile-speedup.md" 2>"$LOGS/compile-speedup.log" || status=1
     cat "$LOGS/compile-speedup.md"
     ;;
   all-devices)
     # every GPU of the host at once, then the merge into headers
-    step all-devices
+    banner all-devices
     for cfg in configs/transpose.cfg configs/gemm.cfg; do
       name=$(basename "$cfg" .cfg)
       cmd=("$tuner" --config "$cfg" --device all -q --output results/fleet)
@@ -192,7 +188,7 @@ for s in "$@"; do
     done
     ;;
   probe-sparse)
-    step probe-sparse
+    banner probe-sparse
     python3 scripts/smem_probe/patterns.py --set sparse >/tmp/sparse.txt &&
       PYTHONUNBUFFERED=1 python3 scripts/smem_probe.py --patterns /tmp/sparse.txt \
         --out /tmp/smem-sparse --build-dir /tmp/smem_build_s --arch sm_90 --reps 64 \
@@ -202,7 +198,7 @@ for s in "$@"; do
     ;;
   probe-ablate | probe-ldgsts)
     # wide loads with one broken pair, lanes removed one by one; cp.async
-    step "$s"
+    banner "$s"
     if [ "$s" = probe-ablate ]; then sets="ablate"; else
       sets="ldgsts ldgsts-map ldgsts-gemm"; fi
     : >"/tmp/$s.txt"
@@ -219,7 +215,7 @@ for s in "$@"; do
   ldgsts-source)
     # per-instruction cp.async wavefronts in place: the GEMM's tile copies
     # and scripts/smem_probe/ldgsts_sequence.cu (Nsight Compute source view)
-    step ldgsts-source
+    banner ldgsts-source
     nvcc -O3 -arch=sm_90 -lineinfo -o /tmp/ldgsts_sequence \
       scripts/smem_probe/ldgsts_sequence.cu >"$LOGS/ldgsts-sequence-build.log" 2>&1 ||
       status=1
@@ -238,7 +234,7 @@ for s in "$@"; do
     wc -l "$LOGS"/ldgsts-source-*.tsv
     ;;
   probe-confirm)
-    step probe-confirm
+    banner probe-confirm
     python3 scripts/smem_probe/patterns.py --set confirm >/tmp/confirm.txt &&
       PYTHONUNBUFFERED=1 python3 scripts/smem_probe.py --patterns /tmp/confirm.txt \
         --out /tmp/smem-confirm --build-dir /tmp/smem_build_c --arch sm_90 --reps 64 \
@@ -247,7 +243,7 @@ for s in "$@"; do
     tail -3 "$LOGS/probe-confirm.log"
     ;;
   probe)
-    step probe
+    banner probe
     python3 scripts/smem_probe/patterns.py >/tmp/main.txt &&
       python3 scripts/smem_probe/patterns.py --set heldout >/tmp/heldout.txt &&
       cat /tmp/main.txt /tmp/heldout.txt >/tmp/all.txt &&

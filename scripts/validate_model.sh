@@ -22,6 +22,8 @@
 # Exit status: 0 done, 1 a stage failed or a figure is worse than the
 #   committed bar, 2 bad usage, 75 the budget ran out (run it again).
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=gpu_lib.sh
+. "$(dirname "$0")/gpu_lib.sh"
 cd "$(dirname "$0")/.."
 TUNER=${TUNER:-./build/tuner}
 RUNS=${RUNS:-tests/fixtures/model-check/runs}
@@ -41,7 +43,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#targets[@]} -eq 0 ] && targets=(all)
-start=$(date +%s)
+gpu_budget=$budget
 status=0
 
 # every target checked before any work
@@ -88,11 +90,6 @@ for f in files:
     print("resume " + f)
     sys.exit(0)
 EOF
-}
-
-left() {
-  if [ "$budget" -eq 0 ]; then echo 999999; return; fi
-  echo $((start + budget - $(date +%s)))
 }
 
 out_of_time=0
@@ -170,7 +167,7 @@ for t in "${plan[@]}"; do
   stage=${stage#:}
   stages=(noprune pruned predict check)
   [ -n "$stage" ] && stages=("$stage")
-  echo "=== $name ($(date -u +%FT%TZ))"
+  banner "$name"
   c0=$(date +%s)
   for s in "${stages[@]}"; do
     if [ "$s" = check ]; then
