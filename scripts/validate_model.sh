@@ -24,7 +24,7 @@
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=gpu_lib.sh
 . "$(dirname "$0")/gpu_lib.sh"
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 TUNER=${TUNER:-./build/tuner}
 RUNS=${RUNS:-tests/fixtures/model-check/runs}
 CHECK=${CHECK:-tests/fixtures/model-check}
@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
       echo "validate_model.sh: --budget: seconds expected" >&2; exit 2 ;;
     esac
     shift 2 ;;
-  -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
   *) targets+=("$1"); shift ;;
   esac
 done
