@@ -15,9 +15,12 @@ for s in "$@"; do
   case "$s" in
   build)
     banner build; environment "$LOGS/environment.txt"
-    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >"$LOGS/build.log" 2>&1 &&
-      cmake --build build -j"$(nproc)" >>"$LOGS/build.log" 2>&1 ||
-      { tail -40 "$LOGS/build.log"; exit 1; }
+    if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
+      >"$LOGS/build.log" 2>&1 &&
+      cmake --build build -j"$(nproc)" >>"$LOGS/build.log" 2>&1; }; then
+      tail -40 "$LOGS/build.log"
+      exit 1
+    fi
     ;;
   gpu-tests)
     banner gpu-tests
@@ -95,7 +98,7 @@ for s in "$@"; do
     name=gemm-shapes
     [ "$s" = tc-shapes ] && name=gemm-bf16-shapes
     out="$LOGS/$name"
-    cmd=("$tuner" --config configs/$name.cfg --device 0 -q --output "$out")
+    cmd=("$tuner" --config "configs/$name.cfg" --device 0 -q --output "$out")
     echo "command: ${cmd[*]}" >"$LOGS/$name.log"
     /usr/bin/time -v "${cmd[@]}" >>"$LOGS/$name.log" 2>&1 || status=1
     grep -E "^tuner:|Elapsed" "$LOGS/$name.log" | tail -24
@@ -259,4 +262,4 @@ for s in "$@"; do
     echo "unknown step $s"; exit 2 ;;
   esac
 done
-exit $status
+exit "$status"
