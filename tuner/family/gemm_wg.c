@@ -350,8 +350,8 @@ static void launch(const tn_family *fam, const tn_params *p,
   wg_geometry g;
   tn_gemm_wg_geometry(p, prob, &g);
   memset(l, 0, sizeof(*l));
-  /* persistent: P blocks, or one per tile computed where there are
-   * fewer (with multicast the units' tiles, the last unit padded) */
+  /* persistent: P blocks, or one per tile computed (with multicast the
+   * units' tiles, the last unit padded) where there are fewer */
   l->grid[0] = (unsigned)g.blocks;
   l->grid[1] = l->grid[2] = 1;
   l->block[0] = (unsigned)g.threads;

@@ -61,15 +61,17 @@ void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,
   {
     long long tm = (g->m + g->bm - 1) / g->bm, tn = (g->n + g->bn - 1) / g->bn;
     long long cl = g->cluster > 0 ? g->cluster : 1;
+    long long persistent = p->v[WG_PERSISTENT].i;
     g->tiles = tm * tn;
     /* templates/tile_order.h's cluster_units */
     g->units = g->multicast == 1   ? (tm + cl - 1) / cl * tn
                : g->multicast == 2 ? tm * ((tn + cl - 1) / cl)
                                    : g->tiles;
     g->computed = g->multicast ? g->units * cl : g->tiles;
-    g->blocks = p->v[WG_PERSISTENT].i > 0 && p->v[WG_PERSISTENT].i < g->computed
-                    ? p->v[WG_PERSISTENT].i
-                    : g->computed;
+    /* persistent: P blocks, or one per tile computed where there are
+     * fewer; whole clusters */
+    g->blocks = persistent > 0 && persistent < g->computed ? persistent
+                                                           : g->computed;
     g->blocks = (g->blocks + cl - 1) / cl * cl;
   }
 }
