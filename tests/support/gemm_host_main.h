@@ -29,11 +29,10 @@ static_assert(!TN_DYNAMIC_SMEM,
 #define TN_HOST_ALPHA 0.75f
 
 struct tn_host_args {
+  struct tn_host_cuda_thread self; /* first: host_trace.h walks it */
   const float *a, *b;
   float *c;
   int m, n, k;
-  dim3 thread;
-  struct tn_host_trace trace;
 };
 
 /* A value in [-1, 1) of a multiplicative hash of i and the seed. */
@@ -46,22 +45,17 @@ static float tn_host_value(size_t i, unsigned seed)
   return (float)((double)(x >> 8) / (double)(1u << 23) - 1.0);
 }
 
-/* A CUDA thread: every block in turn, waiting for the whole block before
- * the next one reuses the shared memory. */
-static void *tn_host_thread(void *arg)
+static void tn_host_kernel(void *arg)
 {
   struct tn_host_args *a = (struct tn_host_args *)arg;
-  threadIdx = a->thread;
-  tn_host_self = &a->trace;
-  for (unsigned by = 0; by < gridDim.y; by++)
-    for (unsigned bx = 0; bx < gridDim.x; bx++) {
-      blockIdx = dim3{bx, by, 0};
-      gemm(a->a, a->b, a->c, a->m, a->n, a->k, TN_HOST_ALPHA, 0.5f);
-      pthread_barrier_wait(&tn_block_barrier);
-      if (a->thread.x == 0 && a->thread.y == 0)
-        tn_host_poison();
-      pthread_barrier_wait(&tn_block_barrier);
-    }
+  gemm(a->a, a->b, a->c, a->m, a->n, a->k, TN_HOST_ALPHA, 0.5f);
+}
+
+/* A CUDA thread: every block in turn (x fastest). */
+static void *tn_host_thread(void *arg)
+{
+  tn_host_each_block(&((struct tn_host_args *)arg)->self, tn_host_kernel,
+                     arg);
   return NULL;
 }
 
@@ -82,11 +76,7 @@ int main(int argc, char **argv)
   float *c0 = (float *)malloc(sizeof(float) * (size_t)m * n);
   struct tn_host_args *args =
       (struct tn_host_args *)calloc(nt, sizeof(*args));
-  pthread_t *threads = (pthread_t *)calloc(nt, sizeof(*threads));
-  struct tn_host_trace **traces =
-      (struct tn_host_trace **)calloc(nt, sizeof(*traces));
-  dim3 *ids = (dim3 *)calloc(nt, sizeof(*ids));
-  if (!a || !b || !c || !c0 || !args || !threads || !traces || !ids)
+  if (!a || !b || !c || !c0 || !args)
     return 2;
   for (size_t i = 0; i < (size_t)m * k; i++)
     a[i] = tn_host_value(i, 1);
@@ -97,15 +87,10 @@ int main(int argc, char **argv)
   gridDim = dim3{gx, gy, 1};
   blockDim = dim3{bx, by, 1};
   tn_host_smem_bytes = sizeof(float) * TN_SMEM_FLOATS;
-  pthread_barrier_init(&tn_block_barrier, NULL, nt);
-  for (unsigned t = 0; t < nt; t++) {
-    args[t] = tn_host_args{a, b, c, m, n, k, dim3{t % bx, t / bx, 0}};
-    if (pthread_create(&threads[t], NULL, tn_host_thread, &args[t]) != 0)
-      return 2;
-  }
   for (unsigned t = 0; t < nt; t++)
-    pthread_join(threads[t], NULL);
-  pthread_barrier_destroy(&tn_block_barrier);
+    args[t] = tn_host_args{tn_host_cuda_thread{}, a, b, c, m, n, k};
+  if (tn_host_run_threads(args, sizeof(*args), tn_host_thread) != 0)
+    return 2;
   for (int i = 0; i < m; i++)
     for (int j = 0; j < n; j++) {
       double sum = 0, mag = 0;
@@ -127,12 +112,8 @@ int main(int argc, char **argv)
         return 1;
       }
     }
-  for (unsigned t = 0; t < nt; t++) {
-    traces[t] = &args[t].trace;
-    ids[t] = args[t].thread;
-  }
   const int rc =
-      tn_host_trace_finish(traces, ids, nt, argc == 9 ? argv[8] : NULL);
+      tn_host_finish(args, sizeof(*args), argc == 9 ? argv[8] : NULL);
   if (rc != 0)
     return rc;
   printf("equal: %d x %d x %d, %u x %u blocks of %u x %u threads\n", m, n, k,
@@ -142,8 +123,5 @@ int main(int argc, char **argv)
   free(c);
   free(c0);
   free(args);
-  free(threads);
-  free(traces);
-  free(ids);
   return 0;
 }

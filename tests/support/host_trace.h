@@ -26,7 +26,9 @@
  *
  * tn_host_poison fills the shared memory with 0xff bytes (NaN as floats)
  * between blocks, as a GPU leaves it holding garbage: a read before its
- * write shows in the output.  C++ (compiled as such with the template). */
+ * write shows in the output.  tn_host_run_threads, tn_host_each_block and
+ * tn_host_finish run a block's threads over the grid and collect their
+ * traces for both programs.  C++ (compiled as such with the template). */
 #ifndef TN_HOST_TRACE_H
 #define TN_HOST_TRACE_H
 
@@ -296,6 +298,92 @@ static int tn_host_trace_finish(struct tn_host_trace *const *threads,
     free(threads[t]->rec);
     free(threads[t]->touch);
   }
+  return rc;
+}
+
+/* ---- A block's threads over the grid: what the host programs share ---- */
+
+/* A CUDA thread's index and trace, the first member of a host program's
+ * per-thread arguments (which the functions below walk by their size). */
+struct tn_host_cuda_thread {
+  dim3 id;
+  struct tn_host_trace trace;
+};
+
+/* The calling OS thread as CUDA thread self: every block of the grid in
+ * turn (x fastest), kernel(arg) in each, the block's barrier after it,
+ * thread (0, 0) filling the shared memory with garbage before the next
+ * block reuses it. */
+static void tn_host_each_block(struct tn_host_cuda_thread *self,
+                               void (*kernel)(void *), void *arg)
+{
+  threadIdx = self->id;
+  tn_host_self = &self->trace;
+  for (unsigned by = 0; by < gridDim.y; by++)
+    for (unsigned bx = 0; bx < gridDim.x; bx++) {
+      blockIdx = dim3{bx, by, 0};
+      kernel(arg);
+      pthread_barrier_wait(&tn_block_barrier);
+      if (self->id.x == 0 && self->id.y == 0)
+        tn_host_poison();
+      pthread_barrier_wait(&tn_block_barrier);
+    }
+}
+
+/* The thread of args + t * size, t < n. */
+static struct tn_host_cuda_thread *tn_host_nth(void *args, size_t size,
+                                               unsigned t)
+{
+  return (struct tn_host_cuda_thread *)((char *)args + (size_t)t * size);
+}
+
+/* Runs the block's blockDim.x x blockDim.y threads as OS threads, each
+ * thread(args + t * size) with its index set, and waits for them all.
+ * 0, or 2 if one could not start. */
+static int tn_host_run_threads(void *args, size_t size,
+                               void *(*thread)(void *))
+{
+  const unsigned bx = blockDim.x, n = blockDim.x * blockDim.y;
+  pthread_t *os = (pthread_t *)calloc(n, sizeof(*os));
+  unsigned t, started = 0;
+  if (os == NULL)
+    return 2;
+  pthread_barrier_init(&tn_block_barrier, NULL, n);
+  for (t = 0; t < n; t++) {
+    tn_host_nth(args, size, t)->id = dim3{t % bx, t / bx, 0};
+    if (pthread_create(&os[t], NULL, thread, tn_host_nth(args, size, t)) !=
+        0)
+      break;
+    started++;
+  }
+  /* a thread that did not start leaves the others at the barrier */
+  if (started < n)
+    return 2;
+  for (t = 0; t < n; t++)
+    pthread_join(os[t], NULL);
+  pthread_barrier_destroy(&tn_block_barrier);
+  free(os);
+  return 0;
+}
+
+/* The block's threads' traces to tn_host_trace_finish (path: TRACE, or
+ * NULL), its answer; 2 without memory. */
+static int tn_host_finish(void *args, size_t size, const char *path)
+{
+  const unsigned n = blockDim.x * blockDim.y;
+  struct tn_host_trace **traces =
+      (struct tn_host_trace **)calloc(n, sizeof(*traces));
+  dim3 *ids = (dim3 *)calloc(n, sizeof(*ids));
+  int rc = 2;
+  if (traces != NULL && ids != NULL) {
+    for (unsigned t = 0; t < n; t++) {
+      traces[t] = &tn_host_nth(args, size, t)->trace;
+      ids[t] = tn_host_nth(args, size, t)->id;
+    }
+    rc = tn_host_trace_finish(traces, ids, n, path);
+  }
+  free(traces);
+  free(ids);
   return rc;
 }
 

@@ -22,28 +22,23 @@ __attribute__((aligned(16))) elem_t tile[TN_SMEM_ELEMS];
 #include "host_trace.h"
 
 struct tn_host_args {
+  struct tn_host_cuda_thread self; /* first: host_trace.h walks it */
   const elem_t *in;
   elem_t *out;
   int rows, cols;
-  dim3 thread;
-  struct tn_host_trace trace;
 };
 
-/* A CUDA thread: every block in turn, waiting for the whole block before
- * the next one reuses the shared tile. */
-static void *tn_host_thread(void *arg)
+static void tn_host_kernel(void *arg)
 {
   struct tn_host_args *a = (struct tn_host_args *)arg;
-  threadIdx = a->thread;
-  tn_host_self = &a->trace;
-  for (unsigned b = 0; b < gridDim.x; b++) {
-    blockIdx = dim3{b, 0, 0};
-    transpose(a->in, a->out, a->rows, a->cols);
-    pthread_barrier_wait(&tn_block_barrier);
-    if (a->thread.x == 0 && a->thread.y == 0)
-      tn_host_poison();
-    pthread_barrier_wait(&tn_block_barrier);
-  }
+  transpose(a->in, a->out, a->rows, a->cols);
+}
+
+/* A CUDA thread: every block in turn. */
+static void *tn_host_thread(void *arg)
+{
+  tn_host_each_block(&((struct tn_host_args *)arg)->self, tn_host_kernel,
+                     arg);
   return NULL;
 }
 
@@ -62,8 +57,7 @@ int main(int argc, char **argv)
   unsigned char *out = (unsigned char *)malloc(bytes);
   struct tn_host_args *args =
       (struct tn_host_args *)calloc(bx * by, sizeof(*args));
-  pthread_t *threads = (pthread_t *)calloc(bx * by, sizeof(*threads));
-  if (!in || !out || !args || !threads)
+  if (!in || !out || !args)
     return 2;
   /* bytes of a multiplicative hash: an element moved to a wrong place, or
    * a byte of it, shows */
@@ -73,16 +67,11 @@ int main(int argc, char **argv)
   gridDim = dim3{gx, 1, 1};
   blockDim = dim3{bx, by, 1};
   tn_host_smem_bytes = sizeof(tile);
-  pthread_barrier_init(&tn_block_barrier, NULL, bx * by);
-  for (unsigned t = 0; t < bx * by; t++) {
-    args[t] = tn_host_args{(const elem_t *)in, (elem_t *)out, rows, cols,
-                           dim3{t % bx, t / bx, 0}};
-    if (pthread_create(&threads[t], NULL, tn_host_thread, &args[t]) != 0)
-      return 2;
-  }
   for (unsigned t = 0; t < bx * by; t++)
-    pthread_join(threads[t], NULL);
-  pthread_barrier_destroy(&tn_block_barrier);
+    args[t] = tn_host_args{tn_host_cuda_thread{}, (const elem_t *)in,
+                           (elem_t *)out, rows, cols};
+  if (tn_host_run_threads(args, sizeof(*args), tn_host_thread) != 0)
+    return 2;
   const size_t eb = sizeof(elem_t);
   for (size_t r = 0; r < (size_t)rows; r++)
     for (size_t c = 0; c < (size_t)cols; c++)
@@ -90,29 +79,14 @@ int main(int argc, char **argv)
         printf("out[%zu][%zu] differs from in[%zu][%zu]\n", c, r, r, c);
         return 1;
       }
-  {
-    struct tn_host_trace **traces = (struct tn_host_trace **)calloc(
-        bx * by, sizeof(*traces));
-    dim3 *ids = (dim3 *)calloc(bx * by, sizeof(*ids));
-    int rc;
-    if (traces == NULL || ids == NULL)
-      return 2;
-    for (unsigned t = 0; t < bx * by; t++) {
-      traces[t] = &args[t].trace;
-      ids[t] = args[t].thread;
-    }
-    rc = tn_host_trace_finish(traces, ids, bx * by,
-                              argc == 7 ? argv[6] : NULL);
-    free(traces);
-    free(ids);
-    if (rc != 0)
-      return rc;
-  }
+  const int rc = tn_host_finish(args, sizeof(*args),
+                                argc == 7 ? argv[6] : NULL);
+  if (rc != 0)
+    return rc;
   printf("equal: %d x %d, %u blocks of %u x %u threads\n", rows, cols, gx,
          bx, by);
   free(in);
   free(out);
   free(args);
-  free(threads);
   return 0;
 }
