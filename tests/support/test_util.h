@@ -1,9 +1,11 @@
 /* test_util.h -- a few assertion macros for the C tests: each failure
- * prints where and what, and the test's exit status counts them. */
+ * prints where and what, and the test's exit status counts them; and the
+ * check of a refusal's reason. */
 #ifndef TN_TEST_UTIL_H
 #define TN_TEST_UTIL_H
 
 #include <stdio.h>
+#include <string.h>
 
 static int tn_test_failures;
 
@@ -25,6 +27,19 @@ static int tn_test_failures;
       tn_test_failures++;                                                    \
     }                                                                        \
   } while (0)
+
+/* rc, a family's prepare() answer, must be a refusal whose why names
+ * reason. */
+static inline void expect_refusal(int rc, const char *why,
+                                  const char *reason)
+{
+  CHECK_EQ_INT(rc, 1);
+  if (strstr(why, reason) == NULL) {
+    fprintf(stderr, "expected a reason with \"%s\", got \"%s\"\n", reason,
+            why);
+    tn_test_failures++;
+  }
+}
 
 #define TEST_DONE()                                                          \
   do {                                                                       \

@@ -53,14 +53,9 @@ static void refused(const tn_problem *prob, long long bk, long long cluster,
 {
   tn_params p;
   char why[512];
-  CHECK_EQ_INT(point(&p, prob, bk, cluster, multicast, producer, why,
-                     sizeof(why)),
-               1);
-  if (strstr(why, reason) == NULL) {
-    fprintf(stderr, "expected a reason with \"%s\", got \"%s\"\n", reason,
-            why);
-    tn_test_failures++;
-  }
+  expect_refusal(point(&p, prob, bk, cluster, multicast, producer, why,
+                       sizeof(why)),
+                 why, reason);
 }
 
 /* The boxes' outer extents of A's and B's maps for a point. */
