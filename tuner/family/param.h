@@ -10,7 +10,7 @@
 
 #include "family/elem.h"
 
-#define TN_MAX_PARAMS 16
+#define TN_MAX_PARAMS 24
 #define TN_MAX_VALUES 1024 /* a range of a parameter may list many */
 #define TN_MAX_DIMS 4
 #define TN_MAX_SIZES 64
