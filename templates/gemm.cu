@@ -17,7 +17,12 @@
  *   TN_B_KMAJOR        1: Bs[k][n], 0: Bs[n][k]
  *   TN_PIPELINE        0: one buffer; 1: two buffers, the next tile staged
  *                      through registers; 2: as 1, but tiles copied without
- *                      transposition go global -> shared by cp.async (sm_80+)
+ *                      transposition go global -> shared by cp.async (sm_80+);
+ *                      3: a ring of TN_STAGES buffers that the copy engine
+ *                      (TMA) fills, each with a full and an empty mbarrier
+ *                      (sm_90+; the tensor maps are the first parameters)
+ *   TN_PRODUCER        pipeline 3: 0, thread 0 refills the ring; 1, a warp
+ *                      after the TN_THREADS computing threads does
  *   TN_MIN_BLOCKS      second __launch_bounds__ argument (0: none)
  *   TN_PAD_A, TN_PAD_B padding elements at the end of each shared row
  *   TN_SWIZZLE_A_B/_M/_S, TN_SWIZZLE_B_B/_M/_S  Swizzle<B, M, S> of As, Bs
@@ -25,7 +30,7 @@
  *   TN_THREADS         threads per block
  *   TN_DYNAMIC_SMEM    1: shared memory is dynamic (over 48 KiB)
  *   TN_TB_VEC          textbook: floats per shared load of an As row
- *   TN_STAGES          shared buffers of each operand (1 or 2)
+ *   TN_BUFFERS         shared buffers of each operand (1, 2, or TN_STAGES)
  *   TN_SMEM_FLOATS     floats of shared memory in all
  *   TN_A_*, TN_B_*     each operand's tile (tuner/family/gemm_shape.h's
  *                      operand): KCONTIG (contiguous along k in global
@@ -149,7 +154,7 @@ gemm(const float *__restrict__ A, const float *__restrict__ B,
 #define G_LN TN_LN
 #define G_WN TN_WN
 #define G_WARPS_N TN_WARPS_N
-#define G_STAGES TN_STAGES
+#define G_STAGES TN_BUFFERS
 
 /* What the plan (tuner/family/gemm_plan.c) assumes of the defines. */
 static_assert(G_THREADS == (G_BM / G_TM) * (G_BN / G_TN),
@@ -165,7 +170,10 @@ static_assert((G_VM == 1 || G_VM == 2 || G_VM == 4) && G_TM % G_VM == 0 &&
                   (G_VN == 1 || G_VN == 2 || G_VN == 4) && G_TN % G_VN == 0,
               "a thread's rows (columns) are runs of VM (VN)");
 static_assert(G_BK % 4 == 0, "bk is a multiple of 4");
-static_assert(G_STAGES == (TN_PIPELINE ? 2 : 1), "buffers");
+static_assert(G_STAGES == (TN_PIPELINE == 3 ? TN_STAGES
+                           : TN_PIPELINE   ? 2
+                                           : 1),
+              "buffers");
 static_assert(TN_A_KCONTIG == !TN_TRANS_A && TN_B_KCONTIG == !!TN_TRANS_B,
               "which way the operands run in global memory");
 static_assert(TN_A_BASE == 0 && TN_B_BASE == G_STAGES * TN_A_ELEMS &&
@@ -178,10 +186,20 @@ static_assert(TN_A_BASE == 0 && TN_B_BASE == G_STAGES * TN_A_ELEMS &&
 #define G_ASYNC 0
 #endif
 
-#if TN_MIN_BLOCKS > 0
-#define G_BOUNDS __launch_bounds__(G_THREADS, TN_MIN_BLOCKS)
+#if TN_PIPELINE == 3
+#include "tma_ops.h"
+#define G_TMA 1
 #else
-#define G_BOUNDS __launch_bounds__(G_THREADS)
+#define G_TMA 0
+#endif
+
+/* the block: the computing threads, and pipeline 3's producer warp */
+#define G_BLOCK_THREADS (G_THREADS + (G_TMA && TN_PRODUCER ? 32 : 0))
+static_assert(G_TMA || TN_PRODUCER == 0, "a producer refills the TMA ring");
+#if TN_MIN_BLOCKS > 0
+#define G_BOUNDS __launch_bounds__(G_BLOCK_THREADS, TN_MIN_BLOCKS)
+#else
+#define G_BOUNDS __launch_bounds__(G_BLOCK_THREADS)
 #endif
 
 __device__ __forceinline__ void cp_async16(float *dst, const float *src,
@@ -269,8 +287,11 @@ template <int WHICH> struct tile_io {
                 "the slots cover the tile in ITERS rounds");
   static_assert(ROWS == (KMAJOR ? G_BK : MN) &&
                     WIDTH == (KMAJOR ? MN : G_BK) &&
-                    ELEMS == ROWS * (WIDTH + PAD),
-                "the shared tile");
+                    ELEMS == (G_TMA ? (ROWS * WIDTH + 255) / 256 * 256
+                                    : ROWS * (WIDTH + PAD)),
+                "the shared tile (a TMA ring's buffers on 1024 bytes)");
+  static_assert(!G_TMA || (COPY && PAD == 0 && WIDTH <= 256),
+                "the copy engine writes the tile as it lies, one box");
   static_assert(VEC == 1 || VEC == 2 || VEC == 4, "access width");
   static_assert(VEC == (KMAJOR && !COPY ? (WHICH ? G_VN : G_VM) : 4),
                 "the widest access: VM (VN) floats k-major, else float4");
@@ -414,6 +435,22 @@ template <int WHICH> struct tile_io {
       cp_async16(Xs + at(o, c), in ? ptr[it] : X, in);
     }
   }
+
+#if G_TMA
+  /* Pipeline 3, by one thread: the k-tile at k0 of the block's tile at
+   * mn0, one box, completing on bar (the copy engine reads zeros outside
+   * the matrix). */
+  static __device__ __forceinline__ void fill(float *Xs,
+                                              const tn_tensor_map *map,
+                                              int k0, int mn0,
+                                              unsigned long long *bar)
+  {
+    if constexpr (KCONTIG)
+      tn_tma_load_2d(Xs, map, k0, mn0, bar);
+    else
+      tn_tma_load_2d(Xs, map, mn0, k0, bar);
+  }
+#endif
 };
 
 typedef tile_io<0> tile_a;
@@ -498,11 +535,48 @@ __device__ __forceinline__ void multiply(const float *As, const float *Bs,
   }
 }
 
-extern "C" __global__ void G_BOUNDS
-gemm(const float *__restrict__ A, const float *__restrict__ B,
-     float *__restrict__ C, int M, int N, int K, float alpha, float beta)
+#if G_TMA
+/* Pipeline 3, by thread 0: tile t of both operands into ring buffer s,
+ * the bytes of both announced on full[s] first (boxes outside the
+ * matrices count whole: the copy engine fills them with zeros). */
+__device__ __forceinline__ void ring_fill(float *As, float *Bs,
+                                          unsigned long long *full, int t,
+                                          int s, int m0, int n0,
+                                          const tn_tensor_map *map_a,
+                                          const tn_tensor_map *map_b)
 {
+  tn_mbar_expect_tx(&full[s], 4u * (TN_A_ROWS * TN_A_WIDTH +
+                                    TN_B_ROWS * TN_B_WIDTH));
+  tile_a::fill(As + s * tile_a::ELEMS, map_a, t * G_BK, m0, &full[s]);
+  tile_b::fill(Bs + s * tile_b::ELEMS, map_b, t * G_BK, n0, &full[s]);
+}
+#endif
+
+extern "C" __global__ void G_BOUNDS
+gemm(
+#if G_TMA
+    const __grid_constant__ tn_tensor_map map_a,
+    const __grid_constant__ tn_tensor_map map_b,
+#endif
+    const float *__restrict__ A, const float *__restrict__ B,
+    float *__restrict__ C, int M, int N, int K, float alpha, float beta)
+{
+#if G_TMA
+  /* the tiles from a 1024-byte boundary, the widest swizzle's period
+   * (the copy engine swizzles by address, the reads by offset), found in
+   * 1024 bytes of slack; the ring's barriers after them, in the same
+   * array, so that the family's count of its bytes is what it takes */
 #if TN_DYNAMIC_SMEM
+  extern __shared__ __align__(16) float smem_raw[];
+#else
+  __shared__ __align__(16) float smem_raw[TN_SMEM_FLOATS + 256 +
+                                          4 * G_STAGES];
+#endif
+  float *const smem =
+      smem_raw + ((1024u - (tn_smem_u32(smem_raw) & 1023u)) & 1023u) / 4;
+  unsigned long long *const ring_bars =
+      reinterpret_cast<unsigned long long *>(smem + TN_SMEM_FLOATS);
+#elif TN_DYNAMIC_SMEM
   extern __shared__ __align__(16) float smem[];
 #else
   __shared__ __align__(16) float smem[TN_SMEM_FLOATS];
@@ -516,6 +590,79 @@ gemm(const float *__restrict__ A, const float *__restrict__ B,
   const int ktiles = (K + G_BK - 1) / G_BK;
   TN_TRACE_BASE(smem);
 
+  float acc[G_TM][G_TN];
+#pragma unroll
+  for (int i = 0; i < G_TM; i++)
+#pragma unroll
+    for (int j = 0; j < G_TN; j++)
+      acc[i][j] = 0.0f;
+
+#if G_TMA
+  /* Buffer s holds tiles s, s + STAGES, ...: full[s] completes when the
+   * copy engine has written one (phase t / STAGES of tile t), empty[s]
+   * when every computing warp has read it.  Without a producer warp,
+   * thread 0 fills the first STAGES, then at the top of iteration kt
+   * refills the buffer of tile kt - 1 with tile kt - 1 + STAGES once every
+   * warp is past kt - 1: its own warp just is, the others about, so it
+   * seldom waits, and the copy has STAGES - 1 iterations to land.  The
+   * producer warp's lane 0 instead fills tile after tile as buffers free,
+   * STAGES ahead, and no computing warp waits for another.  No block
+   * barrier in the loop. */
+  unsigned long long *const full = ring_bars, *const empty = full + G_STAGES;
+  (void)A; /* the maps name the operands */
+  (void)B;
+  if (tid == 0) {
+    for (int s = 0; s < G_STAGES; s++) {
+      tn_mbar_init(&full[s], 1);
+      tn_mbar_init(&empty[s], G_THREADS / 32);
+    }
+    tn_mbar_init_fence();
+  }
+  __syncthreads();
+  /* s = kt % STAGES and ph = (kt / STAGES) & 1, counted; prev and
+   * prev_ph the same of kt - 1 */
+  int s = 0, ph = 0, prev = G_STAGES - 1, prev_ph = 1;
+#if TN_PRODUCER
+  if (tid >= G_THREADS) {
+    /* tile kt into buffer s once the readers of tile kt - STAGES freed
+     * it: that phase's parity is ph ^ 1 */
+    if (lane == 0)
+      for (int kt = 0; kt < ktiles; kt++) {
+        if (kt >= G_STAGES)
+          tn_mbar_wait(&empty[s], ph ^ 1);
+        ring_fill(As, Bs, full, kt, s, m0, n0, &map_a, &map_b);
+        if (++s == G_STAGES) {
+          s = 0;
+          ph ^= 1;
+        }
+      }
+    return; /* no block barrier follows */
+  }
+#else
+  if (tid == 0)
+    for (int t = 0; t < G_STAGES && t < ktiles; t++)
+      ring_fill(As, Bs, full, t, t, m0, n0, &map_a, &map_b);
+#endif
+  for (int kt = 0; kt < ktiles; kt++) {
+    if (!TN_PRODUCER && tid == 0 && kt > 0 && kt - 1 + G_STAGES < ktiles) {
+      tn_mbar_wait(&empty[prev], prev_ph);
+      ring_fill(As, Bs, full, kt - 1 + G_STAGES, prev, m0, n0, &map_a,
+                &map_b);
+    }
+    tn_mbar_wait(&full[s], ph);
+    multiply(As + s * tile_a::ELEMS, Bs + s * tile_b::ELEMS, wr, wc, lr, lc,
+             acc);
+    __syncwarp(); /* the warp's reads done before its arrival */
+    if (lane == 0)
+      tn_mbar_arrive(&empty[s]);
+    prev = s;
+    prev_ph = ph;
+    if (++s == G_STAGES) {
+      s = 0;
+      ph ^= 1;
+    }
+  }
+#else
   /* A is op(A) (M x K) stored with rows of a_ld, B is op(B) (K x N)
    * stored with rows of b_ld. */
   const int a_ld = TN_TRANS_A ? M : K, b_ld = TN_TRANS_B ? K : N;
@@ -534,13 +681,6 @@ gemm(const float *__restrict__ A, const float *__restrict__ B,
   tile_b gb;
   ga.init(A, M, K, a_ld, m0);
   gb.init(B, N, K, b_ld, n0);
-
-  float acc[G_TM][G_TN];
-#pragma unroll
-  for (int i = 0; i < G_TM; i++)
-#pragma unroll
-    for (int j = 0; j < G_TN; j++)
-      acc[i][j] = 0.0f;
   float4 sa[tile_a::ITERS], sb[tile_b::ITERS];
 
 #if TN_PIPELINE == 0
@@ -615,6 +755,7 @@ gemm(const float *__restrict__ A, const float *__restrict__ B,
     __syncthreads();
   }
 #endif
+#endif /* G_TMA */
 
   /* C, from registers: float4 (or float2) when N allows, else scalars. */
   const bool vec_c =

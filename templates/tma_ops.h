@@ -13,6 +13,12 @@
 #ifndef TN_TMA_OPS_H
 #define TN_TMA_OPS_H
 
+#if defined(TN_TMA_HOST) && TN_TMA_HOST
+/* A template run on the host (the emulation tests): the same functions
+ * over a copy engine of the host's, tests/support/tma_host.h. */
+#include "tma_host.h"
+#else
+
 /* CUtensorMap, as the driver encodes it: opaque, 128 bytes, 64-aligned. */
 struct __align__(64) tn_tensor_map {
   unsigned long long opaque[16];
@@ -45,6 +51,15 @@ __device__ __forceinline__ void tn_mbar_expect_tx(unsigned long long *bar,
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::
                    "r"(tn_smem_u32(bar)),
                "r"(bytes)
+               : "memory");
+}
+
+/* This thread's arrival (release at the block's scope: its reads of the
+ * buffer the barrier guards are done before a refill). */
+__device__ __forceinline__ void tn_mbar_arrive(unsigned long long *bar)
+{
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
+                   tn_smem_u32(bar))
                : "memory");
 }
 
@@ -181,5 +196,7 @@ __device__ __forceinline__ void tn_tma_store_drain(void)
   asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
   asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
 }
+
+#endif /* TN_TMA_HOST */
 
 #endif

@@ -53,9 +53,10 @@ static const tn_param_desc params[N_PARAMS] = {
     {"a_kmajor", TN_PARAM_INT, 0, 0, 1, 1,
      "1: As[k][m] (A transposed in shared memory), 0: As[m][k]", 0},
     {"b_kmajor", TN_PARAM_INT, 0, 0, 1, 1, "1: Bs[k][n], 0: Bs[n][k]", 0},
-    {"pipeline", TN_PARAM_INT, 0, 0, 2, 2,
+    {"pipeline", TN_PARAM_INT, 0, 0, 3, 2,
      "0: one shared buffer; 1: two, next tile staged in registers; "
-     "2: as 1 with cp.async for untransposed copies (sm_80+)", 0},
+     "2: as 1 with cp.async for untransposed copies (sm_80+); 3: a ring "
+     "of `stages` buffers the copy engine (TMA) fills (sm_90+)", 0},
     {"min_blocks", TN_PARAM_INT, 0, 0, 8, 0,
      "minimum resident blocks per SM for __launch_bounds__ (0: none)", 0},
     {"pad_a", TN_PARAM_INT, 1, 0, 32, 0,
@@ -66,6 +67,12 @@ static const tn_param_desc params[N_PARAMS] = {
      "swizzle of As: none, xor, sw32, sw64, sw128, cute(B,M,S)", 0},
     {"swizzle_b", TN_PARAM_SWIZZLE, 1, 0, 0, 0,
      "swizzle of Bs: none, xor, sw32, sw64, sw128, cute(B,M,S)", 0},
+    {"stages", TN_PARAM_INT, 0, 0, 8, 0,
+     "pipeline 3: buffers of the ring, 2 to 8 (0 with the other "
+     "pipelines)", 1},
+    {"producer", TN_PARAM_INT, 0, 0, 1, 0,
+     "pipeline 3: 0, thread 0 refills the ring between its products; 1, "
+     "a warp of its own does (32 threads more)", 1},
 };
 
 /* Resolves the swizzle of a shared array whose accesses are up to `vec`
@@ -111,9 +118,10 @@ static int resolve_swizzle(tn_swizzle *sw, const char *pname, int rows,
 
 static int prepare_textbook(tn_params *p, char *why, size_t n)
 {
-  static const int unused[] = {P_BN,      P_BK,       P_TM,
-                               P_TN,      P_LANES_M,  P_A_KMAJOR,
-                               P_B_KMAJOR, P_PIPELINE, P_MIN_BLOCKS};
+  static const int unused[] = {P_BN,       P_BK,       P_TM,
+                               P_TN,       P_LANES_M,  P_A_KMAJOR,
+                               P_B_KMAJOR, P_PIPELINE, P_MIN_BLOCKS,
+                               P_STAGES,   P_PRODUCER};
   long long tile = p->v[P_BM].i;
   int i, vec, pa = (int)p->v[P_PAD_A].i;
 
@@ -145,6 +153,88 @@ static int prepare_textbook(tn_params *p, char *why, size_t n)
       resolve_swizzle(&p->v[P_SWIZZLE_B].sw, "swizzle_b", (int)tile,
                       (int)tile, 1, why, n) != 0)
     return 1;
+  return 0;
+}
+
+/* Pipeline 3's tensor maps: A, then B, each over its matrix as stored
+ * (innermost first), one box the operand's tile, its swizzle. */
+static int tensor_maps(const tn_family *fam, const tn_params *p,
+                       const tn_problem *prob, tn_tmap_desc *out)
+{
+  geometry g;
+  int i;
+  tn_gemm_geometry(p, prob, &g);
+  if (!g.tma)
+    return 0;
+  for (i = 0; i < 2; i++) {
+    const operand *o = &g.op[i];
+    /* the stored matrix: A is M x K (K x M transposed), B K x N (N x K) */
+    long long mn = i ? g.n : g.m;
+    tn_tmap_desc *d = &out[i];
+    memset(d, 0, sizeof(*d));
+    d->buffer = i ? BUF_B : BUF_A;
+    d->elem = TN_ELEM_F32;
+    d->rank = 2;
+    d->dims[0] = (unsigned long long)(o->kcontig ? g.k : mn);
+    d->dims[1] = (unsigned long long)(o->kcontig ? mn : g.k);
+    d->strides[0] = 4ULL * d->dims[0];
+    d->box[0] = (unsigned)o->width;
+    d->box[1] = (unsigned)o->rows;
+    d->swizzle = o->span;
+    d->l2_promotion = 256;
+  }
+  return 2;
+}
+
+/* Pipeline 3's rules: what the copy engine writes is the tile as it lies
+ * in global memory, unpadded, swizzled by a hardware swizzle or not; the
+ * maps must be ones the driver encodes. */
+static int prepare_tma(const tn_params *p, const tn_problem *prob,
+                       const geometry *g, char *why, size_t n)
+{
+  tn_tmap_desc maps[TN_MAX_TMAPS];
+  int i, nm;
+  if (g->stages < 2) {
+    snprintf(why, n, "pipeline 3 needs a ring of 2 to 8 stages (stages = "
+                     "%d)", g->stages);
+    return 1;
+  }
+  for (i = 0; i < 2; i++) {
+    const operand *o = &g->op[i];
+    const tn_swizzle *sw = &p->v[i ? P_SWIZZLE_B : P_SWIZZLE_A].sw;
+    char x = i ? 'b' : 'a';
+    if (!o->copy) {
+      snprintf(why, n,
+               "pipeline 3: the copy engine writes %s's tile as it lies "
+               "in global memory, so %c_kmajor must be %d",
+               i ? "B" : "A", x, !o->kcontig);
+      return 1;
+    }
+    if (o->pad != 0) {
+      snprintf(why, n, "pipeline 3: the copy engine writes tiles without "
+                       "padding (pad_%c = %d)", x, o->pad);
+      return 1;
+    }
+    if (sw->kind != TN_SWZ_NONE && sw->kind != TN_SWZ_SW32 &&
+        sw->kind != TN_SWZ_SW64 && sw->kind != TN_SWZ_SW128) {
+      snprintf(why, n, "pipeline 3: the copy engine swizzles as sw32, sw64 "
+                       "or sw128 only (swizzle_%c)", x);
+      return 1;
+    }
+    /* a span that is not the row would take boxes of one span each and
+     * addresses the compiler cannot fold: 200 registers and more */
+    if (o->span != 0 && o->span != 4 * o->width) {
+      snprintf(why, n,
+               "pipeline 3: swizzle_%c's %d-byte span is not %s's rows of "
+               "%d bytes (sw32 takes rows of 8 floats, sw64 16, sw128 32)",
+               x, o->span, i ? "Bs" : "As", 4 * o->width);
+      return 1;
+    }
+  }
+  nm = tensor_maps(NULL, p, prob, maps);
+  for (i = 0; i < nm; i++)
+    if (tn_tmap_check(&maps[i], why, n) != 0)
+      return 1;
   return 0;
 }
 
@@ -194,6 +284,14 @@ static int prepare_tiled(tn_params *p, const tn_problem *prob, char *why,
     return 1;
   }
   tn_gemm_geometry(p, prob, &g);
+  if (g.tma) {
+    if (prepare_tma(p, prob, &g, why, n) != 0)
+      return 1;
+  } else if (p->v[P_STAGES].i != 0 || p->v[P_PRODUCER].i != 0) {
+    snprintf(why, n, "stages and producer are pipeline 3's ring; pipeline "
+                     "%lld must keep them at 0", p->v[P_PIPELINE].i);
+    return 1;
+  }
   for (i = 0; i < 2; i++) {
     const operand *o = &g.op[i];
     const char *arr = i ? "Bs" : "As";
@@ -254,6 +352,19 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
   return 0;
 }
 
+/* The shared array as the template declares it: pipeline 3's tiles from
+ * a 1024-byte boundary it finds itself (1024 bytes of slack), the ring's
+ * barriers after them; dynamic past 48 KiB. */
+static long long array_bytes(const geometry *g)
+{
+  return g->smem_bytes + (g->tma ? 1024 + g->bar_bytes : 0);
+}
+
+static int dynamic_smem(const geometry *g)
+{
+  return array_bytes(g) > STATIC_SMEM_MAX;
+}
+
 static void launch(const tn_family *fam, const tn_params *p,
                    const tn_problem *prob, tn_launch *l)
 {
@@ -267,15 +378,19 @@ static void launch(const tn_family *fam, const tn_params *p,
     l->block[0] = (unsigned)g.bm;
     l->block[1] = (unsigned)g.bm;
   } else {
-    l->block[0] = (unsigned)g.threads;
+    l->block[0] = (unsigned)(g.threads + 32 * g.producer);
     l->block[1] = 1;
   }
   l->block[2] = 1;
-  l->threads = g.threads;
-  if (g.smem_bytes > STATIC_SMEM_MAX)
-    l->smem_dynamic = (int)g.smem_bytes;
+  l->threads = (int)(l->block[0] * l->block[1]);
+  if (dynamic_smem(&g))
+    l->smem_dynamic = (int)array_bytes(&g);
   else
-    l->smem_static = (int)g.smem_bytes;
+    l->smem_static = (int)array_bytes(&g);
+  if (g.tma) {
+    l->min_cc = 90;
+    l->needs = "the copy engine (TMA)";
+  }
 }
 
 /* One operand's layout values, as TN_A_* or TN_B_*. */
@@ -310,11 +425,10 @@ static void defines(const tn_family *fam, const tn_params *p,
   tn_defines_add(d, "TN_TRANS_A", "%d", GEMM_TRANS_A(prob) ? 1 : 0);
   tn_defines_add(d, "TN_TRANS_B", "%d", GEMM_TRANS_B(prob) ? 1 : 0);
   tn_defines_add(d, "TN_THREADS", "%d", g.threads);
-  tn_defines_add(d, "TN_DYNAMIC_SMEM", "%d",
-                 g.smem_bytes > STATIC_SMEM_MAX ? 1 : 0);
+  tn_defines_add(d, "TN_DYNAMIC_SMEM", "%d", dynamic_smem(&g));
   tn_defines_add(d, "TN_TB_VEC", "%d", g.tb_vec);
   tn_defines_add(d, "TN_SMEM_FLOATS", "%lld", g.smem_bytes / 4);
-  tn_defines_add(d, "TN_STAGES", "%d", g.stages);
+  tn_defines_add(d, "TN_BUFFERS", "%d", g.stages);
   operand_defines(&g.op[0], 'A', d);
   operand_defines(&g.op[1], 'B', d);
   if (g.kernel == 0)
@@ -375,7 +489,9 @@ static double work(const tn_family *fam, const tn_problem *prob)
  * have constant offsets, except through a swizzle, which costs three lane
  * ops (shift, and, xor) a load.  DRAM: A, B and C once each (the tiles'
  * re-reads hit L2).  Registers: the accumulators, a column of A and a row
- * of B, the staged next tiles, and some 24 for addresses and the loop. */
+ * of B, the staged next tiles, and some 24 for addresses and the loop.
+ * Pipeline 3 has no copies in the threads and no block barrier: a wait
+ * on the buffer's mbarrier and an arrival a warp and k-tile. */
 static void estimate(const tn_family *fam, const tn_params *p,
                      const tn_problem *prob, tn_time_work *w)
 {
@@ -398,7 +514,7 @@ static void estimate(const tn_family *fam, const tn_params *p,
     b_ld = g.bk;
     w->regs = 32;
   } else {
-    gl = g.op[0].iters + g.op[1].iters;
+    gl = g.tma ? 0 : g.op[0].iters + g.op[1].iters;
     a_ld = g.bk * (g.op[0].kmajor ? (double)g.tm / g.op[0].vec : g.tm / 4.0);
     b_ld = g.bk * (g.op[1].kmajor ? (double)g.tn / g.op[1].vec : g.tn / 4.0);
     w->regs = g.tm * g.tn + g.tm + g.tn + 24 +
@@ -407,20 +523,24 @@ static void estimate(const tn_family *fam, const tn_params *p,
       w->regs = 255;
   }
   per_k = lanes * ktiles;
-  sw_ops = (g.op[0].sw.b > 0 ? a_ld + g.op[0].iters : 0) +
-           (g.op[1].sw.b > 0 ? b_ld + g.op[1].iters : 0);
+  sw_ops = (g.op[0].sw.b > 0 ? a_ld + (g.tma ? 0 : g.op[0].iters) : 0) +
+           (g.op[1].sw.b > 0 ? b_ld + (g.tma ? 0 : g.op[1].iters) : 0);
   w->other_insts = per_k / 32 * (gl + (g.stages > 1 ? 1 : 2) + 2);
   w->imad_ops = per_k * 3 * gl;
   w->lop_ops = per_k * 3 * sw_ops;
-  /* a barrier a k-tile with the two-stage pipeline, two without */
-  w->syncs = ktiles * (g.stages > 1 ? 1 : 2);
+  /* a barrier a k-tile with the two-stage pipeline, two without, none
+   * on the TMA ring */
+  w->syncs = g.tma ? 0 : ktiles * (g.stages > 1 ? 1 : 2);
   /* a register tile's next fragments load beside its products; the
    * textbook kernel's one product a k is a chain */
   w->ilp = g.kernel == 0 ? 1 : 2;
 }
 
-/* One block tile with two k-tiles (both buffers of a two-stage pipeline);
- * ragged: a row, three columns and a k short of them. */
+/* One block tile with two k-tiles (both buffers of a two-stage pipeline),
+ * or with a TMA ring two more than its stages (each buffer filled, the
+ * first two refilled); ragged: a row, three columns and a k short of
+ * them, or with the copy engine, whose maps' rows are whole 16 bytes,
+ * four of each. */
 static int one_block(const tn_family *fam, const tn_params *p,
                      const tn_problem *base, int ragged, tn_problem *out,
                      char *why, size_t n)
@@ -432,6 +552,13 @@ static int one_block(const tn_family *fam, const tn_params *p,
     bn = bk = bm; /* the textbook kernel's TILE x TILE tiles */
   *out = *base;
   out->size.n_dims = 3;
+  if (p->v[P_PIPELINE].i == 3 && p->v[P_KERNEL].i == 1) {
+    long long kt = p->v[P_STAGES].i + 2;
+    out->size.dims[0] = ragged ? bm - 4 : bm;
+    out->size.dims[1] = ragged ? bn - 4 : bn;
+    out->size.dims[2] = ragged ? kt * bk - 4 : kt * bk;
+    return 0;
+  }
   out->size.dims[0] = ragged ? bm - 1 : bm;
   out->size.dims[1] = ragged ? bn - 3 : bn;
   out->size.dims[2] = ragged ? 2 * bk - 1 : 2 * bk;
@@ -505,6 +632,7 @@ const tn_family tn_family_gemm = {
     .launch = launch,
     .defines = defines,
     .one_block = one_block,
+    .tensor_maps = tensor_maps,
     .plan = plan,
     .compile_weight = compile_weight,
     .estimate = estimate,

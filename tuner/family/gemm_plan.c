@@ -1,7 +1,9 @@
 /* gemm_plan.c -- the GEMM family's shared-memory access plan: lane by
  * lane, every shared-memory instruction of templates/gemm.cu.  The
- * template never skips them at the matrix edges (it stores zeros there),
- * so one block's plan, times the blocks and k-tiles, is the launch's. */
+ * template never skips them at the matrix edges (it stores zeros there,
+ * or the copy engine does), so one block's plan, times the blocks and
+ * k-tiles, is the launch's.  The copy engine's writes (pipeline 3) are no
+ * instruction of the threads: the plan has the loads alone there. */
 #include <stdint.h>
 #include <string.h>
 
@@ -134,7 +136,7 @@ void tn_gemm_plan(const tn_params *p, const tn_problem *prob,
                  tn_access_sink *sink)
 {
   geometry g;
-  long long blocks, ktiles, per_buffer[2];
+  long long blocks, ktiles;
   int w, b;
 
   tn_gemm_geometry(p, prob, &g);
@@ -145,14 +147,14 @@ void tn_gemm_plan(const tn_params *p, const tn_problem *prob,
     return;
   }
   /* tile t is stored into and read from buffer t % stages */
-  per_buffer[0] = g.stages == 2 ? (ktiles + 1) / 2 : ktiles;
-  per_buffer[1] = g.stages == 2 ? ktiles / 2 : 0;
   for (b = 0; b < g.stages; b++) {
-    long long times = blocks * per_buffer[b];
+    long long times = blocks * ((ktiles - b + g.stages - 1) / g.stages);
     for (w = 0; w < g.threads / 32; w++) {
       int wr = (w / g.warps_n) * g.wm, wc = (w % g.warps_n) * g.wn;
-      plan_tile_stores(&g, &g.op[0], w, b, times, sink);
-      plan_tile_stores(&g, &g.op[1], w, b, times, sink);
+      if (!g.tma) {
+        plan_tile_stores(&g, &g.op[0], w, b, times, sink);
+        plan_tile_stores(&g, &g.op[1], w, b, times, sink);
+      }
       /* lane = lr * ln + lc */
       plan_fragment_loads(&g, &g.op[0], wr, g.ln, g.lm, g.tm, g.vm, g.lm, b,
                           times, sink);

@@ -30,6 +30,41 @@ static void operand_shape(operand *o, const geometry *g, int mn,
   o->sw = *sw;
 }
 
+/* The swizzle's span in bytes (0: none) of a TMA operand. */
+static int swizzle_span(const tn_swizzle *sw)
+{
+  switch (sw->kind) {
+  case TN_SWZ_SW32:
+    return 32;
+  case TN_SWZ_SW64:
+    return 64;
+  case TN_SWZ_SW128:
+    return 128;
+  default:
+    return 0;
+  }
+}
+
+/* Pipeline 3: the copy engine writes each tile as it lies in global
+ * memory (rows along the contiguous dimension: the rules make kmajor
+ * follow), one box of the whole tile, unpadded; every buffer starts on
+ * 1024 bytes, the period of the widest swizzle, so that the hardware's
+ * address-based swizzle is the tile's; a full and an empty mbarrier a
+ * buffer. */
+static void tma_shape(geometry *g)
+{
+  int i, base = 0;
+  for (i = 0; i < 2; i++) {
+    operand *o = &g->op[i];
+    o->span = swizzle_span(&o->sw);
+    o->elems = (o->rows * o->width + 255) / 256 * 256;
+    o->base = base;
+    base += g->stages * o->elems;
+  }
+  g->smem_bytes = 4LL * base;
+  g->bar_bytes = 16 * g->stages;
+}
+
 void tn_gemm_geometry(const tn_params *p, const tn_problem *prob,
                         geometry *g)
 {
@@ -78,7 +113,9 @@ void tn_gemm_geometry(const tn_params *p, const tn_problem *prob,
     return;
   }
   g->threads = (g->bm / g->tm) * (g->bn / g->tn);
-  g->stages = p->v[P_PIPELINE].i ? 2 : 1;
+  g->tma = p->v[P_PIPELINE].i == 3;
+  g->producer = (int)p->v[P_PRODUCER].i;
+  g->stages = g->tma ? (int)p->v[P_STAGES].i : p->v[P_PIPELINE].i ? 2 : 1;
   g->vm = g->tm < 4 ? g->tm : 4;
   g->vn = g->tn < 4 ? g->tn : 4;
   g->warps_n = g->bn / g->wn;
@@ -92,4 +129,6 @@ void tn_gemm_geometry(const tn_params *p, const tn_problem *prob,
   g->op[0].base = 0;
   g->op[1].base = g->stages * g->op[0].elems;
   g->smem_bytes = 4LL * g->stages * (g->op[0].elems + g->op[1].elems);
+  if (g->tma)
+    tma_shape(g);
 }

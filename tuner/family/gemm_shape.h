@@ -30,6 +30,8 @@ enum {
   P_PAD_B,
   P_SWIZZLE_A,
   P_SWIZZLE_B,
+  P_STAGES,   /* added after results files: the TMA ring's buffers */
+  P_PRODUCER, /* added after results files: who refills the ring */
   N_PARAMS
 };
 
@@ -46,6 +48,7 @@ typedef struct {
   int rows, width, pad, elems; /* shared rows x width (+ pad), per buffer */
   int vec;          /* widest access in floats: pad and swizzle keep it */
   int base;         /* element offset of buffer 0 in shared memory */
+  int span; /* pipeline 3: the swizzle's bytes, the map's (0: none) */
   tn_swizzle sw;
 } operand;
 
@@ -53,11 +56,15 @@ typedef struct {
 typedef struct {
   int kernel, bm, bn, bk, tm, tn, wm, wn;
   int threads, stages, vm, vn, lm, ln, warps_n;
+  int tma; /* pipeline 3: a ring of `stages` buffers the copy engine fills */
+  int producer; /* pipeline 3: 1, a warp beyond `threads` refills it */
   int tb_vec; /* textbook: floats per As row load */
   operand op[2];
-  long long smem_bytes;
+  long long smem_bytes; /* the tiles */
+  int bar_bytes;        /* the TMA ring's mbarriers, after the tiles */
   long long m, n, k;
 } geometry;
+
 
 /* The problem options, in the order of gemm.c's table. */
 enum { OPT_TRANS_A, OPT_TRANS_B, OPT_ALPHA, OPT_BETA, N_OPTIONS };
