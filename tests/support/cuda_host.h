@@ -3,9 +3,10 @@
  * tests/unit/test_transpose_emulate.c and test_gemm_emulate.c): the
  * qualifiers as nothing (a kernel's static __shared__ array wants
  * `static`, which its test defines), the vector types and their make_*,
- * fmaf, the built-in indices, and __syncthreads as a barrier of the
- * block's threads.  Inline PTX has no host form: a
- * template point that emits it cannot run here. */
+ * fmaf, the built-in indices, __syncthreads as a barrier of the block's
+ * threads and __syncwarp as one of the warp's.  Inline PTX has no host
+ * form: a template point that emits it cannot run here, but for the copy
+ * engine's (tma_ops.h), whose host form is tests/support/tma_host.h. */
 #ifndef TN_CUDA_HOST_H
 #define TN_CUDA_HOST_H
 
@@ -19,6 +20,7 @@
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __shared__
+#define __grid_constant__
 #define __align__(n) __attribute__((aligned(n)))
 
 struct float2 {
@@ -44,10 +46,18 @@ struct dim3 {
 static dim3 gridDim, blockDim;
 static thread_local dim3 threadIdx, blockIdx;
 static pthread_barrier_t tn_block_barrier;
+/* one a warp, each for the warp's lanes (the last warp may be partial) */
+static pthread_barrier_t tn_warp_barrier[32];
 
 static inline void __syncthreads(void)
 {
   pthread_barrier_wait(&tn_block_barrier);
+}
+
+static inline void __syncwarp(void)
+{
+  pthread_barrier_wait(
+      &tn_warp_barrier[(threadIdx.x + blockDim.x * threadIdx.y) / 32]);
 }
 
 static inline int min(int a, int b)

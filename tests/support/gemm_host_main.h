@@ -3,8 +3,11 @@
  * cuda_host.h (with __shared__ as static: the kernel's shared array is
  * one for all the threads), it runs the kernel on
  *
- *   prog M N K GRID_X GRID_Y BLOCK_X BLOCK_Y [TRACE]
+ *   prog M N K GRID_X GRID_Y BLOCK_X BLOCK_Y [MAP MAP] [TRACE]
  *
+ * (MAP, pipeline 3's two tensor maps, each as the family describes it:
+ * BUFFER DIM0 DIM1 STRIDE BOX0 BOX1 SWIZZLE, buffer 0 A and 1 B; the
+ * copy engine is tests/support/tma_host.h's)
  * block by block (x fastest), each block's threads as OS threads, on
  * operands of values in [-1, 1) and a C it reads (alpha 0.75, beta 0.5),
  * and compares every element of C with a double-precision product,
@@ -35,6 +38,34 @@ struct tn_host_args {
   int m, n, k;
 };
 
+#if TN_PIPELINE == 3
+#define TN_HOST_MAP_ARGS 14
+static tn_tensor_map tn_host_maps[2];
+
+/* The maps from argv[0..13] over a and b; 0, or 2 if they are not two
+ * maps of floats, A's then B's. */
+static int tn_host_read_maps(char **argv, const float *a, const float *b)
+{
+  for (int i = 0; i < 2; i++) {
+    char **v = argv + 7 * i;
+    tn_tensor_map *m = &tn_host_maps[i];
+    if (atoi(v[0]) != i)
+      return 2;
+    m->base = i ? (const void *)b : (const void *)a;
+    m->elem_bytes = 4;
+    m->dims[0] = strtoull(v[1], NULL, 10);
+    m->dims[1] = strtoull(v[2], NULL, 10);
+    m->stride = strtoull(v[3], NULL, 10);
+    m->box[0] = (unsigned)atoi(v[4]);
+    m->box[1] = (unsigned)atoi(v[5]);
+    m->swizzle = (unsigned)atoi(v[6]);
+  }
+  return 0;
+}
+#else
+#define TN_HOST_MAP_ARGS 0
+#endif
+
 /* A value in [-1, 1) of a multiplicative hash of i and the seed. */
 static float tn_host_value(size_t i, unsigned seed)
 {
@@ -48,7 +79,11 @@ static float tn_host_value(size_t i, unsigned seed)
 static void tn_host_kernel(void *arg)
 {
   struct tn_host_args *a = (struct tn_host_args *)arg;
-  gemm(a->a, a->b, a->c, a->m, a->n, a->k, TN_HOST_ALPHA, 0.5f);
+  gemm(
+#if TN_PIPELINE == 3
+      tn_host_maps[0], tn_host_maps[1],
+#endif
+      a->a, a->b, a->c, a->m, a->n, a->k, TN_HOST_ALPHA, 0.5f);
 }
 
 /* A CUDA thread: every block in turn (x fastest). */
@@ -61,7 +96,7 @@ static void *tn_host_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-  if (argc != 8 && argc != 9)
+  if (argc != 8 + TN_HOST_MAP_ARGS && argc != 9 + TN_HOST_MAP_ARGS)
     return 2;
   const int m = atoi(argv[1]), n = atoi(argv[2]), k = atoi(argv[3]);
   const unsigned gx = (unsigned)atoi(argv[4]), gy = (unsigned)atoi(argv[5]);
@@ -84,6 +119,10 @@ int main(int argc, char **argv)
     b[i] = tn_host_value(i, 2);
   for (size_t i = 0; i < (size_t)m * n; i++)
     c[i] = c0[i] = tn_host_value(i, 3);
+#if TN_PIPELINE == 3
+  if (tn_host_read_maps(argv + 8, a, b) != 0)
+    return 2;
+#endif
   gridDim = dim3{gx, gy, 1};
   blockDim = dim3{bx, by, 1};
   tn_host_smem_bytes = sizeof(float) * TN_SMEM_FLOATS;
@@ -112,8 +151,9 @@ int main(int argc, char **argv)
         return 1;
       }
     }
-  const int rc =
-      tn_host_finish(args, sizeof(*args), argc == 9 ? argv[8] : NULL);
+  const int rc = tn_host_finish(
+      args, sizeof(*args),
+      argc == 9 + TN_HOST_MAP_ARGS ? argv[8 + TN_HOST_MAP_ARGS] : NULL);
   if (rc != 0)
     return rc;
   printf("equal: %d x %d x %d, %u x %u blocks of %u x %u threads\n", m, n, k,

@@ -349,6 +349,9 @@ static int tn_host_run_threads(void *args, size_t size,
   if (os == NULL)
     return 2;
   pthread_barrier_init(&tn_block_barrier, NULL, n);
+  for (t = 0; t < n; t += 32)
+    pthread_barrier_init(&tn_warp_barrier[t / 32], NULL,
+                         n - t < 32 ? n - t : 32);
   for (t = 0; t < n; t++) {
     tn_host_nth(args, size, t)->id = dim3{t % bx, t / bx, 0};
     if (pthread_create(&os[t], NULL, thread, tn_host_nth(args, size, t)) !=
@@ -362,6 +365,8 @@ static int tn_host_run_threads(void *args, size_t size,
   for (t = 0; t < n; t++)
     pthread_join(os[t], NULL);
   pthread_barrier_destroy(&tn_block_barrier);
+  for (t = 0; t < n; t += 32)
+    pthread_barrier_destroy(&tn_warp_barrier[t / 32]);
   free(os);
   return 0;
 }
