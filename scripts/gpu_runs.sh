@@ -29,7 +29,7 @@ for s in "$@"; do
     tail -5 "$LOGS/ctest-gpu.log"
     ;;
   transpose | transpose-noprune | gemm | gemm-noprune | gemm-odd | \
-  tc-bf16 | tc-bf16-8192 | tc-fp16-odd | tc-layouts | tma-transpose | \
+  gemm-tma | tc-bf16 | tc-bf16-8192 | tc-fp16-odd | tc-layouts | tma-transpose | \
   tma-transpose-odd | wg-bf16 | wg-bf16-8192 | wg-edges | wg-edges-trans)
     banner "$s"
     case "$s" in
@@ -38,6 +38,9 @@ for s in "$@"; do
     gemm) args=(--config configs/gemm.cfg) ;;
     gemm-noprune) args=(--config configs/gemm.cfg --no-prune) ;;
     gemm-odd) args=(--config configs/gemm-odd.cfg) ;;
+    # the SIMT GEMM fed by the copy engine (pipeline 3), against the same
+    # cuBLAS; run beside `gemm` for the threads' copies
+    gemm-tma) args=(--config configs/gemm-tma.cfg) ;;
     # the tensor-core GEMM (family gemm_tc)
     tc-bf16) args=(--config configs/gemm-bf16.cfg) ;;
     tc-bf16-8192) args=(--config configs/gemm-bf16-8192.cfg) ;;
@@ -108,7 +111,7 @@ for s in "$@"; do
     "$tuner" merge --output "$out/merged" "$out"/$name-*.json \
       >"$LOGS/$name-merge.log" 2>&1 || status=1
     ;;
-  mvn-transpose | mvn-transpose-tma | mvn-gemm)
+  mvn-transpose | mvn-transpose-tma | mvn-gemm | mvn-gemm-tma)
     banner "$s"
     if [ "$s" = mvn-transpose ]; then
       kernel=transpose
@@ -119,6 +122,11 @@ for s in "$@"; do
       # is not the LSU's
       kernel=transpose
       cfgs="tests/fixtures/configs/gpu-transpose-tma.cfg"
+    elif [ "$s" = mvn-gemm-tma ]; then
+      # the TMA ring's fragment loads under each swizzle; the copy
+      # engine's writes are not the LSU's
+      kernel=gemm
+      cfgs="tests/fixtures/configs/gpu-gemm-tma-edges.cfg"
     else
       kernel=gemm
       cfgs="tests/fixtures/configs/gpu-gemm-model.cfg
