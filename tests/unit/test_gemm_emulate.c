@@ -65,6 +65,8 @@ static const point_spec points[] = {
     {1, 32, 64, 16, 4, 4, 8, 0, 1, 3, 0, 0, "none", "none", 0, 0, 4, 1},
     /* both transposed: As[k][m] and Bs[n][k] as they lie, B's swizzled */
     {1, 64, 64, 8, 4, 4, 4, 1, 0, 3, 0, 0, "none", "sw32", 1, 1, 5, 0},
+    /* 16 x 8 thread tiles: four runs of rows, 128 threads a 128 x 128 */
+    {1, 128, 128, 8, 16, 8, 4, 0, 1, 3, 0, 0, "sw32", "none", 0, 0, 3, 1},
 };
 
 /* M, N, K: whole tiles; every leading dimension a multiple of 4 but the
