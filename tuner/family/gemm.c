@@ -215,8 +215,7 @@ static int prepare_tma(const tn_params *p, const tn_problem *prob,
                        "padding (pad_%c = %d)", x, o->pad);
       return 1;
     }
-    if (sw->kind != TN_SWZ_NONE && sw->kind != TN_SWZ_SW32 &&
-        sw->kind != TN_SWZ_SW64 && sw->kind != TN_SWZ_SW128) {
+    if (tn_swizzle_tma_span(sw) < 0) {
       snprintf(why, n, "pipeline 3: the copy engine swizzles as sw32, sw64 "
                        "or sw128 only (swizzle_%c)", x);
       return 1;

@@ -30,21 +30,6 @@ static void operand_shape(operand *o, const geometry *g, int mn,
   o->sw = *sw;
 }
 
-/* The swizzle's span in bytes (0: none) of a TMA operand. */
-static int swizzle_span(const tn_swizzle *sw)
-{
-  switch (sw->kind) {
-  case TN_SWZ_SW32:
-    return 32;
-  case TN_SWZ_SW64:
-    return 64;
-  case TN_SWZ_SW128:
-    return 128;
-  default:
-    return 0;
-  }
-}
-
 /* Pipeline 3: the copy engine writes each tile as it lies in global
  * memory (rows along the contiguous dimension: the rules make kmajor
  * follow), one box of the whole tile, unpadded; every buffer starts on
@@ -56,7 +41,9 @@ static void tma_shape(geometry *g)
   int i, base = 0;
   for (i = 0; i < 2; i++) {
     operand *o = &g->op[i];
-    o->span = swizzle_span(&o->sw);
+    /* -1: a swizzle the copy engine has not, which the rules refuse */
+    int span = tn_swizzle_tma_span(&o->sw);
+    o->span = span > 0 ? span : 0;
     o->elems = (o->rows * o->width + 255) / 256 * 256;
     o->base = base;
     base += g->stages * o->elems;

@@ -42,6 +42,22 @@ const char *tn_swizzle_name(const tn_swizzle *sw, char *buf, size_t n)
   return buf;
 }
 
+int tn_swizzle_tma_span(const tn_swizzle *sw)
+{
+  switch (sw->kind) {
+  case TN_SWZ_NONE:
+    return 0;
+  case TN_SWZ_SW32:
+    return 32;
+  case TN_SWZ_SW64:
+    return 64;
+  case TN_SWZ_SW128:
+    return 128;
+  default:
+    return -1;
+  }
+}
+
 /* "B,M,S)" of "cute(B,M,S)" into v, each number whole (no wrap: strtol's
  * ERANGE gives LONG_MAX, out of every range); spaces around numbers are
  * allowed.  Returns 0, or -1 when the text is not that shape. */

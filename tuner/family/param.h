@@ -100,6 +100,9 @@ typedef struct {
 } tn_param_values;
 
 const char *tn_swizzle_name(const tn_swizzle *sw, char *buf, size_t n);
+/* The copy engine's (TMA's) swizzle in bytes of a swizzle (0: none), or
+ * -1 for one it does not have (xor, cute). */
+int tn_swizzle_tma_span(const tn_swizzle *sw);
 /* Parses "none", "xor", "sw32", "sw64", "sw128" or "cute(B,M,S)".
  * Returns 0, or -1 with a message in why. */
 int tn_swizzle_parse(const char *text, tn_swizzle *sw, char *why, size_t n);

@@ -42,22 +42,6 @@ int tn_transpose_batch_grid(long long batch, unsigned *y, unsigned *z)
   return -1;
 }
 
-int tn_transpose_tma_span(const tn_swizzle *sw)
-{
-  switch (sw->kind) {
-  case TN_SWZ_NONE:
-    return 0;
-  case TN_SWZ_SW32:
-    return 32;
-  case TN_SWZ_SW64:
-    return 64;
-  case TN_SWZ_SW128:
-    return 128;
-  default:
-    return -1;
-  }
-}
-
 int tn_transpose_pad_elems(const tn_params *p, int eb)
 {
   int pad = (int)p->v[TP_PAD].i;
@@ -80,7 +64,7 @@ static int store_width(const tn_params *p, int vec, int pad)
 void tn_transpose_shape_of(const tn_params *p, const tn_problem *prob,
                            tn_transpose_shape *s)
 {
-  int span = tn_transpose_tma_span(&p->v[TP_SWIZZLE].sw);
+  int span = tn_swizzle_tma_span(&p->v[TP_SWIZZLE].sw);
   s->eb = tn_transpose_elem_bytes(prob);
   s->tile = (int)p->v[TP_TILE].i;
   s->tile_rows = p->v[TP_TILE_ROWS].i ? (int)p->v[TP_TILE_ROWS].i : s->tile;

@@ -13,7 +13,7 @@
 int tn_transpose_tensor_maps(const tn_family *fam, const tn_params *p,
                              const tn_problem *prob, tn_tmap_desc *out)
 {
-  int span = tn_transpose_tma_span(&p->v[TP_SWIZZLE].sw), i;
+  int span = tn_swizzle_tma_span(&p->v[TP_SWIZZLE].sw), i;
   unsigned long long rows, cols;
   tn_transpose_shape s;
   tn_transpose_dims m;
@@ -56,7 +56,7 @@ static int prepare_tma(const tn_family *fam, tn_params *p,
 {
   tn_tmap_desc maps[TN_MAX_TMAPS];
   tn_swizzle *sw = &p->v[TP_SWIZZLE].sw;
-  int span = tn_transpose_tma_span(sw), nm, i;
+  int span = tn_swizzle_tma_span(sw), nm, i;
   long long box_bytes, period, tile_bytes;
   tn_transpose_shape s;
   tn_transpose_dims m;

@@ -95,9 +95,6 @@ typedef struct {
   int box_rows, box_cols;
 } tn_transpose_shape;
 
-/* The copy engine's swizzle in bytes for a swizzle parameter (0: none),
- * or -1 for one it does not have. */
-int tn_transpose_tma_span(const tn_swizzle *sw);
 /* The pad in elements: pad_unit 0 counts elements, 4 counts 4-byte
  * words (prepare() refuses a pad of words that is no whole number of
  * elements). */
