@@ -1,5 +1,5 @@
 /* gemm_plan_util.h -- what the GEMM families' plan tests share
- * (test_gemm_plan.c, test_gemm_tc_plan.c): a CHECK that says why in a
+ * (test_gemm_plan.c, test_gemm_tc_plan.c): a CHECK_WHY that says why in a
  * message of its own, a point given as settings over the family's
  * defaults, and an M x N x K problem with its operands' transposes. */
 #ifndef TN_GEMM_PLAN_UTIL_H
@@ -13,7 +13,7 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                     \
+#define CHECK_WHY(cond, ...)                                                 \
   do {                                                                       \
     if (!(cond)) {                                                           \
       printf("FAIL %s:%d: ", __FILE__, __LINE__);                            \

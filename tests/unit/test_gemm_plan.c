@@ -40,12 +40,12 @@ static int model(const char *label, const setting *set, int n_set,
   const tn_arch *arch = tn_arch_find("sm_90");
   int rc = point(set, n_set, prob, &p, why, sizeof(why));
   if (rc != 0) {
-    CHECK(0, "%s: rejected: %s", label, why);
+    CHECK_WHY(0, "%s: rejected: %s", label, why);
     return -1;
   }
   if (tn_family_model(&tn_family_gemm, &p, prob, arch, cost, why,
                       sizeof(why)) != 0) {
-    CHECK(0, "%s: malformed plan: %s", label, why);
+    CHECK_WHY(0, "%s: malformed plan: %s", label, why);
     return -1;
   }
   tn_family_gemm.launch(&tn_family_gemm, &p, prob, launch);
@@ -73,31 +73,31 @@ static void test_main_tile(void)
   long long blocks = 32 * 32, ktiles = 4096 / 8, warps = 8;
 
   if (model("128x128x8 pad 0", pad0, 1, &prob, &c, &l) == 0) {
-    CHECK(l.threads == 256 && l.grid[0] == 32 && l.grid[1] == 32,
-          "launch %d threads, grid %u x %u", l.threads, l.grid[0],
-          l.grid[1]);
-    CHECK(l.smem_static == 2 * (8 * 128 + 8 * 128) * 4 &&
-              l.smem_dynamic == 0,
-          "smem static %d dynamic %d", l.smem_static, l.smem_dynamic);
-    CHECK(c.ld_insts == blocks * ktiles * warps * 32, "ld_insts %lld",
-          c.ld_insts);
-    CHECK(c.st_insts == blocks * ktiles * warps * 5, "st_insts %lld",
-          c.st_insts);
+    CHECK_WHY(l.threads == 256 && l.grid[0] == 32 && l.grid[1] == 32,
+              "launch %d threads, grid %u x %u", l.threads, l.grid[0],
+              l.grid[1]);
+    CHECK_WHY(l.smem_static == 2 * (8 * 128 + 8 * 128) * 4 &&
+                  l.smem_dynamic == 0,
+              "smem static %d dynamic %d", l.smem_static, l.smem_dynamic);
+    CHECK_WHY(c.ld_insts == blocks * ktiles * warps * 32, "ld_insts %lld",
+              c.ld_insts);
+    CHECK_WHY(c.st_insts == blocks * ktiles * warps * 5, "st_insts %lld",
+              c.st_insts);
     /* the transposing stores: lanes 2i and 2i+1 hold rows m0 + i and
      * columns k 0..3 and 4..7; As[k][m] rows are 128 floats, so k and
      * k + 4 of one m share a bank: degree 2 */
-    CHECK(c.max_degree == 2, "max degree %d, expected 2", c.max_degree);
+    CHECK_WHY(c.max_degree == 2, "max degree %d, expected 2", c.max_degree);
   }
   /* pad 4: row k + 4 starts 16 banks on; the swizzle xors the float4
    * chunk index with k: both clear it, and the float4 loads are
    * broadcasts (As) and contiguous runs (Bs) */
   if (model("128x128x8 pad 4", pad4, 1, &prob, &c, &l) == 0) {
-    CHECK(c.max_degree == 1, "pad 4: max degree %d", c.max_degree);
-    CHECK(l.smem_static == 2 * (8 * 132 + 8 * 128) * 4,
-          "pad 4: smem %d", l.smem_static);
+    CHECK_WHY(c.max_degree == 1, "pad 4: max degree %d", c.max_degree);
+    CHECK_WHY(l.smem_static == 2 * (8 * 132 + 8 * 128) * 4,
+              "pad 4: smem %d", l.smem_static);
   }
   if (model("128x128x8 xor", xor4, 1, &prob, &c, &l) == 0)
-    CHECK(c.max_degree == 1, "xor: max degree %d", c.max_degree);
+    CHECK_WHY(c.max_degree == 1, "xor: max degree %d", c.max_degree);
 }
 
 /* bk = 16: four threads per A row, so a warp's transposing stores cover 8
@@ -116,15 +116,15 @@ static void test_bk16(void)
 
   if (model("bk 16 pad 4", base, 2, &prob, &c, &l) == 0) {
     /* 2 float4 of A and 2 of B per thread and tile */
-    CHECK(c.ld_insts == blocks * ktiles * warps * 64, "ld_insts %lld",
-          c.ld_insts);
-    CHECK(c.st_insts == blocks * ktiles * warps * 10, "st_insts %lld",
-          c.st_insts);
-    CHECK(c.max_degree == 2, "bk 16 pad 4: max degree %d", c.max_degree);
+    CHECK_WHY(c.ld_insts == blocks * ktiles * warps * 64, "ld_insts %lld",
+              c.ld_insts);
+    CHECK_WHY(c.st_insts == blocks * ktiles * warps * 10, "st_insts %lld",
+              c.st_insts);
+    CHECK_WHY(c.max_degree == 2, "bk 16 pad 4: max degree %d", c.max_degree);
   }
   if (model("bk 16 cute(3,2,6)", swz, 2, &prob, &c, &l) == 0)
-    CHECK(c.max_degree == 1, "bk 16 cute(3,2,6): max degree %d",
-          c.max_degree);
+    CHECK_WHY(c.max_degree == 1, "bk 16 cute(3,2,6): max degree %d",
+              c.max_degree);
 }
 
 /* The textbook kernel (TILE = bm, its other parameters at their defaults):
@@ -144,26 +144,26 @@ static void test_textbook(void)
 
   if (model("textbook 16", t16, 2, &prob, &c, &l) == 0) {
     long long bt = 256LL * 256 * 256; /* blocks x tiles */
-    CHECK(l.block[0] == 16 && l.block[1] == 16 && l.threads == 256,
-          "textbook 16: block %u x %u", l.block[0], l.block[1]);
-    CHECK(c.ld_insts == bt * 8 * (16 / 4 + 16), "textbook 16: ld %lld",
-          c.ld_insts);
-    CHECK(c.st_insts == bt * 8 * 2, "textbook 16: st %lld", c.st_insts);
+    CHECK_WHY(l.block[0] == 16 && l.block[1] == 16 && l.threads == 256,
+              "textbook 16: block %u x %u", l.block[0], l.block[1]);
+    CHECK_WHY(c.ld_insts == bt * 8 * (16 / 4 + 16), "textbook 16: ld %lld",
+              c.ld_insts);
+    CHECK_WHY(c.st_insts == bt * 8 * 2, "textbook 16: st %lld", c.st_insts);
     /* a warp is two rows of 16: As/Bs[ty][tx] are 32 consecutive words */
-    CHECK(c.max_degree == 1, "textbook 16: degree %d", c.max_degree);
+    CHECK_WHY(c.max_degree == 1, "textbook 16: degree %d", c.max_degree);
   }
   if (model("textbook 32 pad 1", t32p1, 4, &prob, &c, &l) == 0) {
     long long bt = 128LL * 128 * 128;
-    CHECK(l.threads == 1024, "textbook 32: %d threads", l.threads);
+    CHECK_WHY(l.threads == 1024, "textbook 32: %d threads", l.threads);
     /* an odd pitch: scalar loads of the As row */
-    CHECK(c.ld_insts == bt * 32 * (32 + 32), "textbook 32: ld %lld",
-          c.ld_insts);
-    CHECK(c.st_insts == bt * 32 * 2, "textbook 32: st %lld", c.st_insts);
+    CHECK_WHY(c.ld_insts == bt * 32 * (32 + 32), "textbook 32: ld %lld",
+              c.ld_insts);
+    CHECK_WHY(c.st_insts == bt * 32 * 2, "textbook 32: st %lld", c.st_insts);
   }
   /* pitch 17: the second row of a warp starts at word 17, so its lane 15
    * (word 32) meets lane 0 (word 0) in bank 0 */
   if (model("textbook 16 pad 1", t16p1, 3, &prob, &c, &l) == 0)
-    CHECK(c.max_degree == 2, "textbook 16 pad 1: degree %d", c.max_degree);
+    CHECK_WHY(c.max_degree == 2, "textbook 16 pad 1: degree %d", c.max_degree);
 }
 
 /* 3000 x 5000 x 1000: no dimension is a multiple of a tile; the template
@@ -177,10 +177,10 @@ static void test_odd(void)
   tn_launch l;
   if (model("odd", pad4, 1, &prob, &c, &l) == 0) {
     long long blocks = cdiv(3000, 128) * cdiv(5000, 128);
-    CHECK(l.grid[0] == 40 && l.grid[1] == 24, "odd: grid %u x %u",
-          l.grid[0], l.grid[1]);
-    CHECK(c.ld_insts == blocks * 125 * 8 * 32, "odd: ld %lld", c.ld_insts);
-    CHECK(c.st_insts == blocks * 125 * 8 * 5, "odd: st %lld", c.st_insts);
+    CHECK_WHY(l.grid[0] == 40 && l.grid[1] == 24, "odd: grid %u x %u",
+              l.grid[0], l.grid[1]);
+    CHECK_WHY(c.ld_insts == blocks * 125 * 8 * 32, "odd: ld %lld", c.ld_insts);
+    CHECK_WHY(c.st_insts == blocks * 125 * 8 * 5, "odd: st %lld", c.st_insts);
   }
 }
 
@@ -196,9 +196,9 @@ static void test_partial_slots(void)
   tn_launch l;
   if (model("64x64", s, 6, &prob, &c, &l) == 0) {
     long long bt = 16LL * 16 * 64;
-    CHECK(l.threads == 256, "64x64: %d threads", l.threads);
-    CHECK(c.ld_insts == bt * 8 * 16, "64x64: ld %lld", c.ld_insts);
-    CHECK(c.st_insts == bt * 4 * 5, "64x64: st %lld", c.st_insts);
+    CHECK_WHY(l.threads == 256, "64x64: %d threads", l.threads);
+    CHECK_WHY(c.ld_insts == bt * 8 * 16, "64x64: ld %lld", c.ld_insts);
+    CHECK_WHY(c.st_insts == bt * 4 * 5, "64x64: st %lld", c.st_insts);
   }
 }
 
@@ -215,12 +215,12 @@ static void test_trans(void)
   tn_launch l;
   long long bt = 16LL * 16 * 256;
   if (model("trans", none, 1, &prob, &c, &l) == 0) {
-    CHECK(c.ld_insts == bt * 8 * 32 && c.st_insts == bt * 8 * 5,
-          "trans: ld %lld st %lld", c.ld_insts, c.st_insts);
-    CHECK(c.max_degree == 2, "trans: degree %d", c.max_degree);
+    CHECK_WHY(c.ld_insts == bt * 8 * 32 && c.st_insts == bt * 8 * 5,
+              "trans: ld %lld st %lld", c.ld_insts, c.st_insts);
+    CHECK_WHY(c.max_degree == 2, "trans: degree %d", c.max_degree);
   }
   if (model("trans pad 4", pad4, 1, &prob, &c, &l) == 0)
-    CHECK(c.max_degree == 1, "trans pad 4: degree %d", c.max_degree);
+    CHECK_WHY(c.max_degree == 1, "trans pad 4: degree %d", c.max_degree);
 }
 
 /* As[m][k] (a_kmajor = 0): per 4 k a thread reads its 8 rows as float4s
@@ -236,14 +236,14 @@ static void test_mmajor(void)
   tn_launch l;
   long long bt = 32LL * 32 * 128;
   if (model("m-major", s, 3, &prob, &c, &l) == 0) {
-    CHECK(l.smem_static == 0 && l.smem_dynamic == 2 * (128 * 36 + 32 * 128) *
-                                                       4,
-          "m-major: smem static %d dynamic %d", l.smem_static,
-          l.smem_dynamic);
-    CHECK(c.ld_insts == bt * 8 * (32 / 4 * 8 + 32 * 2), "m-major: ld %lld",
-          c.ld_insts);
+    CHECK_WHY(l.smem_static == 0 &&
+                  l.smem_dynamic == 2 * (128 * 36 + 32 * 128) * 4,
+              "m-major: smem static %d dynamic %d", l.smem_static,
+              l.smem_dynamic);
+    CHECK_WHY(c.ld_insts == bt * 8 * (32 / 4 * 8 + 32 * 2), "m-major: ld %lld",
+              c.ld_insts);
     /* 128 x 32 / 4 = 1024 float4 slots per operand: 4 per thread */
-    CHECK(c.st_insts == bt * 8 * (4 + 4), "m-major: st %lld", c.st_insts);
+    CHECK_WHY(c.st_insts == bt * 8 * (4 + 4), "m-major: st %lld", c.st_insts);
   }
 }
 
@@ -278,8 +278,8 @@ static void test_rejects(void)
     char why[1024] = "";
     tn_params p;
     int rc = point(cases[i].s, cases[i].n, &prob, &p, why, sizeof(why));
-    CHECK(rc == 1 && why[0] != '\0', "%s: accepted (rc %d)", cases[i].label,
-          rc);
+    CHECK_WHY(rc == 1 && why[0] != '\0', "%s: accepted (rc %d)", cases[i].label,
+              rc);
   }
 }
 
@@ -298,19 +298,19 @@ static void test_textbook_vectors(void)
   char why[256];
   tn_params p;
   if (model("textbook pad 2", p2, 3, &prob, &c, &l) == 0)
-    CHECK(c.ld_insts == bt * 32 * (16 + 32), "textbook pad 2: ld %lld",
-          c.ld_insts);
+    CHECK_WHY(c.ld_insts == bt * 32 * (16 + 32), "textbook pad 2: ld %lld",
+              c.ld_insts);
   if (model("textbook xor", x, 3, &prob, &c, &l) == 0)
-    CHECK(c.ld_insts == bt * 32 * (8 + 32), "textbook xor: ld %lld",
-          c.ld_insts);
+    CHECK_WHY(c.ld_insts == bt * 32 * (8 + 32), "textbook xor: ld %lld",
+              c.ld_insts);
   if (point(x, 3, &prob, &p, why, sizeof(why)) == 0) {
     const tn_swizzle *sw = &p.v[tn_param_index(tn_family_gemm.params,
                                                tn_family_gemm.n_params,
                                                "swizzle_a")]
                                 .sw;
     /* 8 chunks of 4 floats per row: chunk ^= row & 7 */
-    CHECK(sw->b == 3 && sw->m == 2 && sw->s == 3,
-          "textbook xor resolved to (%d,%d,%d)", sw->b, sw->m, sw->s);
+    CHECK_WHY(sw->b == 3 && sw->m == 2 && sw->s == 3,
+              "textbook xor resolved to (%d,%d,%d)", sw->b, sw->m, sw->s);
   }
 }
 

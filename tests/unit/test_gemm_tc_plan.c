@@ -52,12 +52,12 @@ static int model(const char *label, const setting *set, int n_set,
   tn_params p;
   const tn_arch *arch = tn_arch_find("sm_90");
   if (point(set, n_set, prob, &p, why, sizeof(why)) != 0) {
-    CHECK(0, "%s: rejected: %s", label, why);
+    CHECK_WHY(0, "%s: rejected: %s", label, why);
     return -1;
   }
   if (tn_family_model(&tn_family_gemm_tc, &p, prob, arch, cost, why,
                       sizeof(why)) != 0) {
-    CHECK(0, "%s: malformed plan: %s", label, why);
+    CHECK_WHY(0, "%s: malformed plan: %s", label, why);
     return -1;
   }
   tn_family_gemm_tc.launch(&tn_family_gemm_tc, &p, prob, launch);
@@ -82,7 +82,7 @@ static int kind_cost(const char *label, const setting *set, int n_set,
   if (point(set, n_set, prob, &p, why, sizeof(why)) != 0 ||
       f->one_block(f, &p, prob, 0, &one, why, sizeof(why)) != 0 ||
       tn_drift_block_plan(f, &p, &one, &bp, why, sizeof(why)) != 0) {
-    CHECK(0, "%s: %s", label, why);
+    CHECK_WHY(0, "%s: %s", label, why);
     tn_block_plan_free(&bp);
     return -1;
   }
@@ -92,7 +92,7 @@ static int kind_cost(const char *label, const setting *set, int n_set,
         (width && bp.v[i].a.width != width))
       continue;
     if (tn_model_access(&bp.v[i].a, arch, &c, why, sizeof(why)) != 0) {
-      CHECK(0, "%s: malformed access: %s", label, why);
+      CHECK_WHY(0, "%s: malformed access: %s", label, why);
       worst = -1;
       break;
     }
@@ -126,7 +126,7 @@ static int first_access(const char *label, const setting *set, int n_set,
   if (point(set, n_set, prob, &p, why, sizeof(why)) != 0 ||
       f->one_block(f, &p, prob, 0, &one, why, sizeof(why)) != 0 ||
       tn_drift_block_plan(f, &p, &one, &bp, why, sizeof(why)) != 0) {
-    CHECK(0, "%s: %s", label, why);
+    CHECK_WHY(0, "%s: %s", label, why);
     tn_block_plan_free(&bp);
     return -1;
   }
@@ -153,19 +153,20 @@ static void test_counts(void)
 
   if (model("plain", plain, 1, &prob, &c, &l) != 0)
     return;
-  CHECK(l.threads == 256 && l.grid[0] == 512 && l.grid[1] == 1,
-        "launch: %d threads, grid %u x %u (group_m: one dimension)",
-        l.threads, l.grid[0], l.grid[1]);
-  CHECK(l.smem_dynamic == 4 * (128 * 32 + 32 * 256) * 2 &&
-            l.smem_static == 0,
-        "smem dynamic %d static %d", l.smem_dynamic, l.smem_static);
-  CHECK(c.st_insts == blocks * ktiles * warps * 6, "st_insts %lld",
-        c.st_insts);
-  CHECK(c.ld_insts == blocks * ktiles * warps * 2 * 8, "ld_insts %lld",
-        c.ld_insts);
+  CHECK_WHY(l.threads == 256 && l.grid[0] == 512 && l.grid[1] == 1,
+            "launch: %d threads, grid %u x %u (group_m: one dimension)",
+            l.threads, l.grid[0], l.grid[1]);
+  CHECK_WHY(l.smem_dynamic == 4 * (128 * 32 + 32 * 256) * 2 &&
+                l.smem_static == 0,
+            "smem dynamic %d static %d", l.smem_dynamic, l.smem_static);
+  CHECK_WHY(c.st_insts == blocks * ktiles * warps * 6, "st_insts %lld",
+            c.st_insts);
+  CHECK_WHY(c.ld_insts == blocks * ktiles * warps * 2 * 8, "ld_insts %lld",
+            c.ld_insts);
   /* B's rows are 512 bytes: every row of an 8 x 8 matrix on the same
    * four banks */
-  CHECK(c.max_degree == 8, "plain: max degree %d, expected 8", c.max_degree);
+  CHECK_WHY(c.max_degree == 8, "plain: max degree %d, expected 8",
+            c.max_degree);
 }
 
 /* The degrees of the fragment loads (ldmatrix), with each operand's
@@ -200,8 +201,8 @@ static void test_layouts(void)
   for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     int d = kind_degree(cases[i].label, cases[i].set, 2, &prob,
                         TN_OP_LDMATRIX, 0);
-    CHECK(d == cases[i].degree, "%s: ldmatrix degree %d, expected %d",
-          cases[i].label, d, cases[i].degree);
+    CHECK_WHY(d == cases[i].degree, "%s: ldmatrix degree %d, expected %d",
+              cases[i].label, d, cases[i].degree);
   }
 }
 
@@ -214,9 +215,9 @@ static void test_transposed(void)
   static const setting b_only[] = {{"pad_a", "8"}};
   tn_problem prob = problem(4096, 4096, 4096, 1, 1);
   int d = kind_degree("trans A plain", a_only, 1, &prob, TN_OP_LDMATRIX, 0);
-  CHECK(d == 8, "As[k][m] plain: ldmatrix degree %d, expected 8", d);
+  CHECK_WHY(d == 8, "As[k][m] plain: ldmatrix degree %d, expected 8", d);
   d = kind_degree("trans B plain", b_only, 1, &prob, TN_OP_LDMATRIX, 0);
-  CHECK(d == 4, "Bs[n][k] plain: ldmatrix degree %d, expected 4", d);
+  CHECK_WHY(d == 4, "Bs[n][k] plain: ldmatrix degree %d, expected 4", d);
 }
 
 /* Epilogue 1: the float2 stores of a fragment row (8 rows x 4 lanes per
@@ -236,15 +237,15 @@ static void test_epilogue(void)
   int s0 = kind_degree("epilogue pad 0", e0, 4, &prob, TN_OP_ST, 8);
   int s8 = kind_degree("epilogue pad 8", e8, 4, &prob, TN_OP_ST, 8);
   int l8 = kind_degree("epilogue pad 8", e8, 4, &prob, TN_OP_LD, 16);
-  CHECK(s0 == 4, "staging pad 0: store degree %d, expected 4", s0);
-  CHECK(s8 == 1, "staging pad 8: store degree %d, expected 1", s8);
-  CHECK(l8 == 1, "staging pad 8: load degree %d, expected 1", l8);
+  CHECK_WHY(s0 == 4, "staging pad 0: store degree %d, expected 4", s0);
+  CHECK_WHY(s8 == 1, "staging pad 8: store degree %d, expected 1", s8);
+  CHECK_WHY(l8 == 1, "staging pad 8: load degree %d, expected 1", l8);
   if (model("epilogue pad 0", e0, 4, &prob, &c, &l) == 0) {
     /* per warp: 4 slices x (16 float2 stores + 8 float4 loads) */
-    CHECK(c.st_insts == blocks * (ktiles * warps * 6 + warps * 4 * 16),
-          "st_insts %lld", c.st_insts);
-    CHECK(c.ld_insts == blocks * (ktiles * warps * 16 + warps * 4 * 8),
-          "ld_insts %lld", c.ld_insts);
+    CHECK_WHY(c.st_insts == blocks * (ktiles * warps * 6 + warps * 4 * 16),
+              "st_insts %lld", c.st_insts);
+    CHECK_WHY(c.ld_insts == blocks * (ktiles * warps * 16 + warps * 4 * 8),
+              "ld_insts %lld", c.ld_insts);
   }
 }
 
@@ -285,12 +286,12 @@ static void test_stmatrix(void)
                           TN_OP_STMATRIX, 16);
     int lwf = kind_cost(cases[i].label, cases[i].set, 4, &prob, TN_OP_LD,
                         16, 1);
-    CHECK(wf == cases[i].st_wf, "%s: %d stmatrix wavefronts a block, "
-          "expected %d", cases[i].label, wf, cases[i].st_wf);
-    CHECK(deg == cases[i].degree, "%s: stmatrix degree %d, expected %d",
-          cases[i].label, deg, cases[i].degree);
-    CHECK(lwf == 8 * 4 * 4 * 4, "%s: %d staging load wavefronts a block, "
-          "expected %d", cases[i].label, lwf, 8 * 4 * 4 * 4);
+    CHECK_WHY(wf == cases[i].st_wf, "%s: %d stmatrix wavefronts a block, "
+              "expected %d", cases[i].label, wf, cases[i].st_wf);
+    CHECK_WHY(deg == cases[i].degree, "%s: stmatrix degree %d, expected %d",
+              cases[i].label, deg, cases[i].degree);
+    CHECK_WHY(lwf == 8 * 4 * 4 * 4, "%s: %d staging load wavefronts a block, "
+              "expected %d", cases[i].label, lwf, 8 * 4 * 4 * 4);
   }
   /* which lane names which row (costs alone would not see matrices
    * swapped): warp 0's first stmatrix, rows of 72 elements; lane l gives
@@ -304,24 +305,24 @@ static void test_stmatrix(void)
     if (first_access("stmatrix rows", e8, 4, &prob, TN_OP_STMATRIX, &a) ==
         0)
       for (i = 0; i < sizeof(lanes) / sizeof(lanes[0]); i++)
-        CHECK(a.addr[lanes[i]] == want[i] && a.matrices == 4,
-              "stmatrix lane %d: address %u, expected %u", lanes[i],
-              a.addr[lanes[i]], want[i]);
+        CHECK_WHY(a.addr[lanes[i]] == want[i] && a.matrices == 4,
+                  "stmatrix lane %d: address %u, expected %u", lanes[i],
+                  a.addr[lanes[i]], want[i]);
     else
-      CHECK(0, "no stmatrix in the plan");
+      CHECK_WHY(0, "no stmatrix in the plan");
   }
   /* the launch: the epilogue adds, per block, 8 warps x 4 slices x 4 of
    * each, and its wavefronts to epilogue 0's */
   if (model("stmatrix pad 8", e8, 4, &prob, &c, &l) == 0 &&
       model("direct", direct, 2, &prob, &d, &l) == 0) {
-    CHECK(c.st_insts - d.st_insts == blocks * 8 * 4 * 4, "st_insts +%lld",
-          c.st_insts - d.st_insts);
-    CHECK(c.ld_insts - d.ld_insts == blocks * 8 * 4 * 4, "ld_insts +%lld",
-          c.ld_insts - d.ld_insts);
-    CHECK(c.st_wavefronts - d.st_wavefronts == blocks * 8 * 4 * 4 * 4,
-          "st wavefronts +%lld", c.st_wavefronts - d.st_wavefronts);
-    CHECK(c.ld_wavefronts - d.ld_wavefronts == blocks * 8 * 4 * 4 * 4,
-          "ld wavefronts +%lld", c.ld_wavefronts - d.ld_wavefronts);
+    CHECK_WHY(c.st_insts - d.st_insts == blocks * 8 * 4 * 4, "st_insts +%lld",
+              c.st_insts - d.st_insts);
+    CHECK_WHY(c.ld_insts - d.ld_insts == blocks * 8 * 4 * 4, "ld_insts +%lld",
+              c.ld_insts - d.ld_insts);
+    CHECK_WHY(c.st_wavefronts - d.st_wavefronts == blocks * 8 * 4 * 4 * 4,
+              "st wavefronts +%lld", c.st_wavefronts - d.st_wavefronts);
+    CHECK_WHY(c.ld_wavefronts - d.ld_wavefronts == blocks * 8 * 4 * 4 * 4,
+              "ld wavefronts +%lld", c.ld_wavefronts - d.ld_wavefronts);
   }
 }
 
@@ -337,23 +338,24 @@ static void test_stmatrix_rules(void)
   tn_params p;
   tn_launch l;
   int rc = point(e8, 2, &f32, &p, why, sizeof(why));
-  CHECK(rc == 1 && strstr(why, "not f32") != NULL,
-        "epilogue 2, fp32 C: rc %d, why '%s'", rc, why);
+  CHECK_WHY(rc == 1 && strstr(why, "not f32") != NULL,
+            "epilogue 2, fp32 C: rc %d, why '%s'", rc, why);
   rc = point(e4, 2, &b16, &p, why, sizeof(why));
-  CHECK(rc == 1 && strstr(why, "multiple of 8") != NULL,
-        "epilogue 2, pad_c 4: rc %d, why '%s'", rc, why);
+  CHECK_WHY(rc == 1 && strstr(why, "multiple of 8") != NULL,
+            "epilogue 2, pad_c 4: rc %d, why '%s'", rc, why);
   rc = point(e8, 2, &b16, &p, why, sizeof(why));
-  CHECK(rc == 0, "epilogue 2, pad_c 8, 16-bit C: refused: %s", why);
+  CHECK_WHY(rc == 0, "epilogue 2, pad_c 8, 16-bit C: refused: %s", why);
   if (rc != 0)
     return;
   /* the space excludes it before sm_90 (launch's min_cc), with why */
   f->launch(f, &p, &b16, &l);
-  CHECK(l.min_cc == 90 && l.needs != NULL && strstr(l.needs, "stmatrix"),
-        "epilogue 2: min_cc %d, needs '%s'", l.min_cc,
-        l.needs ? l.needs : "(null)");
+  CHECK_WHY(l.min_cc == 90 && l.needs != NULL && strstr(l.needs, "stmatrix"),
+            "epilogue 2: min_cc %d, needs '%s'", l.min_cc,
+            l.needs ? l.needs : "(null)");
   rc = point(e4, 0, &b16, &p, why, sizeof(why));
   f->launch(f, &p, &b16, &l);
-  CHECK(rc == 0 && l.min_cc == 0, "epilogue 0: rc %d, min_cc %d", rc, l.min_cc);
+  CHECK_WHY(rc == 0 && l.min_cc == 0, "epilogue 0: rc %d, min_cc %d", rc,
+            l.min_cc);
 }
 
 /* The copies' 16-byte stores: a warp writes 512 bytes, a quarter-warp
@@ -367,11 +369,11 @@ static void test_copies(void)
   static const setting swz[] = {{"swizzle_a", "xor"}};
   tn_problem prob = problem(4096, 4096, 4096, 0, 0);
   int d = kind_degree("copies plain", plain, 1, &prob, TN_OP_ST, 16);
-  CHECK(d == 1, "plain copies: degree %d, expected 1", d);
+  CHECK_WHY(d == 1, "plain copies: degree %d, expected 1", d);
   d = kind_degree("copies pad", pad, 1, &prob, TN_OP_ST, 16);
-  CHECK(d == 2, "copies into padded As: degree %d, expected 2", d);
+  CHECK_WHY(d == 2, "copies into padded As: degree %d, expected 2", d);
   d = kind_degree("copies xor", swz, 1, &prob, TN_OP_ST, 16);
-  CHECK(d == 1, "copies into swizzled As: degree %d, expected 1", d);
+  CHECK_WHY(d == 1, "copies into swizzled As: degree %d, expected 1", d);
 }
 
 /* The rules: what prepare() refuses, each with its reason. */
@@ -394,9 +396,9 @@ static void test_rules(void)
     char why[1024] = "";
     tn_params p;
     int rc = point(bad[i].set, 2, &prob, &p, why, sizeof(why));
-    CHECK(rc == 1 && strstr(why, bad[i].needle) != NULL,
-          "case %zu: rc %d, why '%s' (expected '%s')", i, rc, why,
-          bad[i].needle);
+    CHECK_WHY(rc == 1 && strstr(why, bad[i].needle) != NULL,
+              "case %zu: rc %d, why '%s' (expected '%s')", i, rc, why,
+              bad[i].needle);
   }
 }
 
@@ -414,20 +416,20 @@ static void test_async_split(void)
   long long ktiles = (250 + 31) / 32, blocks = 2 * 2, warps = 8;
 
   if (model("aligned", plain, 1, &aligned, &c, &l) == 0)
-    CHECK(c.async_wavefronts == c.st_wavefronts &&
-              c.async_insts == c.st_insts && c.async_insts > 0,
-          "aligned: cp.async %lld of %lld wavefronts, %lld of %lld insts",
-          c.async_wavefronts, c.st_wavefronts, c.async_insts, c.st_insts);
+    CHECK_WHY(c.async_wavefronts == c.st_wavefronts &&
+                  c.async_insts == c.st_insts && c.async_insts > 0,
+              "aligned: cp.async %lld of %lld wavefronts, %lld of %lld insts",
+              c.async_wavefronts, c.st_wavefronts, c.async_insts, c.st_insts);
   /* A (2 of the 6 copies a warp and k-tile) element-wise, B by cp.async */
   if (model("K % 8 != 0", plain, 1, &odd_k, &c, &l) == 0)
-    CHECK(c.async_insts == blocks * ktiles * warps * 4 &&
-              c.st_insts == blocks * ktiles * warps * 6,
-          "K %% 8 != 0: cp.async %lld of %lld insts", c.async_insts,
-          c.st_insts);
+    CHECK_WHY(c.async_insts == blocks * ktiles * warps * 4 &&
+                  c.st_insts == blocks * ktiles * warps * 6,
+              "K %% 8 != 0: cp.async %lld of %lld insts", c.async_insts,
+              c.st_insts);
   if (model("K, N % 8 != 0", plain, 1, &odd_kn, &c, &l) == 0)
-    CHECK(c.async_wavefronts == 0 && c.async_insts == 0,
-          "K, N %% 8 != 0: cp.async %lld wavefronts, %lld insts",
-          c.async_wavefronts, c.async_insts);
+    CHECK_WHY(c.async_wavefronts == 0 && c.async_insts == 0,
+              "K, N %% 8 != 0: cp.async %lld wavefronts, %lld insts",
+              c.async_wavefronts, c.async_insts);
 }
 
 /* The copies are priced as cp.async.cg (model_async.c): a 16-byte pad
@@ -452,25 +454,25 @@ static void test_async_pads(void)
       model("pad_b", pad_b, 1, &prob, &cb, &l) ||
       model("pads", pads, 2, &prob, &cab, &l))
     return;
-  CHECK(cx.async_wavefronts == c0.async_wavefronts,
-        "xor copies %lld, plain %lld", cx.async_wavefronts,
-        c0.async_wavefronts);
-  CHECK(c0.async_wavefronts < ca.async_wavefronts &&
-            ca.async_wavefronts < cb.async_wavefronts &&
-            cb.async_wavefronts < cab.async_wavefronts,
-        "copies: plain %lld, pad_a %lld, pad_b %lld, both %lld",
-        c0.async_wavefronts, ca.async_wavefronts, cb.async_wavefronts,
-        cab.async_wavefronts);
+  CHECK_WHY(cx.async_wavefronts == c0.async_wavefronts,
+            "xor copies %lld, plain %lld", cx.async_wavefronts,
+            c0.async_wavefronts);
+  CHECK_WHY(c0.async_wavefronts < ca.async_wavefronts &&
+                ca.async_wavefronts < cb.async_wavefronts &&
+                cb.async_wavefronts < cab.async_wavefronts,
+            "copies: plain %lld, pad_a %lld, pad_b %lld, both %lld",
+            c0.async_wavefronts, ca.async_wavefronts, cb.async_wavefronts,
+            cab.async_wavefronts);
   /* the pads' extra wavefronts add up */
-  CHECK(cab.async_wavefronts - c0.async_wavefronts ==
-            (ca.async_wavefronts - c0.async_wavefronts) +
-                (cb.async_wavefronts - c0.async_wavefronts),
-        "pads: %lld extra, pad_a %lld + pad_b %lld",
-        cab.async_wavefronts - c0.async_wavefronts,
-        ca.async_wavefronts - c0.async_wavefronts,
-        cb.async_wavefronts - c0.async_wavefronts);
-  CHECK(cab.async_insts == c0.async_insts && c0.async_insts > 0,
-        "copy instructions %lld and %lld", cab.async_insts, c0.async_insts);
+  CHECK_WHY(cab.async_wavefronts - c0.async_wavefronts ==
+                (ca.async_wavefronts - c0.async_wavefronts) +
+                    (cb.async_wavefronts - c0.async_wavefronts),
+            "pads: %lld extra, pad_a %lld + pad_b %lld",
+            cab.async_wavefronts - c0.async_wavefronts,
+            ca.async_wavefronts - c0.async_wavefronts,
+            cb.async_wavefronts - c0.async_wavefronts);
+  CHECK_WHY(cab.async_insts == c0.async_insts && c0.async_insts > 0,
+            "copy instructions %lld and %lld", cab.async_insts, c0.async_insts);
 }
 
 int main(void)
