@@ -138,9 +138,9 @@ typedef unsigned short out_t;
 #define SC (128 / OB)            /* C's elements in one 128-byte row */
 
 static_assert(THREADS == 128 * (CONS + PROD), "warpgroups");
-static_assert(BM % (64 * (PING ? 1 : CONS)) == 0 && (BN == 64 || BN == 128 ||
-                                        BN == 256),
-              "m64 slabs per consumer, wgmma's n of 64, 128 or 256");
+static_assert(BM % (64 * (PING ? 1 : CONS)) == 0 &&
+                  (BN == 64 || BN == 128 || BN == 192 || BN == 256),
+              "m64 slabs per consumer, wgmma's n of 64, 128, 192 or 256");
 static_assert(SWZ == 32 || SWZ == 64 || SWZ == 128, "the swizzle modes");
 static_assert(BK % KSTEP == 0 && STAGES >= 2, "whole wgmma k steps, a ring");
 static_assert(!TN_IN_FP8 || (!TN_TRANS_A && TN_TRANS_B),
@@ -331,6 +331,8 @@ __device__ __forceinline__ void wg_mma(float (&d)[NACC],
   wg_mma_n64(d, da, db, scale_d);
 #elif BN == 128
   wg_mma_n128(d, da, db, scale_d);
+#elif BN == 192
+  wg_mma_n192(d, da, db, scale_d);
 #else
   wg_mma_n256(d, da, db, scale_d);
 #endif

@@ -6,13 +6,14 @@
 # family/gemm_ref.h and is timed, none is wrong.  cuBLASLt's fp8 matmul is
 # the baseline: timed for e4m3; for e5m2 timed or, where cuBLASLt has no
 # e5m2 x e5m2 algorithm, missing with its reason.  A header is written.
-# Usage: gpu_gemm_fp8.sh TUNER E4M3_CFG E5M2_CFG
+# Usage: gpu_gemm_fp8.sh TUNER CFG...  (e4m3 and e5m2 configs)
 set -u
 # shellcheck source-path=SCRIPTDIR source=../support/test_util.sh
 . "$(dirname "$0")/../support/test_util.sh"
 tuner=$1
+shift
 test_start
-for cfg in "$2" "$3"; do
+for cfg in "$@"; do
   gpu_tune "$cfg" || { fail=1; continue; }
   python3 - "$out"/*.json <<'PY' || fail=1
 import json, sys

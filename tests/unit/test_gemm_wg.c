@@ -97,6 +97,11 @@ static void check_rules(void)
   CHECK_EQ_INT(point(&p, &fast, 128, 256, 128, 128, 0, why, sizeof(why)),
                0);
   refused(&nkmajor, 128, 128, 128, 128, "must be K-major");
+  /* wgmma's n of 192: 96 accumulators and as many partial sums fit, and
+   * B's 192 rows keep the swizzle's 1024-byte repeat; other n do not */
+  CHECK_EQ_INT(point(&p, &e4, 128, 192, 128, 128, 0, why, sizeof(why)), 0);
+  refused(&e4, 128, 96, 128, 128, "bn 64, 128, 192 or 256");
+  refused(&e4, 256, 192, 128, 128, "holds 192 fp32 accumulators");
   /* a second set of partial sums: promotion's only, 3 x 64 registers for
    * 64 x 128 a consumer */
   {

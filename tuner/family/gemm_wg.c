@@ -86,7 +86,7 @@ static const tn_param_desc params[WG_N_PARAMS] = {
     {"bm", TN_PARAM_INT, 0, 64, 256, 128,
      "block tile rows: 64, 128 or 256 (m64 slabs of the consumers)", 0},
     {"bn", TN_PARAM_INT, 0, 64, 256, 128,
-     "block tile columns: 64, 128 or 256 (wgmma's n)", 0},
+     "block tile columns: 64, 128, 192 or 256 (wgmma's n)", 0},
     {"bk", TN_PARAM_INT, 0, 16, 128, 64,
      "block tile depth (k): a power of two of 16 or more (32 for fp8)", 0},
     {"consumers", TN_PARAM_INT, 0, 1, 2, 2,
@@ -202,9 +202,9 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
     return 1;
   }
   if ((bm != 64 && bm != 128 && bm != 256) ||
-      (bn != 64 && bn != 128 && bn != 256)) {
-    snprintf(why, n, "bm and bn must be 64, 128 or 256 (m64 slabs; "
-                     "wgmma's n)");
+      (bn != 64 && bn != 128 && bn != 192 && bn != 256)) {
+    snprintf(why, n, "bm must be 64, 128 or 256 (m64 slabs) and bn 64, "
+                     "128, 192 or 256 (wgmma's n)");
     return 1;
   }
   if (!tn_is_pow2(bk) || bk < kstep) {
