@@ -146,8 +146,9 @@ static_assert(BK % KSTEP == 0 && STAGES >= 2, "whole wgmma k steps, a ring");
 static_assert(!TN_IN_FP8 || (!TN_TRANS_A && TN_TRANS_B),
               "fp8 operands K-major");
 static_assert(!TN_PROMOTE || TN_IN_FP8, "promotion of fp8 sums");
-static_assert(PARTS == 1 || (PARTS == 2 && TN_PROMOTE && PROD),
-              "a second set of partial sums for promotion, a producer");
+static_assert(PARTS == 1 || (PARTS == 2 && TN_PROMOTE && PROD && MC == 1),
+              "a second set of partial sums for promotion, a producer, "
+              "one m64 slab a consumer");
 static_assert(!TN_MAXNREG || (PROD && CONS == 2),
               "setmaxnreg with a producer and two consumers");
 static_assert(CL == 1 || CL == 2 || CL == 4, "clusters of 1, 2 or 4");
@@ -352,6 +353,32 @@ __device__ __forceinline__ void chain(float (&d)[MC][NACC], unsigned sa,
   wg_commit();
 }
 
+/* Promotion, one set of partial sums: slab mc's chain of one k-tile into
+ * p from zero, committed.  The slabs of a consumer take turns in p (as
+ * DeepGEMM's waves do), so that a 128 x 128 consumer holds 128
+ * accumulators and 64 partial sums, not 128 of each. */
+__device__ __forceinline__ void chain_slab(float (&p)[NACC], unsigned sa,
+                                           unsigned sb, int m)
+{
+#pragma unroll
+  for (int kk = 0; kk < BK / KSTEP; kk++)
+    wg_mma(p, op_a::desc(sa, m, KSTEP * kk), op_b::desc(sb, 0, KSTEP * kk),
+           kk > 0);
+  wg_commit();
+}
+
+/* ... and its finished sums added into the slab's accumulators in fp32
+ * (the tile's first k-tile: acc = p). */
+__device__ __forceinline__ void fold_slab(float (&acc)[NACC],
+                                          float (&p)[NACC], bool first)
+{
+#pragma unroll
+  for (int e = 0; e < NACC; e++) {
+    wg_pin(p[e]);
+    acc[e] = first ? p[e] : acc[e] + p[e];
+  }
+}
+
 /* Promotion: a k-tile's finished chain p added into acc in fp32 (the
  * tile's first: acc = p). */
 __device__ __forceinline__ void fold(float (&acc)[MC][NACC],
@@ -497,11 +524,11 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
   alpha = alpha * scale_a[0] * scale_b[0];
 #endif
   float acc[MC][NACC];
-#if TN_PROMOTE
-  float part[MC][NACC]; /* a k-tile's sums, before they join acc */
-#if PARTS == 2
+#if TN_PROMOTE && PARTS == 2
+  float part[MC][NACC];  /* a k-tile's sums, before they join acc */
   float part2[MC][NACC]; /* the next k-tile's, while part joins acc */
-#endif
+#elif TN_PROMOTE
+  float part[NACC]; /* a slab's sums of a k-tile, before they join acc */
 #endif
 #pragma unroll
   for (int mc = 0; mc < MC; mc++)
@@ -555,16 +582,24 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
       const unsigned sb = tn_smem_u32(r.b + s * op_b::STAGE_BYTES);
       wg_fence();
 #if TN_PROMOTE
-      /* this k-tile's chain from zero, waited for, its buffer freed, and
-       * its sums added in fp32 */
-      chain(part, sa, sb, m0);
-      wg_wait<0>();
-      release(r, s);
+      /* slab by slab: this k-tile's chain from zero, waited for, its sums
+       * added in fp32; the buffer freed after the last slab's chain */
+#pragma unroll
+      for (int mc = 0; mc < MC; mc++) {
+        if (mc > 0)
+          wg_fence(); /* the fold before read p */
+        chain_slab(part, sa, sb, m0 + 64 * mc);
+        wg_wait<0>();
+        if (mc == MC - 1) {
+          release(r, s);
 #if !PROD
-      if (tid == 0 && g + STAGES - 1 < copies)
-        issue(r, g + STAGES - 1, ktiles, tiles_m, tiles_n, &map_a, &map_b);
+          if (tid == 0 && g + STAGES - 1 < copies)
+            issue(r, g + STAGES - 1, ktiles, tiles_m, tiles_n, &map_a,
+                  &map_b);
 #endif
-      fold(acc, part, kt == 0);
+        }
+        fold_slab(acc[mc], part, kt == 0);
+      }
 #else
 #pragma unroll
       for (int kk = 0; kk < BK / KSTEP; kk++)

@@ -102,6 +102,10 @@ static void check_rules(void)
   CHECK_EQ_INT(point(&p, &e4, 128, 192, 128, 128, 0, why, sizeof(why)), 0);
   refused(&e4, 128, 96, 128, 128, "bn 64, 128, 192 or 256");
   refused(&e4, 256, 192, 128, 128, "holds 192 fp32 accumulators");
+  /* 128 x 128 a consumer: its two slabs take turns in one set of 64
+   * partial sums beside 128 accumulators */
+  CHECK_EQ_INT(point(&p, &e4, 256, 128, 128, 128, 0, why, sizeof(why)), 0);
+  refused(&e4, 256, 256, 128, 128, "accumulators per thread");
   /* a second set of partial sums: promotion's only, 3 x 64 registers for
    * 64 x 128 a consumer */
   {
@@ -122,9 +126,9 @@ static void check_rules(void)
     CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 1);
     CHECK(strstr(why, "partials 2 needs a producer") != NULL);
     p.v[WG_PRODUCER].i = 1;
-    p.v[WG_CONSUMERS].i = 1; /* 128 x 128 a consumer: 128 x 3 */
+    p.v[WG_CONSUMERS].i = 1; /* 128 x 128 a consumer: two slabs */
     CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 1);
-    CHECK(strstr(why, "2 times as many partial sums") != NULL);
+    CHECK(strstr(why, "partials 2 takes one m64 slab") != NULL);
   }
 
   /* what no point of the space can take */

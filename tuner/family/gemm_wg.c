@@ -248,12 +248,20 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
                      "issues no copies)");
     return 1;
   }
-  if (WG_PROMOTE(prob) && (1 + p->v[WG_PARTIALS].i) * acc > 192) {
+  if (p->v[WG_PARTIALS].i == 2 && cm > 64) {
+    snprintf(why, n, "partials 2 takes one m64 slab a consumer, not %lld "
+                     "rows (the slabs of one take turns in a single set)",
+             cm);
+    return 1;
+  }
+  /* promotion's partial sums: a slab's (bn / 2 a thread) a set, the
+   * slabs of a consumer taking turns in it */
+  if (WG_PROMOTE(prob) && acc + p->v[WG_PARTIALS].i * (bn / 2) > 192) {
     snprintf(why, n, "a consumer of %lld x %lld holds %lld fp32 "
-                     "accumulators and %lld times as many partial sums per "
-                     "thread (promotion; more than 192 of the 255 "
-                     "registers spill)",
-             cm, bn, acc, p->v[WG_PARTIALS].i);
+                     "accumulators and %lld partial sums per thread "
+                     "(promotion; more than 192 of the 255 registers "
+                     "spill)",
+             cm, bn, acc, p->v[WG_PARTIALS].i * (bn / 2));
     return 1;
   }
   if (swz != 32 && swz != 64 && swz != 128) {
@@ -490,7 +498,8 @@ static double work(const tn_family *fam, const tn_problem *prob)
  * fp32 adds, an accumulator a thread each; with two sets of partial
  * sums the adds overlap the next chain, which the model does not price).
  * DRAM: A, B and C once each, C twice with beta.  Registers: a consumer
- * thread's accumulators (with promotion 1 + partials times) and some 40.
+ * thread's accumulators (with promotion and partial sums of a slab, or
+ * two) and some 40.
  * Multicast adds a ragged unit's padding tiles to the work; what it
  * saves, L2's reads of the shared operand, is not a term of the model
  * (each SM still receives whole k-tiles). */
@@ -514,7 +523,8 @@ static void estimate(const tn_family *fam, const tn_params *p,
   w->other_insts = (double)g.computed * ktiles * (g.threads / 32) * 8;
   if (g.promote) /* bm x bn adds a k-tile, 32 lanes an instruction */
     w->other_insts += (double)g.computed * ktiles * g.bm * g.bn / 32;
-  w->regs = g.cm * g.bn / 128 * (g.promote ? 1 + g.partials : 1) + 40;
+  w->regs = g.cm * g.bn / 128 + (g.promote ? g.partials * g.bn / 2 : 0) +
+            40;
   if (w->regs > 255)
     w->regs = 255;
 }
