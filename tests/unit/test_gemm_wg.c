@@ -63,6 +63,16 @@ static int point(tn_params *p, const tn_problem *prob, long long bm,
   return f->prepare(f, p, prob, why, n);
 }
 
+/* The point bm x bn x 128, swizzle 128, with setmaxnreg (the consumers
+ * take the producer's registers); prepare()'s answer. */
+static int wide(tn_params *p, const tn_problem *prob, long long bm,
+                long long bn, char *why, size_t n)
+{
+  point(p, prob, bm, bn, 128, 128, 0, why, n);
+  p->v[WG_MAXNREG].i = 1;
+  return f->prepare(f, p, prob, why, n);
+}
+
 /* prepare() refuses the point with a reason holding text. */
 static void refused(const tn_problem *prob, long long bm, long long bn,
                     long long bk, long long swizzle, const char *text)
@@ -97,21 +107,28 @@ static void check_rules(void)
   CHECK_EQ_INT(point(&p, &fast, 128, 256, 128, 128, 0, why, sizeof(why)),
                0);
   refused(&nkmajor, 128, 128, 128, 128, "must be K-major");
-  /* wgmma's n of 192: 96 accumulators and as many partial sums fit, and
-   * B's 192 rows keep the swizzle's 1024-byte repeat; other n do not */
-  CHECK_EQ_INT(point(&p, &e4, 128, 192, 128, 128, 0, why, sizeof(why)), 0);
+  /* wgmma's n of 192: 96 accumulators and as many partial sums fit with
+   * setmaxnreg, and B's 192 rows keep the swizzle's 1024-byte repeat;
+   * other n do not */
+  CHECK_EQ_INT(wide(&p, &e4, 128, 192, why, sizeof(why)), 0);
   refused(&e4, 128, 96, 128, 128, "bn 64, 128, 192 or 256");
   refused(&e4, 256, 192, 128, 128, "holds 192 fp32 accumulators");
   /* 128 x 128 a consumer: its two slabs take turns in one set of 64
    * partial sums beside 128 accumulators */
-  CHECK_EQ_INT(point(&p, &e4, 256, 128, 128, 128, 0, why, sizeof(why)), 0);
+  CHECK_EQ_INT(wide(&p, &e4, 256, 128, why, sizeof(why)), 0);
   refused(&e4, 256, 256, 128, 128, "accumulators per thread");
+  /* without setmaxnreg 384 threads get 168 registers: 192 sums spill,
+   * 64 + 64 do not */
+  p.v[WG_MAXNREG].i = 0;
+  CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 1);
+  CHECK(strstr(why, "more than 128 of the 168 registers") != NULL);
+  CHECK_EQ_INT(point(&p, &e4, 128, 128, 128, 128, 0, why, sizeof(why)), 0);
   /* a second set of partial sums: promotion's only, 3 x 64 registers for
    * 64 x 128 a consumer */
   {
     tn_problem bf16 = problem(4096, 4096, 4096, NULL);
     tn_defines d;
-    CHECK_EQ_INT(point(&p, &e4, 128, 128, 128, 128, 0, why, sizeof(why)), 0);
+    CHECK_EQ_INT(wide(&p, &e4, 128, 128, why, sizeof(why)), 0);
     p.v[WG_PARTIALS].i = 2;
     CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 0);
     tn_family_macros(f, &p, &e4, &d);
@@ -125,7 +142,9 @@ static void check_rules(void)
     p.v[WG_MAXNREG].i = 0;
     CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 1);
     CHECK(strstr(why, "partials 2 needs a producer") != NULL);
-    p.v[WG_PRODUCER].i = 1;
+    p.v[WG_PRODUCER].i = 1; /* 64 + 2 x 64 sums in 168 registers */
+    CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 1);
+    CHECK(strstr(why, "128 partial sums") != NULL);
     p.v[WG_CONSUMERS].i = 1; /* 128 x 128 a consumer: two slabs */
     CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 1);
     CHECK(strstr(why, "partials 2 takes one m64 slab") != NULL);

@@ -255,14 +255,21 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
     return 1;
   }
   /* promotion's partial sums: a slab's (bn / 2 a thread) a set, the
-   * slabs of a consumer taking turns in it */
-  if (WG_PROMOTE(prob) && acc + p->v[WG_PARTIALS].i * (bn / 2) > 192) {
-    snprintf(why, n, "a consumer of %lld x %lld holds %lld fp32 "
-                     "accumulators and %lld partial sums per thread "
-                     "(promotion; more than 192 of the 255 registers "
-                     "spill)",
-             cm, bn, acc, p->v[WG_PARTIALS].i * (bn / 2));
-    return 1;
+   * slabs of a consumer taking turns in it; some 40 registers beside
+   * them, of 255, or of the 168 that 384 threads get without setmaxnreg */
+  if (WG_PROMOTE(prob)) {
+    int narrow = cons == 2 && p->v[WG_PRODUCER].i && !p->v[WG_MAXNREG].i;
+    long long sums = acc + p->v[WG_PARTIALS].i * (bn / 2);
+    if (sums > (narrow ? 128 : 192)) {
+      snprintf(why, n, "a consumer of %lld x %lld holds %lld fp32 "
+                       "accumulators and %lld partial sums per thread "
+                       "(promotion; more than %d of the %d registers %s "
+                       "spill)",
+               cm, bn, acc, sums - acc, narrow ? 128 : 192,
+               narrow ? 168 : 255,
+               narrow ? "384 threads have without setmaxnreg" : "a thread has");
+      return 1;
+    }
   }
   if (swz != 32 && swz != 64 && swz != 128) {
     snprintf(why, n, "swizzle must be 32, 64 or 128 bytes (the copy "
