@@ -78,10 +78,14 @@ for set in "$@"; do
   base)
     apt_missing cmake pkg-config gcc g++ libconfig-dev libjansson-dev \
       libxxhash-dev libsodium-dev help2man man-db yamllint git python3
-    # the SASS of the compiled candidates (the sass_widths tests)
-    have_nvdisasm || pip_tools 'nvidia-cuda-nvdisasm>=13.2.51'
-    # the NVML declarations' check (tests/unit/test_nvml_abi.c)
-    have_nvml_h || pip_tools 'nvidia-nvml-dev>=13.0'
+    # the SASS of the compiled candidates (the sass_widths tests) and the
+    # NVML declarations' check (tests/unit/test_nvml_abi.c).  One pip call
+    # for both: since 13.5 both wheels unpack into nvidia/cu13/, and pip
+    # --target --upgrade replaces a top folder that is already there, so
+    # a second call would delete the first one's files
+    if ! have_nvdisasm || ! have_nvml_h; then
+      pip_tools 'nvidia-cuda-nvdisasm>=13.2.51' 'nvidia-nvml-dev>=13.0'
+    fi
     ;;
   heavy)
     apt_missing slurmctld slurmd slurm-client munge chromium
