@@ -30,7 +30,8 @@ for s in "$@"; do
     ;;
   transpose | transpose-noprune | gemm | gemm-noprune | gemm-odd | \
   gemm-tma | tc-bf16 | tc-bf16-8192 | tc-fp16-odd | tc-layouts | tma-transpose | \
-  tma-transpose-odd | wg-bf16 | wg-bf16-8192 | wg-edges | wg-edges-trans)
+  tma-transpose-odd | wg-bf16 | wg-bf16-8192 | wg-fp8 | wg-fp8-8192 | \
+  wg-edges | wg-edges-trans)
     banner "$s"
     case "$s" in
     transpose) args=(--config configs/transpose.cfg) ;;
@@ -55,6 +56,10 @@ for s in "$@"; do
     # sm_90a): every point measured, each step from the base in its row
     wg-bf16) args=(--config configs/gemm-wg-bf16.cfg --no-prune) ;;
     wg-bf16-8192) args=(--config configs/gemm-wg-bf16-8192.cfg --no-prune) ;;
+    # fp8 (e4m3, promoted) on wgmma against cuBLASLt's fp8 matmul, every
+    # step of the space measured (the wide promoted tiles among them)
+    wg-fp8) args=(--config configs/gemm-wg-fp8.cfg --no-prune) ;;
+    wg-fp8-8192) args=(--config configs/gemm-wg-fp8-8192.cfg --no-prune) ;;
     # its edges: odd sizes, alpha/beta, transposed operands, fp16 out
     wg-edges)
       args=(--config tests/fixtures/configs/gpu-gemm-wg-edges.cfg
