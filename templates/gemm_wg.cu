@@ -339,24 +339,11 @@ __device__ __forceinline__ void wg_mma(float (&d)[NACC],
 #endif
 }
 
-/* Promotion: one k-tile's chain of wgmma into d from zero, committed
- * (the consumer's rows from row m0 of the tile). */
-__device__ __forceinline__ void chain(float (&d)[MC][NACC], unsigned sa,
-                                      unsigned sb, int m0)
-{
-#pragma unroll
-  for (int kk = 0; kk < BK / KSTEP; kk++)
-#pragma unroll
-    for (int mc = 0; mc < MC; mc++)
-      wg_mma(d[mc], op_a::desc(sa, m0 + 64 * mc, KSTEP * kk),
-             op_b::desc(sb, 0, KSTEP * kk), kk > 0);
-  wg_commit();
-}
-
-/* Promotion, one set of partial sums: slab mc's chain of one k-tile into
- * p from zero, committed.  The slabs of a consumer take turns in p (as
- * DeepGEMM's waves do), so that a 128 x 128 consumer holds 128
- * accumulators and 64 partial sums, not 128 of each. */
+/* Promotion: one k-tile's chain of wgmma for the m64 slab from row m,
+ * into p from zero, committed.  With one set of partial sums the slabs of
+ * a consumer take turns in p (as DeepGEMM's waves do), so that a 128 x 128
+ * consumer holds 128 accumulators and 64 partial sums, not 128 of each;
+ * with two (a single slab) consecutive k-tiles alternate between sets. */
 __device__ __forceinline__ void chain_slab(float (&p)[NACC], unsigned sa,
                                            unsigned sb, int m)
 {
@@ -379,41 +366,27 @@ __device__ __forceinline__ void fold_slab(float (&acc)[NACC],
   }
 }
 
-/* Promotion: a k-tile's finished chain p added into acc in fp32 (the
- * tile's first: acc = p). */
-__device__ __forceinline__ void fold(float (&acc)[MC][NACC],
-                                     float (&p)[MC][NACC], bool first)
-{
-#pragma unroll
-  for (int mc = 0; mc < MC; mc++)
-#pragma unroll
-    for (int e = 0; e < NACC; e++) {
-      wg_pin(p[mc][e]);
-      acc[mc][e] = first ? p[mc][e] : acc[mc][e] + p[mc][e];
-    }
-}
-
 /* Promotion with two sets of partial sums: k-tile g of the ring (its
  * buffer filled) into d. */
 __device__ __forceinline__ void chain_at(const ring &r, int g, int m0,
-                                         float (&d)[MC][NACC])
+                                         float (&d)[NACC])
 {
   const int s = g % STAGES;
   tn_mbar_wait(&r.full[s], (unsigned)(g / STAGES) & 1u);
   wg_fence();
-  chain(d, tn_smem_u32(r.a + s * op_a::STAGE_BYTES),
-        tn_smem_u32(r.b + s * op_b::STAGE_BYTES), m0);
+  chain_slab(d, tn_smem_u32(r.a + s * op_a::STAGE_BYTES),
+             tn_smem_u32(r.b + s * op_b::STAGE_BYTES), m0);
 }
 
 /* ... and k-tile g's chain, in p, done (the one after it may run): its
  * buffer freed, p added into acc. */
 __device__ __forceinline__ void fold_at(const ring &r, int g,
-                                        float (&acc)[MC][NACC],
-                                        float (&p)[MC][NACC], bool first)
+                                        float (&acc)[NACC], float (&p)[NACC],
+                                        bool first)
 {
   wg_wait<1>();
   release(r, g % STAGES);
-  fold(acc, p, first);
+  fold_slab(acc, p, first);
 }
 
 /* Ping-pong: the consumer has issued its main loop of unit i (of the
@@ -525,8 +498,8 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
 #endif
   float acc[MC][NACC];
 #if TN_PROMOTE && PARTS == 2
-  float part[MC][NACC];  /* a k-tile's sums, before they join acc */
-  float part2[MC][NACC]; /* the next k-tile's, while part joins acc */
+  float part[NACC];  /* a k-tile's sums, before they join acc */
+  float part2[NACC]; /* the next k-tile's, while part joins acc */
 #elif TN_PROMOTE
   float part[NACC]; /* a slab's sums of a k-tile, before they join acc */
 #endif
@@ -557,22 +530,22 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
     int kt = 1;
     for (; kt + 1 < ktiles; kt += 2) {
       chain_at(r, g + kt, m0, part2);
-      fold_at(r, g + kt - 1, acc, part, kt == 1);
+      fold_at(r, g + kt - 1, acc[0], part, kt == 1);
       chain_at(r, g + kt + 1, m0, part);
-      fold_at(r, g + kt, acc, part2, false);
+      fold_at(r, g + kt, acc[0], part2, false);
     }
     if (kt < ktiles) {
       chain_at(r, g + kt, m0, part2);
-      fold_at(r, g + kt - 1, acc, part, kt == 1);
+      fold_at(r, g + kt - 1, acc[0], part, kt == 1);
     }
     pass_turn(i, mine, cw);
     /* the tile's last chain */
     wg_wait<0>();
     release(r, (g + ktiles - 1) % STAGES);
     if (ktiles % 2 == 1)
-      fold(acc, part, ktiles == 1);
+      fold_slab(acc[0], part, ktiles == 1);
     else
-      fold(acc, part2, false);
+      fold_slab(acc[0], part2, false);
     g += ktiles;
 #else
     for (int kt = 0; kt < ktiles; kt++, g++) {
