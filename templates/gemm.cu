@@ -293,6 +293,7 @@ __device__ __forceinline__ void ring_fill(float *As, float *Bs,
                                           const tn_tensor_map *map_a,
                                           const tn_tensor_map *map_b)
 {
+  tn_tma_refill_fence(); /* the warps read buffer s as generic loads */
   tn_mbar_expect_tx(&full[s], 4u * (TN_A_ROWS * TN_A_WIDTH +
                                     TN_B_ROWS * TN_B_WIDTH));
   tile_a::fill(As + s * tile_a::ELEMS, map_a, t * G_BK, m0, &full[s]);

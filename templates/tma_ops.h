@@ -160,6 +160,15 @@ __device__ __forceinline__ void tn_mbar_arrive_cluster(unsigned long long *bar,
                : "memory");
 }
 
+/* Before a refill: the generic proxy's reads of the buffer, which this
+ * thread acquired through its mbarrier, ordered before the copy engine's
+ * writes it issues next (the async proxy does not see the mbarrier's
+ * ordering alone: without it refills overwrote tiles still being read). */
+__device__ __forceinline__ void tn_tma_refill_fence(void)
+{
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
 /* This thread's shared-memory writes, made visible to the copy engine. */
 __device__ __forceinline__ void tn_tma_store_fence(void)
 {
