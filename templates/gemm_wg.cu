@@ -189,12 +189,16 @@ template <int X> struct opnd {
   static __device__ __forceinline__ unsigned long long desc(unsigned st,
                                                             int mn, int k)
   {
+    /* offsets in 16-byte units (every term is a multiple of 16 bytes) */
     if (KMAJ)
-      return wg_desc(st + (unsigned)((k / SE) * SUB_BYTES + mn * SWZ +
-                                     (k % SE) * EB),
-                     16u, 8u * SWZ, WG_LAYOUT(SWZ));
-    return wg_desc(st + (unsigned)((mn / SE) * SUB_BYTES + k * SWZ),
-                   (unsigned)SUB_BYTES, 8u * SWZ, WG_LAYOUT(SWZ));
+      return wg_desc_at(st,
+                        (unsigned)((k / SE) * (SUB_BYTES / 16) +
+                                   mn * (SWZ / 16) + (k % SE) * EB / 16),
+                        16u, 8u * SWZ, WG_LAYOUT(SWZ));
+    return wg_desc_at(st,
+                      (unsigned)((mn / SE) * (SUB_BYTES / 16) +
+                                 k * (SWZ / 16)),
+                      (unsigned)SUB_BYTES, 8u * SWZ, WG_LAYOUT(SWZ));
   }
 
   /* The k-tile at k0 of the tile at mn0 into the stage at dst. */
@@ -355,14 +359,15 @@ __device__ __forceinline__ void chain_slab(float (&p)[NACC], unsigned sa,
 }
 
 /* ... and its finished sums added into the slab's accumulators in fp32
- * (the tile's first k-tile: acc = p). */
+ * (zeroed at the tile's start: a select for its first k-tile would cost
+ * as many instructions as the adds). */
 __device__ __forceinline__ void fold_slab(float (&acc)[NACC],
-                                          float (&p)[NACC], bool first)
+                                          float (&p)[NACC])
 {
 #pragma unroll
   for (int e = 0; e < NACC; e++) {
     wg_pin(p[e]);
-    acc[e] = first ? p[e] : acc[e] + p[e];
+    acc[e] += p[e];
   }
 }
 
@@ -381,12 +386,11 @@ __device__ __forceinline__ void chain_at(const ring &r, int g, int m0,
 /* ... and k-tile g's chain, in p, done (the one after it may run): its
  * buffer freed, p added into acc. */
 __device__ __forceinline__ void fold_at(const ring &r, int g,
-                                        float (&acc)[NACC], float (&p)[NACC],
-                                        bool first)
+                                        float (&acc)[NACC], float (&p)[NACC])
 {
   wg_wait<1>();
   release(r, g % STAGES);
-  fold_slab(acc, p, first);
+  fold_slab(acc, p);
 }
 
 /* Ping-pong: the consumer has issued its main loop of unit i (of the
@@ -425,7 +429,11 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
   extern __shared__ unsigned char smem_raw[];
   unsigned char *smem =
       smem_raw + ((1024u - (tn_smem_u32(smem_raw) & 1023u)) & 1023u);
-  const int tid = threadIdx.x, wg = tid / 128, wtid = tid % 128;
+  /* the warpgroup through a shuffle from lane 0, so that the compiler
+   * knows it uniform and keeps what derives from it (the consumer's rows,
+   * its descriptors) in uniform registers */
+  const int tid = threadIdx.x, wtid = tid % 128;
+  const int wg = __shfl_sync(0xffffffffu, tid / 128, 0);
   const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
   const int units = cluster_units(CL, MCAST, tiles_m, tiles_n);
   const int ktiles = (K + BK - 1) / BK;
@@ -503,11 +511,13 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
 #elif TN_PROMOTE
   float part[NACC]; /* a slab's sums of a k-tile, before they join acc */
 #endif
+#if !TN_PROMOTE
 #pragma unroll
   for (int mc = 0; mc < MC; mc++)
 #pragma unroll
     for (int e = 0; e < NACC; e++)
       acc[mc][e] = 0.0f;
+#endif
 
   /* i: the block's units so far, g: its k-tiles so far (the ring's
    * position); with ping-pong this consumer's are every other unit */
@@ -521,6 +531,15 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
     if (i > 0) /* the other consumer issued unit i - 1's main loop */
       wg_bar(ORDER_BAR + cw, 256);
 #endif
+#if TN_PROMOTE
+    /* each k-tile's sums are added in (without promotion the tile's first
+     * wgmma ignores acc) */
+#pragma unroll
+    for (int mc = 0; mc < MC; mc++)
+#pragma unroll
+      for (int e = 0; e < NACC; e++)
+        acc[mc][e] = 0.0f;
+#endif
 #if TN_PROMOTE && PARTS == 2
     /* two sets of partial sums, the k-loop unrolled by two so that each
      * k-tile's set is fixed where ptxas sees it: k-tile kt's chain into
@@ -530,22 +549,22 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
     int kt = 1;
     for (; kt + 1 < ktiles; kt += 2) {
       chain_at(r, g + kt, m0, part2);
-      fold_at(r, g + kt - 1, acc[0], part, kt == 1);
+      fold_at(r, g + kt - 1, acc[0], part);
       chain_at(r, g + kt + 1, m0, part);
-      fold_at(r, g + kt, acc[0], part2, false);
+      fold_at(r, g + kt, acc[0], part2);
     }
     if (kt < ktiles) {
       chain_at(r, g + kt, m0, part2);
-      fold_at(r, g + kt - 1, acc[0], part, kt == 1);
+      fold_at(r, g + kt - 1, acc[0], part);
     }
     pass_turn(i, mine, cw);
     /* the tile's last chain */
     wg_wait<0>();
     release(r, (g + ktiles - 1) % STAGES);
     if (ktiles % 2 == 1)
-      fold_slab(acc[0], part, ktiles == 1);
+      fold_slab(acc[0], part);
     else
-      fold_slab(acc[0], part2, false);
+      fold_slab(acc[0], part2);
     g += ktiles;
 #else
     for (int kt = 0; kt < ktiles; kt++, g++) {
@@ -571,7 +590,7 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
                   &map_b);
 #endif
         }
-        fold_slab(acc[mc], part, kt == 0);
+        fold_slab(acc[mc], part);
       }
 #else
 #pragma unroll

@@ -49,16 +49,21 @@
  * 1 = 128B, 2 = 64B, 3 = 32B (0, no swizzle, is not used here). */
 #define WG_LAYOUT(bytes) ((bytes) == 128 ? 1 : (bytes) == 64 ? 2 : 3)
 
-/* A shared-memory matrix descriptor: start address, leading and stride
- * byte offsets (each in 16-byte units, 14 bits), base offset 0 (every
- * tile starts on its swizzle's 1024-byte-aligned repeat), layout type. */
+/* A shared-memory matrix descriptor of the matrix 16 off16 bytes past
+ * saddr: start address, leading and stride byte offsets (each in 16-byte
+ * units, 14 bits), base offset 0 (every tile starts on its swizzle's
+ * 1024-byte-aligned repeat), layout type.  The start address is added
+ * to in 32 bits, so that a chain's descriptors are one add each from
+ * their stage's; shared addresses lie below 2^18, so the 14-bit field
+ * cannot carry into the next. */
 __device__ __forceinline__ unsigned long long
-wg_desc(unsigned saddr, unsigned lbo, unsigned sbo, int layout)
+wg_desc_at(unsigned saddr, unsigned off16, unsigned lbo, unsigned sbo,
+           int layout)
 {
-  return (unsigned long long)((saddr & 0x3ffffu) >> 4) |
-         (unsigned long long)((lbo >> 4) & 0x3fffu) << 16 |
-         (unsigned long long)((sbo >> 4) & 0x3fffu) << 32 |
-         (unsigned long long)layout << 62;
+  const unsigned lo =
+      (((saddr & 0x3ffffu) >> 4) | ((lbo >> 4) & 0x3fffu) << 16) + off16;
+  const unsigned hi = ((sbo >> 4) & 0x3fffu) | (unsigned)layout << 30;
+  return (unsigned long long)hi << 32 | lo;
 }
 
 /* Orders this warpgroup's register and shared-memory accesses before the
