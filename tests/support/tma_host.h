@@ -107,6 +107,10 @@ static inline void tn_mbar_init(unsigned long long *bar, unsigned count)
 
 static inline void tn_mbar_init_fence(void) {}
 
+/* The host's copies are plain stores under the barriers' lock: no proxy
+ * to order them with. */
+static inline void tn_tma_refill_fence(void) {}
+
 /* One arrival, with `bytes` more to come (0: a plain arrival). */
 static inline void tn_mbar_arrive_tx(unsigned long long *bar, int bytes)
 {
