@@ -489,8 +489,10 @@ static double work(const tn_family *fam, const tn_problem *prob)
  * ops (shift, and, xor) a load.  DRAM: A, B and C once each (the tiles'
  * re-reads hit L2).  Registers: the accumulators, a column of A and a row
  * of B, the staged next tiles, and some 24 for addresses and the loop.
- * Pipeline 3 has no copies in the threads and no block barrier: a wait
- * on the buffer's mbarrier and an arrival a warp and k-tile. */
+ * Pipeline 3 has no copies in the threads and no block barrier, but a
+ * wait on the buffer's mbarrier and an arrival a warp and k-tile tie the
+ * warps as a barrier would (a buffer is refilled once its slowest warp
+ * is done with it): one barrier's time a k-tile. */
 static void estimate(const tn_family *fam, const tn_params *p,
                      const tn_problem *prob, tn_time_work *w)
 {
@@ -527,9 +529,9 @@ static void estimate(const tn_family *fam, const tn_params *p,
   w->other_insts = per_k / 32 * (gl + (g.stages > 1 ? 1 : 2) + 2);
   w->imad_ops = per_k * 3 * gl;
   w->lop_ops = per_k * 3 * sw_ops;
-  /* a barrier a k-tile with the two-stage pipeline, two without, none
-   * on the TMA ring */
-  w->syncs = g.tma ? 0 : ktiles * (g.stages > 1 ? 1 : 2);
+  /* a barrier a k-tile with the two-stage pipeline, two without, the
+   * ring's wait and arrival on the TMA ring */
+  w->syncs = ktiles * (g.tma || g.stages > 1 ? 1 : 2);
   /* a register tile's next fragments load beside its products; the
    * textbook kernel's one product a k is a chain */
   w->ilp = g.kernel == 0 ? 1 : 2;
