@@ -635,4 +635,8 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
     epilogue_direct(C, M, N, tm * BM + m0, tn * BN, wtid, alpha, beta, acc);
 #endif
   }
+#if TN_EPILOGUE == 1
+  if (wtid == 0)
+    tn_tma_store_wait_read(); /* the last stores read before the block ends */
+#endif
 }

@@ -90,9 +90,10 @@ __device__ __forceinline__ unsigned staged_offset(int row, int col)
 /* Epilogue 1: the consumer's CM x BN tile into its staging (st.shared of
  * float pairs for fp32 C; stmatrix.x4 of two n8 blocks by 16 rows for a
  * 16-bit C), then, for a tile inside the grid (`store`), one TMA store per
- * 128-byte column of sub-tiles, issued by the warpgroup's thread 0, which
- * waits until they have read it (the next tile's staging waits at the
- * first barrier). */
+ * 128-byte column of sub-tiles, issued by the warpgroup's thread 0
+ * without waiting for them: the next tile's epilogue waits until they
+ * have read the staging, before its first barrier (and the block before
+ * it ends), so that the store does not hold up the next main loop. */
 __device__ __forceinline__ void
 epilogue_staged(unsigned char *stage, const tn_tensor_map *map_c,
                 const out_t *C, int M, int N, int m_base, int n0, int cw,
@@ -101,6 +102,8 @@ epilogue_staged(unsigned char *stage, const tn_tensor_map *map_c,
 {
   const int w = wtid / 32, lane = wtid % 32;
   const unsigned sbase = tn_smem_u32(stage);
+  if (wtid == 0)
+    tn_tma_store_wait_read(); /* the previous tile's stores */
   wg_bar(1 + cw, 128);
 #if TN_OUT_F32
 #pragma unroll
@@ -148,7 +151,7 @@ epilogue_staged(unsigned char *stage, const tn_tensor_map *map_c,
 #pragma unroll
     for (int sub = 0; sub < BN / SC; sub++)
       tn_tma_store_2d(map_c, stage + sub * CM * 128, n0 + sub * SC, m_base);
-    tn_tma_store_drain();
+    tn_tma_store_commit();
   }
 }
 

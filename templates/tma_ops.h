@@ -206,6 +206,19 @@ __device__ __forceinline__ void tn_tma_store_drain(void)
   asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
 }
 
+/* Commits the stores issued, without waiting for them. */
+__device__ __forceinline__ void tn_tma_store_commit(void)
+{
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+/* Waits until the stores committed so far have read their shared
+ * source. */
+__device__ __forceinline__ void tn_tma_store_wait_read(void)
+{
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+
 #endif /* TN_TMA_HOST */
 
 #endif
