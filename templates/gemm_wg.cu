@@ -343,6 +343,16 @@ __device__ __forceinline__ void wg_mma(float (&d)[NACC],
 #endif
 }
 
+/* The consumer's accumulators set to 0. */
+__device__ __forceinline__ void zero_acc(float (&acc)[MC][NACC])
+{
+#pragma unroll
+  for (int mc = 0; mc < MC; mc++)
+#pragma unroll
+    for (int e = 0; e < NACC; e++)
+      acc[mc][e] = 0.0f;
+}
+
 /* Promotion: one k-tile's chain of wgmma for the m64 slab from row m,
  * into p from zero, committed.  With one set of partial sums the slabs of
  * a consumer take turns in p (as DeepGEMM's waves do), so that a 128 x 128
@@ -512,11 +522,7 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
   float part[NACC]; /* a slab's sums of a k-tile, before they join acc */
 #endif
 #if !TN_PROMOTE
-#pragma unroll
-  for (int mc = 0; mc < MC; mc++)
-#pragma unroll
-    for (int e = 0; e < NACC; e++)
-      acc[mc][e] = 0.0f;
+  zero_acc(acc);
 #endif
 
   /* i: the block's units so far, g: its k-tiles so far (the ring's
@@ -534,11 +540,7 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
 #if TN_PROMOTE
     /* each k-tile's sums are added in (without promotion the tile's first
      * wgmma ignores acc) */
-#pragma unroll
-    for (int mc = 0; mc < MC; mc++)
-#pragma unroll
-      for (int e = 0; e < NACC; e++)
-        acc[mc][e] = 0.0f;
+    zero_acc(acc);
 #endif
 #if TN_PROMOTE && PARTS == 2
     /* two sets of partial sums, the k-loop unrolled by two so that each
