@@ -53,7 +53,10 @@
  * over all of K as for bf16 (cuBLASLt's fast accumulation).  TN_PARTIALS
  * 2 gives promotion two sets of those registers: the next k-tile's chain
  * runs on the tensor cores while the last one's sums are added (1: the
- * consumer waits for each chain before it adds).  The scales
+ * consumer waits for each chain before it adds), in runs of
+ * TN_PROMOTE_RUN k-tiles, after each of which the consumer waits for all
+ * (ptxas serializes every wgmma of a kernel where a chain is still in
+ * flight when a loop goes round).  The scales
  * are device pointers, read once (alpha * scale_a * scale_b in fp32).
  *
  * Ping-pong (TN_PINGPONG 1, persistent blocks, a producer, two
@@ -105,6 +108,9 @@
 #ifndef TN_PINGPONG
 #define TN_PINGPONG 0
 #endif
+#ifndef TN_PROMOTE_RUN
+#define TN_PROMOTE_RUN 4
+#endif
 
 #define WG_TNSP_A (TN_TRANS_A ? 1 : 0) /* A stored K x M: along M */
 #define WG_TNSP_B (TN_TRANS_B ? 0 : 1) /* B stored K x N: along N */
@@ -128,6 +134,7 @@
 #define CL TN_CLUSTER
 #define MCAST TN_MULTICAST       /* 1: B's k-tiles shared, 2: A's */
 #define PARTS TN_PARTIALS        /* promotion's sets of partial sums */
+#define PRUN TN_PROMOTE_RUN      /* ... and the k-tiles of a run of two */
 
 #if TN_OUT_F32
 typedef float out_t;
@@ -393,14 +400,42 @@ __device__ __forceinline__ void chain_at(const ring &r, int g, int m0,
              tn_smem_u32(r.b + s * op_b::STAGE_BYTES), m0);
 }
 
-/* ... and k-tile g's chain, in p, done (the one after it may run): its
- * buffer freed, p added into acc. */
+/* ... and k-tile g's chain, in p, done (N: the chains after it that may
+ * still run): its buffer freed, p added into acc. */
+template <int N>
 __device__ __forceinline__ void fold_at(const ring &r, int g,
                                         float (&acc)[NACC], float (&p)[NACC])
 {
-  wg_wait<1>();
+  wg_wait<N>();
   release(r, g % STAGES);
   fold_slab(acc, p);
+}
+
+/* Promotion with two sets of partial sums over the U k-tiles from g: each
+ * k-tile's chain issued into one set before the last one's, in the other,
+ * is waited for and added; the run ends with none in flight, so that no
+ * loop goes round with a chain running (ptxas would serialize them all). */
+template <int U>
+__device__ __forceinline__ void promote_run(const ring &r, int g, int m0,
+                                            float (&acc)[NACC],
+                                            float (&p0)[NACC],
+                                            float (&p1)[NACC])
+{
+  chain_at(r, g, m0, p0);
+#pragma unroll
+  for (int j = 1; j < U; j++) {
+    if (j % 2) {
+      chain_at(r, g + j, m0, p1);
+      fold_at<1>(r, g + j - 1, acc, p0);
+    } else {
+      chain_at(r, g + j, m0, p0);
+      fold_at<1>(r, g + j - 1, acc, p1);
+    }
+  }
+  if ((U - 1) % 2)
+    fold_at<0>(r, g + U - 1, acc, p1);
+  else
+    fold_at<0>(r, g + U - 1, acc, p0);
 }
 
 /* Ping-pong: the consumer has issued its main loop of unit i (of the
@@ -543,30 +578,16 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
     zero_acc(acc);
 #endif
 #if TN_PROMOTE && PARTS == 2
-    /* two sets of partial sums, the k-loop unrolled by two so that each
-     * k-tile's set is fixed where ptxas sees it: k-tile kt's chain into
-     * one set, then k-tile kt - 1's, waited for (wait_group 1) and its
-     * buffer freed, added into acc beside it */
-    chain_at(r, g, m0, part);
-    int kt = 1;
-    for (; kt + 1 < ktiles; kt += 2) {
-      chain_at(r, g + kt, m0, part2);
-      fold_at(r, g + kt - 1, acc[0], part);
-      chain_at(r, g + kt + 1, m0, part);
-      fold_at(r, g + kt, acc[0], part2);
-    }
-    if (kt < ktiles) {
-      chain_at(r, g + kt, m0, part2);
-      fold_at(r, g + kt - 1, acc[0], part);
-    }
+    /* two sets of partial sums, in runs of PRUN k-tiles, then of two and
+     * one for what is left */
+    int kt = 0;
+    for (; kt + PRUN <= ktiles; kt += PRUN)
+      promote_run<PRUN>(r, g + kt, m0, acc[0], part, part2);
+    for (; kt + 2 <= ktiles; kt += 2)
+      promote_run<2>(r, g + kt, m0, acc[0], part, part2);
+    if (kt < ktiles)
+      promote_run<1>(r, g + kt, m0, acc[0], part, part2);
     pass_turn(i, mine, cw);
-    /* the tile's last chain */
-    wg_wait<0>();
-    release(r, (g + ktiles - 1) % STAGES);
-    if (ktiles % 2 == 1)
-      fold_slab(acc[0], part);
-    else
-      fold_slab(acc[0], part2);
     g += ktiles;
 #else
     for (int kt = 0; kt < ktiles; kt++, g++) {
@@ -613,7 +634,7 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
 #endif
     }
 #endif
-#if !(TN_PROMOTE && PARTS == 2) /* (which passed before its last wait) */
+#if !(TN_PROMOTE && PARTS == 2) /* (which passed after its runs) */
     pass_turn(i, mine, cw);
 #endif
 #if !TN_PROMOTE

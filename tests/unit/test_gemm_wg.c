@@ -134,6 +134,16 @@ static void check_rules(void)
     tn_family_macros(f, &p, &e4, &d);
     CHECK(define_of(&d, "TN_PARTIALS") != NULL &&
           strcmp(define_of(&d, "TN_PARTIALS"), "2") == 0);
+    p.v[WG_PROMOTE_RUN].i = 3; /* runs of 3 k-tiles */
+    CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 0);
+    tn_family_macros(f, &p, &e4, &d);
+    CHECK(define_of(&d, "TN_PROMOTE_RUN") != NULL &&
+          strcmp(define_of(&d, "TN_PROMOTE_RUN"), "3") == 0);
+    p.v[WG_PARTIALS].i = 1; /* the run would change nothing */
+    CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 1);
+    CHECK(strstr(why, "promote_run 3 shapes the runs of partials 2") != NULL);
+    p.v[WG_PARTIALS].i = 2;
+    p.v[WG_PROMOTE_RUN].i = 4;
     CHECK_EQ_INT(f->prepare(f, &p, &fast, why, sizeof(why)), 1);
     CHECK(strstr(why, "none (fast_accum)") != NULL);
     CHECK_EQ_INT(f->prepare(f, &p, &bf16, why, sizeof(why)), 1);

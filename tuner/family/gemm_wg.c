@@ -137,6 +137,10 @@ static const tn_param_desc params[WG_N_PARAMS] = {
      "the whole bm x bn, their main loops one after the other, so that "
      "one's epilogue runs beside the other's main loop (needs persistent, "
      "a producer and consumers 2)", 1},
+    {"promote_run", TN_PARAM_INT, 0, 2, 16, 4,
+     "with partials 2: the k-tiles of a run, after which the consumer "
+     "waits for its last chain (ptxas serializes the wgmma of a loop that "
+     "goes round with a chain in flight)", 1},
 };
 
 /* The tensor maps: A and B (2D, innermost first: k for a K-major operand,
@@ -246,6 +250,13 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
   if (p->v[WG_PARTIALS].i == 2 && !p->v[WG_PRODUCER].i) {
     snprintf(why, n, "partials 2 needs a producer warpgroup (its k-loop "
                      "issues no copies)");
+    return 1;
+  }
+  if (p->v[WG_PARTIALS].i != 2 && p->v[WG_PROMOTE_RUN].i != 4) {
+    snprintf(why, n, "promote_run %lld shapes the runs of partials 2: "
+                     "with partials %lld it would repeat promote_run 4's "
+                     "kernel",
+             p->v[WG_PROMOTE_RUN].i, p->v[WG_PARTIALS].i);
     return 1;
   }
   if (p->v[WG_PARTIALS].i == 2 && cm > 64) {

@@ -29,6 +29,7 @@ enum {
   WG_MULTICAST,  /* added after results files were written */
   WG_PARTIALS,   /* added after results files were written */
   WG_PINGPONG,   /* added after results files were written */
+  WG_PROMOTE_RUN, /* added after results files were written */
   WG_N_PARAMS
 };
 
