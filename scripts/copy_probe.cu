@@ -10,10 +10,21 @@
  * grid_stride: 16-byte vectors, as many blocks as fit the GPU at once,
  * each walking the buffer a grid apart.  one_chunk: a block per 16 KiB,
  * each thread 4 vectors loaded before its stores (a transpose tile's
- * shape of work, without the transposition). */
+ * shape of work, without the transposition).  four_chunks: a block per
+ * four such chunks in turn, each thread loading the next chunk's vectors
+ * before it stores the last's (a transpose block moving several tiles).
+ * big_chunks: as many blocks as fit, walking 32 KiB chunks, each thread's
+ * 8 vectors loaded before its stores.  bulk: the copy engine of each SM
+ * (TMA's 1-D bulk copies) moving 16 KiB chunks through a ring of four
+ * buffers a block, one thread issuing, as many blocks as fit (the
+ * transposes' copy-engine path, without the transposition).  Each SM
+ * copy is checked once, byte by byte.  A device copy that waits for the
+ * SMs is a kernel (scripts/ce_probe.cu would tell). */
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
+
+#include "../templates/tma_ops.h"
 
 #define CHECK(x)                                                               \
   do {                                                                         \
@@ -46,6 +57,97 @@ __global__ void one_chunk(const int4 *__restrict__ in, int4 *__restrict__ out,
       out[base + k * blockDim.x] = v[k];
 }
 
+__global__ void four_chunks(const int4 *__restrict__ in,
+                            int4 *__restrict__ out, size_t n) {
+  int4 v[4];
+  size_t base = blockIdx.x * (size_t)blockDim.x * 16 + threadIdx.x;
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    if (base + k * blockDim.x < n)
+      v[k] = in[base + k * blockDim.x];
+#pragma unroll
+  for (int c = 0; c < 4; c++, base += 4 * blockDim.x) {
+    int4 w[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      w[k] = v[k];
+    if (c < 3) /* the next chunk's loads in flight through these stores */
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+        if (base + (4 + k) * blockDim.x < n)
+          v[k] = in[base + (4 + k) * blockDim.x];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      if (base + k * blockDim.x < n)
+        out[base + k * blockDim.x] = w[k];
+  }
+}
+
+/* As many blocks as fit, each walking 32 KiB chunks a grid apart, every
+ * thread's 8 vectors of a chunk loaded before its stores. */
+__global__ void big_chunks(const int4 *__restrict__ in,
+                           int4 *__restrict__ out, size_t n) {
+  for (size_t base = blockIdx.x * (size_t)blockDim.x * 8 + threadIdx.x;
+       base < n; base += (size_t)gridDim.x * blockDim.x * 8) {
+    int4 v[8];
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+      if (base + k * blockDim.x < n)
+        v[k] = in[base + k * blockDim.x];
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+      if (base + k * blockDim.x < n)
+        out[base + k * blockDim.x] = v[k];
+  }
+}
+
+#define BULK_CHUNK 16384
+#define BULK_RING 4
+
+/* One thread a block: chunk i of the block's (blockIdx.x + i gridDim.x)
+ * loaded by the copy engine into buffer i % BULK_RING, then stored from
+ * it; a buffer is refilled once its store has read it. */
+__global__ void bulk(const char *__restrict__ in, char *__restrict__ out,
+                     size_t chunks) {
+  extern __shared__ __align__(128) char ring[];
+  __shared__ __align__(8) unsigned long long full[BULK_RING];
+  if (threadIdx.x != 0)
+    return;
+  for (int s = 0; s < BULK_RING; s++)
+    tn_mbar_init(&full[s], 1);
+  tn_mbar_init_fence();
+  auto load = [&](size_t c, int s) {
+    tn_mbar_expect_tx(&full[s], BULK_CHUNK);
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx"
+                 "::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                     tn_smem_u32(ring + s * BULK_CHUNK)),
+                 "l"(in + c * BULK_CHUNK), "r"(BULK_CHUNK),
+                 "r"(tn_smem_u32(&full[s]))
+                 : "memory");
+  };
+  for (int s = 0; s < BULK_RING; s++)
+    if (blockIdx.x + (size_t)s * gridDim.x < chunks)
+      load(blockIdx.x + (size_t)s * gridDim.x, s);
+  for (size_t i = 0;; i++) {
+    size_t c = blockIdx.x + i * gridDim.x;
+    if (c >= chunks)
+      break;
+    int s = (int)(i % BULK_RING);
+    tn_mbar_wait(&full[s], (unsigned)(i / BULK_RING) & 1u);
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], "
+                 "%2;\n" ::"l"(out + c * BULK_CHUNK),
+                 "r"(tn_smem_u32(ring + s * BULK_CHUNK)), "r"(BULK_CHUNK)
+                 : "memory");
+    tn_tma_store_commit();
+    size_t next = c + (size_t)BULK_RING * gridDim.x;
+    if (next < chunks) {
+      tn_tma_store_wait_read(); /* the buffer's store has read it */
+      load(next, s);
+    }
+  }
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+
 /* Median of reps launches of what, in ms, each timed alone by events. */
 template <typename F> static float median_ms(F what, int reps) {
   cudaEvent_t a, b;
@@ -75,6 +177,13 @@ int main(int argc, char **argv) {
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, grid_stride, 256,
                                                       0));
+  int bulk_per_sm, big_per_sm;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&big_per_sm, big_chunks,
+                                                      256, 0));
+  CHECK(cudaFuncSetAttribute(bulk, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             BULK_RING * BULK_CHUNK));
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &bulk_per_sm, bulk, 32, BULK_RING * BULK_CHUNK));
   printf("size_mib,copy,ms,GB/s,pct_of_memcpy\n");
   for (int a = 1; a < argc; a++) {
     size_t bytes = (size_t)atol(argv[a]) << 20, n = bytes / 16;
@@ -98,10 +207,59 @@ int main(int argc, char **argv) {
                                                             (int4 *)out, n);
         },
         reps);
+    float f = median_ms(
+        [&] {
+          four_chunks<<<(unsigned)((n + 4095) / 4096), 256>>>(
+              (const int4 *)in, (int4 *)out, n);
+        },
+        reps);
+    float w = median_ms(
+        [&] {
+          big_chunks<<<sms * big_per_sm, 256>>>((const int4 *)in,
+                                                (int4 *)out, n);
+        },
+        reps);
+    float b = median_ms(
+        [&] {
+          bulk<<<sms * bulk_per_sm, 32, BULK_RING * BULK_CHUNK>>>(
+              (const char *)in, (char *)out, bytes / BULK_CHUNK);
+        },
+        reps);
     CHECK(cudaGetLastError());
-    const char *names[3] = {"memcpy", "grid_stride", "one_chunk"};
-    float ms[3] = {m, g, c};
-    for (int k = 0; k < 3; k++)
+    /* each SM copy once more into a cleared output, every byte checked */
+    int bad = 0;
+    unsigned char *h = (unsigned char *)malloc(bytes);
+    for (int k = 0; k < 5 && h; k++) {
+      CHECK(cudaMemset(out, 0, bytes));
+      if (k == 0)
+        grid_stride<<<sms * per_sm, 256>>>((const int4 *)in, (int4 *)out, n);
+      else if (k == 1)
+        one_chunk<<<(unsigned)((n + 1023) / 1024), 256>>>((const int4 *)in,
+                                                          (int4 *)out, n);
+      else if (k == 2)
+        four_chunks<<<(unsigned)((n + 4095) / 4096), 256>>>(
+            (const int4 *)in, (int4 *)out, n);
+      else if (k == 3)
+        big_chunks<<<sms * big_per_sm, 256>>>((const int4 *)in, (int4 *)out,
+                                              n);
+      else
+        bulk<<<sms * bulk_per_sm, 32, BULK_RING * BULK_CHUNK>>>(
+            (const char *)in, (char *)out, bytes / BULK_CHUNK);
+      CHECK(cudaMemcpy(h, out, bytes, cudaMemcpyDeviceToHost));
+      for (size_t i = 0; i < bytes; i++)
+        if (h[i] != 1) {
+          fprintf(stderr, "copy %d: byte %zu is %d\n", k, i, h[i]);
+          bad = 1;
+          break;
+        }
+    }
+    free(h);
+    if (bad)
+      return 1;
+    const char *names[6] = {"memcpy",      "grid_stride", "one_chunk",
+                            "four_chunks", "big_chunks",  "bulk"};
+    float ms[6] = {m, g, c, f, w, b};
+    for (int k = 0; k < 6; k++)
       printf("%s,%s,%.4f,%.1f,%.1f\n", argv[a], names[k], ms[k],
              2.0 * bytes / ms[k] / 1e6, 100.0 * m / ms[k]);
     CHECK(cudaFree(in));
