@@ -509,9 +509,13 @@ static double work(const tn_family *fam, const tn_problem *prob)
 /* The time model's view of a launch: wgmma flops over the padded tiles
  * at the tensor rate (fp8's counted half: Hopper's dense fp8 rate is
  * twice bf16's, which the profile measures); the copy engine keeps
- * `stages` k-tiles of A and B in flight a block, which bounds the loads
- * (L2 hits mostly, the tiles re-read by every block of a row or column)
- * by Little's law; per warp and k-tile a handful of instructions (the
+ * stages - 1 k-tiles of A and B in flight ahead of the consumers, a ring
+ * as gemm_tc's cp.async one (L2 hits mostly, the tiles re-read by every
+ * block of a row or column), over all the k-tiles of the busiest block's
+ * tiles (not Little's law on the threads: no thread holds the loads, and
+ * that bound, fitted on the transposes' 3 us, priced a 128 x 128 tile's
+ * ring at 0.124 ms where the whole kernel ran in 0.092); per warp and
+ * k-tile a handful of instructions (the
  * mbarrier waits and arrives, the wgmma fences and commits; promotion's
  * fp32 adds, an accumulator a thread each; with two sets of partial
  * sums the adds overlap the next chain, which the model does not price).
@@ -537,7 +541,10 @@ static void estimate(const tn_family *fam, const tn_params *p,
                       ((double)g.m * g.k + (double)g.k * g.n) +
                   c_bytes * (prob->opt[WG_OPT_BETA] != 0 ? 2 : 1);
   w->load_bytes = (double)g.computed * ktiles * stage_bytes;
-  w->bytes_in_flight = g.stages * stage_bytes / g.threads;
+  /* the copy engine's ring: stages - 1 k-tiles in flight ahead of the
+   * one computed, over every k-tile of the busiest block's tiles */
+  w->ring_ktiles = ktiles * (double)((g.computed + g.blocks - 1) / g.blocks);
+  w->ring_ahead = g.stages - 1;
   w->other_insts = (double)g.computed * ktiles * (g.threads / 32) * 8;
   if (g.promote) /* bm x bn adds a k-tile, 32 lanes an instruction */
     w->other_insts += (double)g.computed * ktiles * g.bm * g.bn / 32;
