@@ -144,6 +144,22 @@ static void check_rules(void)
     CHECK(strstr(why, "promote_run 3 shapes the runs of partials 2") != NULL);
     p.v[WG_PARTIALS].i = 2;
     p.v[WG_PROMOTE_RUN].i = 4;
+    {
+      /* the time model's ring: stages - 1 k-tiles ahead, over the
+       * k-tiles of the busiest block's tiles (32 a tile at 4096 / 128;
+       * 1024 tiles: one a block, or ceil(1024 / 132) = 8 persistent) */
+      tn_time_work w;
+      f->estimate(f, &p, &e4, &w);
+      CHECK(w.ring_ktiles == 32 && w.ring_ahead == 3 &&
+            w.bytes_in_flight == 0);
+      p.v[WG_PERSISTENT].i = 132;
+      p.v[WG_STAGES].i = 6;
+      CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 0);
+      f->estimate(f, &p, &e4, &w);
+      CHECK(w.ring_ktiles == 32 * 8 && w.ring_ahead == 5);
+      p.v[WG_PERSISTENT].i = 0;
+      p.v[WG_STAGES].i = 4;
+    }
     CHECK_EQ_INT(f->prepare(f, &p, &fast, why, sizeof(why)), 1);
     CHECK(strstr(why, "none (fast_accum)") != NULL);
     CHECK_EQ_INT(f->prepare(f, &p, &bf16, why, sizeof(why)), 1);
