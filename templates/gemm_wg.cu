@@ -134,7 +134,7 @@
 #define CL TN_CLUSTER
 #define MCAST TN_MULTICAST       /* 1: B's k-tiles shared, 2: A's */
 #define PARTS TN_PARTIALS        /* promotion's sets of partial sums */
-#define PRUN TN_PROMOTE_RUN      /* ... and the k-tiles of a run of two */
+#define PRUN TN_PROMOTE_RUN      /* the k-tiles of one run of them */
 
 #if TN_OUT_F32
 typedef float out_t;

@@ -512,10 +512,9 @@ static double work(const tn_family *fam, const tn_problem *prob)
  * stages - 1 k-tiles of A and B in flight ahead of the consumers, a ring
  * as gemm_tc's cp.async one (L2 hits mostly, the tiles re-read by every
  * block of a row or column), over all the k-tiles of the busiest block's
- * tiles (not Little's law on the threads: no thread holds the loads, and
- * that bound, fitted on the transposes' 3 us, priced a 128 x 128 tile's
- * ring at 0.124 ms where the whole kernel ran in 0.092); per warp and
- * k-tile a handful of instructions (the
+ * tiles (the loads are the copy engine's: Little's law on the threads'
+ * bytes in flight does not bound them); per warp and k-tile a handful
+ * of instructions (the
  * mbarrier waits and arrives, the wgmma fences and commits; promotion's
  * fp32 adds, an accumulator a thread each; with two sets of partial
  * sums the adds overlap the next chain, which the model does not price).
