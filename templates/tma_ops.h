@@ -198,14 +198,6 @@ __device__ __forceinline__ void tn_tma_store_3d(const tn_tensor_map *map,
                : "memory");
 }
 
-/* Commits the stores issued and waits until they have read their shared
- * source. */
-__device__ __forceinline__ void tn_tma_store_drain(void)
-{
-  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-}
-
 /* Commits the stores issued, without waiting for them. */
 __device__ __forceinline__ void tn_tma_store_commit(void)
 {
@@ -217,6 +209,14 @@ __device__ __forceinline__ void tn_tma_store_commit(void)
 __device__ __forceinline__ void tn_tma_store_wait_read(void)
 {
   asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+
+/* Commits the stores issued and waits until they have read their shared
+ * source. */
+__device__ __forceinline__ void tn_tma_store_drain(void)
+{
+  tn_tma_store_commit();
+  tn_tma_store_wait_read();
 }
 
 #endif /* TN_TMA_HOST */
