@@ -10,15 +10,7 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-#define CHECK(x)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,                       \
-              cudaGetErrorString(e_));                                         \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+#include "probe_check.h"
 
 __global__ void spin(long long cycles, int *sink) {
   long long t0 = clock64();

@@ -25,16 +25,7 @@
 #include <cuda_runtime.h>
 
 #include "../templates/tma_ops.h"
-
-#define CHECK(x)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,                       \
-              cudaGetErrorString(e_));                                         \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+#include "probe_check.h"
 
 __global__ void grid_stride(const int4 *__restrict__ in, int4 *__restrict__ out,
                             size_t n) {
