@@ -218,17 +218,19 @@ __device__ __forceinline__ void multiply(const float *As, const float *Bs,
     if constexpr (!TN_A_KMAJOR) {
 #pragma unroll
       for (int i = 0; i < G_TM; i++) {
-        const int m = wr + (i / G_VM) * G_LM * G_VM + lr * G_VM + i % G_VM;
-        TN_TRACE_LD(As + tile_a::at(m, kq), 16, true);
-        a4[i] = *reinterpret_cast<const float4 *>(As + tile_a::at(m, kq));
+        const int a = tile_a::at_split(
+            wr, (i / G_VM) * G_LM * G_VM + i % G_VM, lr * G_VM, kq);
+        TN_TRACE_LD(As + a, 16, true);
+        a4[i] = *reinterpret_cast<const float4 *>(As + a);
       }
     }
     if constexpr (!TN_B_KMAJOR) {
 #pragma unroll
       for (int j = 0; j < G_TN; j++) {
-        const int n = wc + (j / G_VN) * G_LN * G_VN + lc * G_VN + j % G_VN;
-        TN_TRACE_LD(Bs + tile_b::at(n, kq), 16, true);
-        b4[j] = *reinterpret_cast<const float4 *>(Bs + tile_b::at(n, kq));
+        const int b = tile_b::at_split(
+            wc, (j / G_VN) * G_LN * G_VN + j % G_VN, lc * G_VN, kq);
+        TN_TRACE_LD(Bs + b, 16, true);
+        b4[j] = *reinterpret_cast<const float4 *>(Bs + b);
       }
     }
 #pragma unroll

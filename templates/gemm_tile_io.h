@@ -112,6 +112,33 @@ template <int WHICH> struct tile_io {
     return tn_smem_offset(row, col, WIDTH, PAD, SB, SM, SS);
   }
 
+  /* SPLIT: at() of an unpadded swizzled tile separates into a part known
+   * when compiled and a part of the lane's own.  The swizzle is linear
+   * under xor, so for rows r0 (the warp's, whose bits lie above every bit
+   * the swizzle reads), rc (the unrolled loop's) and rl (the lane's) on
+   * disjoint bits, at(r0 + rc + rl, col) = (r0 + rc) * WIDTH + at(rl, col
+   * ^ h(rc)), h(rc) the bits the swizzle xors into rc's row: the lane
+   * keeps WIDTH / 4 offsets in registers instead of rebuilding the xor
+   * for every load (4 to 5 integer instructions each). */
+  enum {
+    SPLIT = SB > 0 && PAD == 0 && (WIDTH & (WIDTH - 1)) == 0 && SB <= SS &&
+            (1 << (SM + SB)) <= WIDTH &&
+            ((WHICH ? G_WN : G_WM) * WIDTH) % (1 << (SS + SM + SB)) == 0
+  };
+
+  /* at(r0 + rc + rl, col), r0 a multiple of the warp's rows, rc and rl
+   * on disjoint bits (the callers' runs and lanes) */
+  static __device__ __forceinline__ int at_split(int r0, int rc, int rl,
+                                                 int col)
+  {
+    if constexpr (SPLIT) {
+      const int h = tn_swizzle_offset(rc * WIDTH, SB, SM, SS) ^ (rc * WIDTH);
+      return (r0 + rc) * WIDTH + at(rl, col ^ h);
+    } else {
+      return at(r0 + rc + rl, col);
+    }
+  }
+
   static __device__ __forceinline__ int slot(int it)
   {
     return it * G_THREADS + (int)threadIdx.x;
