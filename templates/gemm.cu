@@ -41,6 +41,8 @@
  *                      buffer, VEC (widest access in floats), BASE (element
  *                      offset of buffer 0 in shared memory)
  *   TN_VM, TN_VN       tiled: floats per run of a thread's rows (columns)
+ *   TN_LANE_ORDER      tiled: the lanes' places in the warp's LM x LN grid
+ *                      (gemm_lanes.h)
  *   TN_LN              tiled: lanes of a warp along n
  *   TN_WM, TN_WN       tiled: the warp tile
  *   TN_WARPS_N         tiled: warps along n
@@ -59,6 +61,7 @@
  * tests/gpu/gpu_drift_trace.c the addresses, on a GPU).
  */
 #include "gemm_access.h"
+#include "gemm_lanes.h"
 #include "smem_layout.h"
 #include "smem_trace.h"
 
@@ -135,11 +138,11 @@ gemm(const float *__restrict__ A, const float *__restrict__ B,
 /* ---- The register-tiled kernel. ----
  *
  * TN_THREADS threads in warps of G_WM x G_WN outputs; a warp's lanes form
- * an LM x LN grid (LM = TN_LANES_M, LN = 32 / LM), lane = lr * LN + lc.  A
- * thread's TN_TM rows are TN_TM / VM runs of VM = min(TN_TM, 4) adjacent
- * rows, run i at warp row i * LM * VM + lr * VM: so the lanes of a quarter
- * warp read the same or adjacent float4s of an As row (broadcast, no
- * conflicts), and the same for the columns. */
+ * an LM x LN grid (LM = TN_LANES_M, LN = 32 / LM), lane (lr, lc) placed
+ * by TN_LANE_ORDER (gemm_lanes.h).  A thread's TN_TM rows are TN_TM / VM
+ * runs of VM (1, 2 or 4) adjacent rows, run i at warp row i * LM * VM +
+ * lr * VM: so lanes of one lr read the same or adjacent float4s of an As
+ * row (broadcast), and the same for the columns. */
 
 #define G_BM TN_BM
 #define G_BN TN_BN
@@ -336,7 +339,8 @@ gemm(
   float *const Bs = smem + TN_B_BASE;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int wr = (warp / G_WARPS_N) * G_WM, wc = (warp % G_WARPS_N) * G_WN;
-  const int lr = lane / G_LN, lc = lane % G_LN;
+  const int lr = tn_gemm_lane_pos(lane, G_LM, TN_LANE_ORDER, 1);
+  const int lc = tn_gemm_lane_pos(lane, G_LM, TN_LANE_ORDER, 0);
   const int m0 = blockIdx.y * G_BM, n0 = blockIdx.x * G_BN;
   const int ktiles = (K + G_BK - 1) / G_BK;
   TN_TRACE_BASE(smem);

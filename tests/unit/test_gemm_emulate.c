@@ -37,36 +37,48 @@ typedef struct {
   int trans_a, trans_b;
   int stages;   /* pipeline 3's ring */
   int producer; /* pipeline 3: a warp of its own refills it */
+  int vm;         /* runs of a thread's rows (0: the default) */
+  int lane_order; /* templates/gemm_lanes.h */
 } point_spec;
 
 static const point_spec points[] = {
     /* the textbook kernel, TILE 16 (its other parameters at their
      * defaults) */
-    {0, 16, 128, 8, 8, 8, 4, 1, 1, 2, 0, 0, "none", "none", 0, 0, 0, 0},
+    {0, 16, 128, 8, 8, 8, 4, 1, 1, 2, 0, 0, "none", "none", 0, 0, 0, 0, 0, 0},
     /* tiled, As k-major (transposing stores), two buffers through
      * registers, an xor swizzle */
-    {1, 64, 64, 8, 4, 4, 4, 1, 1, 1, 0, 0, "xor", "none", 0, 0, 0, 0},
+    {1, 64, 64, 8, 4, 4, 4, 1, 1, 1, 0, 0, "xor", "none", 0, 0, 0, 0, 0, 0},
     /* As m-major (a copy), pipeline 2, CuTe swizzle, 8 x 4 lanes */
     {1, 64, 128, 16, 8, 8, 8, 0, 1, 2, 0, 0, "cute(3,2,6)", "none", 0, 0, 0,
-     0},
+     0, 0, 0},
     /* one buffer; A transposed (As k-major a copy), Bs n-major of a B
      * along n (transposing stores), a pad on each */
-    {1, 64, 64, 16, 4, 8, 4, 1, 0, 0, 4, 4, "none", "none", 1, 0, 0, 0},
+    {1, 64, 64, 16, 4, 8, 4, 1, 0, 0, 4, 4, "none", "none", 1, 0, 0, 0, 0, 0},
     /* both transposed: Bs k-major of a B along k (transposing), an xor
      * swizzle on B */
-    {1, 128, 64, 8, 8, 4, 8, 1, 1, 2, 4, 0, "none", "xor", 1, 1, 0, 0},
+    {1, 128, 64, 8, 8, 4, 8, 1, 1, 2, 4, 0, "none", "xor", 1, 1, 0, 0, 0, 0},
     /* thread tiles of 2 x 2: runs of two floats, the float2 epilogue */
-    {1, 32, 32, 8, 2, 2, 4, 1, 1, 1, 0, 0, "none", "none", 0, 0, 0, 0},
+    {1, 32, 32, 8, 2, 2, 4, 1, 1, 1, 0, 0, "none", "none", 0, 0, 0, 0, 0, 0},
     /* the TMA ring: As[m][k] under each hardware swizzle at the k-tile
      * it fits, rings of 2 to 5, refilled by thread 0 or a producer warp */
-    {1, 64, 64, 8, 4, 4, 4, 0, 1, 3, 0, 0, "sw32", "none", 0, 0, 3, 0},
-    {1, 64, 128, 16, 8, 8, 8, 0, 1, 3, 0, 0, "sw64", "none", 0, 0, 2, 1},
-    {1, 64, 32, 32, 8, 4, 4, 0, 1, 3, 0, 0, "sw128", "none", 0, 0, 2, 0},
-    {1, 32, 64, 16, 4, 4, 8, 0, 1, 3, 0, 0, "none", "none", 0, 0, 4, 1},
+    {1, 64, 64, 8, 4, 4, 4, 0, 1, 3, 0, 0, "sw32", "none", 0, 0, 3, 0, 0, 0},
+    {1, 64, 128, 16, 8, 8, 8, 0, 1, 3, 0, 0, "sw64", "none", 0, 0, 2, 1, 0, 0},
+    {1, 64, 32, 32, 8, 4, 4, 0, 1, 3, 0, 0, "sw128", "none", 0, 0, 2, 0, 0, 0},
+    {1, 32, 64, 16, 4, 4, 8, 0, 1, 3, 0, 0, "none", "none", 0, 0, 4, 1, 0, 0},
     /* both transposed: As[k][m] and Bs[n][k] as they lie, B's swizzled */
-    {1, 64, 64, 8, 4, 4, 4, 1, 0, 3, 0, 0, "none", "sw32", 1, 1, 5, 0},
+    {1, 64, 64, 8, 4, 4, 4, 1, 0, 3, 0, 0, "none", "sw32", 1, 1, 5, 0, 0, 0},
     /* 16 x 8 thread tiles: four runs of rows, 128 threads a 128 x 128 */
-    {1, 128, 128, 8, 16, 8, 4, 0, 1, 3, 0, 0, "sw32", "none", 0, 0, 3, 1},
+    {1, 128, 128, 8, 16, 8, 4, 0, 1, 3, 0, 0, "sw32", "none", 0, 0, 3, 1, 0, 0},
+    /* the lanes' bits interleaved and runs of 2 and 1 rows: the ring with
+     * sw128 (4 x 8 and 8 x 4 lanes), the threads' copies with As k-major
+     * (float2 fragment loads) and with a CuTe swizzle on As[m][k] */
+    {1, 64, 64, 32, 8, 8, 4, 0, 1, 3, 0, 0, "sw128", "none", 0, 0, 2, 1, 2,
+     1},
+    {1, 64, 64, 32, 8, 4, 8, 0, 1, 3, 0, 0, "sw128", "none", 0, 0, 2, 0, 1,
+     1},
+    {1, 64, 64, 8, 4, 4, 4, 1, 1, 1, 0, 0, "xor", "none", 0, 0, 0, 0, 2, 1},
+    {1, 64, 128, 16, 8, 8, 8, 0, 1, 2, 0, 0, "cute(3,2,6)", "none", 0, 0, 0,
+     0, 1, 1},
 };
 
 /* M, N, K: whole tiles; every leading dimension a multiple of 4 but the
@@ -120,6 +132,8 @@ static int make_point(const point_spec *s, const int size[3], tn_params *p,
   rc |= set(p, "swizzle_b", 0, s->swizzle_b);
   rc |= set(p, "stages", s->stages, NULL);
   rc |= set(p, "producer", s->producer, NULL);
+  rc |= set(p, "run_m", s->vm, NULL);
+  rc |= set(p, "lane_order", s->lane_order, NULL);
   if (rc) {
     snprintf(why, n, "a parameter or swizzle of the point is wrong");
     return -1;

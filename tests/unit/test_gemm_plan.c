@@ -13,6 +13,7 @@
 #include "base/arch.h"
 #include "family/family.h"
 #include "gemm_plan_util.h"
+#include "../../templates/gemm_lanes.h"
 
 extern const tn_family tn_family_gemm;
 
@@ -247,12 +248,87 @@ static void test_mmajor(void)
   }
 }
 
+/* templates/gemm_lanes.h: each order places the 32 lanes on the LM x LN
+ * grid one to one; order 1 puts lc's bit at lane bit 0 and lr's at bit 1,
+ * so that lanes l and l ^ 1 share a row and l and l ^ 2 a column. */
+static void test_lane_orders(void)
+{
+  int lm, order, lane;
+  for (lm = 1; lm <= 32; lm *= 2) {
+    for (order = 0; order < 2; order++) {
+      int seen[32] = {0}, paired = 1;
+      for (lane = 0; lane < 32; lane++) {
+        int r = tn_gemm_lane_pos(lane, lm, order, 1);
+        int c = tn_gemm_lane_pos(lane, lm, order, 0);
+        if (r >= 0 && r < lm && c >= 0 && c < 32 / lm)
+          seen[r * (32 / lm) + c]++;
+        if (order == 1 &&
+            ((lm < 32 && tn_gemm_lane_pos(lane ^ 1, lm, 1, 1) != r) ||
+             (lm > 1 && tn_gemm_lane_pos(lane ^ 2, lm, 1, 0) != c)))
+          paired = 0;
+      }
+      for (lane = 0; lane < 32; lane++)
+        CHECK_WHY(seen[lane] == 1, "lanes_m %d order %d: place %d taken %d "
+                  "times", lm, order, lane, seen[lane]);
+      CHECK_WHY(paired, "lanes_m %d order 1: lanes not paired", lm);
+    }
+  }
+}
+
+/* The ring's 128 x 128 x 32 (8 x 8, lanes 4 x 8): per warp and k-tile 64
+ * LDS.128 of As[m][k] (8 rows x 8 float4 along k) and 64 of Bs[k][n].  A
+ * warp's As loads hit 4 rows, lanes of one row together; Bs's 8 float4
+ * of a row, every row's lanes the same.  Unswizzled, As's 4 rows share
+ * banks: the paired halves (lanes l, l ^ 1 on one address) take 2
+ * wavefronts each, 4 a load; sw128 puts rows 4 apart on other chunks: 2.
+ * Bs: 4 quarter-warps of 8 distinct float4s, unpaired: 4.  Lane order 1
+ * pairs Bs's loads too (2), and with runs of 2 rows (run_m 2) As's 4 rows lie
+ * on 4 chunks under sw128 (2); with runs of 4 (run_m 0) two of them share
+ * one, and As's halves no longer pair the same rows: 4. */
+static void test_ring_lanes(void)
+{
+  static const setting base[] = {
+      {"bk", "32"},       {"a_kmajor", "0"},  {"pipeline", "3"},
+      {"stages", "2"},    {"producer", "1"},  {"swizzle_a", "none"},
+      {"lane_order", "0"}, {"run_m", "0"}};
+  static const struct {
+    const char *swizzle, *order, *vm;
+    int per_warp_tile; /* wavefronts of As's and Bs's 128 loads */
+  } cases[] = {{"none", "0", "0", 64 * 4 + 64 * 4},
+               {"sw128", "0", "0", 64 * 2 + 64 * 4},
+               {"sw128", "1", "2", 64 * 2 + 64 * 2},
+               {"sw128", "1", "1", 64 * 2 + 64 * 2},
+               {"sw128", "1", "0", 64 * 4 + 64 * 2}};
+  tn_problem prob = problem(4096, 4096, 4096, 0, 0);
+  long long bt = 32LL * 32 * 128 * 8; /* blocks x k-tiles x warps */
+  size_t i;
+  for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    setting s[8];
+    tn_model_cost c;
+    tn_launch l;
+    memcpy(s, base, sizeof(s));
+    s[5].value = cases[i].swizzle;
+    s[6].value = cases[i].order;
+    s[7].value = cases[i].vm;
+    if (model("ring lanes", s, 8, &prob, &c, &l) != 0)
+      continue;
+    CHECK_WHY(c.ld_insts == bt * 128 &&
+                  c.ld_wavefronts == bt * cases[i].per_warp_tile,
+              "ring %s order %s run_m %s: %lld loads, %lld wavefronts (want "
+              "%lld)", cases[i].swizzle, cases[i].order, cases[i].vm,
+              c.ld_insts, c.ld_wavefronts, bt * cases[i].per_warp_tile);
+  }
+}
+
 /* What prepare() must refuse, and that it says why. */
 static void test_rejects(void)
 {
   static const setting pad2[] = {{"pad_a", "2"}};
   static const setting cute[] = {{"swizzle_a", "cute(3,1,6)"}};
   static const setting lanes[] = {{"lanes_m", "12"}};
+  static const setting vm3[] = {{"run_m", "3"}};
+  static const setting vm_big[] = {{"tm", "2"}, {"run_m", "4"}};
+  static const setting vm_dup[] = {{"run_m", "4"}};
   static const setting tb[] = {{"kernel", "0"}, {"bm", "16"}, {"bn", "16"}};
   static const setting tb_extra[] = {{"kernel", "0"}, {"bm", "16"},
                                      {"pipeline", "0"}};
@@ -267,6 +343,9 @@ static void test_rejects(void)
       {"pad_a 2 with float4 As", pad2, 1},
       {"swizzle splitting float4", cute, 1},
       {"lanes_m not dividing 32", lanes, 1},
+      {"runs of 3 rows", vm3, 1},
+      {"runs longer than tm", vm_big, 2},
+      {"run_m spelling out the default", vm_dup, 1},
       {"textbook with bn set", tb, 3},
       {"textbook with a pipeline", tb_extra, 3},
       {"textbook TILE 64 (4096 threads)", tb64, 2},
@@ -324,6 +403,8 @@ int main(void)
   test_partial_slots();
   test_trans();
   test_mmajor();
+  test_lane_orders();
+  test_ring_lanes();
   test_rejects();
   if (failures) {
     printf("%d check(s) failed\n", failures);

@@ -73,6 +73,14 @@ static const tn_param_desc params[N_PARAMS] = {
     {"producer", TN_PARAM_INT, 0, 0, 1, 0,
      "pipeline 3: 0, thread 0 refills the ring between its products; 1, "
      "a warp of its own does (32 threads more)", 1},
+    {"run_m", TN_PARAM_INT, 0, 0, 4, 0,
+     "a thread's rows come in runs of run_m adjacent rows, 1, 2 or 4 (at "
+     "most tm; 0: the widest, min(tm, 4)); with As k-major, the floats of "
+     "one fragment load", 1},
+    {"lane_order", TN_PARAM_INT, 0, 0, 1, 0,
+     "0: lane = lr * (32 / lanes_m) + lc; 1: the lane's bits dealt to lc "
+     "and lr in turn, so that 16-byte fragment loads of both operands "
+     "pair (templates/gemm_lanes.h)", 1},
 };
 
 /* Resolves the swizzle of a shared array whose accesses are up to `vec`
@@ -121,7 +129,8 @@ static int prepare_textbook(tn_params *p, char *why, size_t n)
   static const int unused[] = {P_BN,       P_BK,       P_TM,
                                P_TN,       P_LANES_M,  P_A_KMAJOR,
                                P_B_KMAJOR, P_PIPELINE, P_MIN_BLOCKS,
-                               P_STAGES,   P_PRODUCER};
+                               P_STAGES,   P_PRODUCER, P_RUN_M,
+                               P_LANE_ORDER};
   long long tile = p->v[P_BM].i;
   int i, vec, pa = (int)p->v[P_PAD_A].i;
 
@@ -275,6 +284,18 @@ static int prepare_tiled(tn_params *p, const tn_problem *prob, char *why,
   if (tm * tn > 128) {
     snprintf(why, n, "a %lldx%lld thread tile needs more than the 255 "
                      "registers a thread has", tm, tn);
+    return 1;
+  }
+  if (p->v[P_RUN_M].i != 0 &&
+      (!tn_is_pow2(p->v[P_RUN_M].i) || p->v[P_RUN_M].i > tm)) {
+    snprintf(why, n, "run_m %lld: runs of 1, 2 or 4 rows, at most tm = %lld",
+             p->v[P_RUN_M].i, tm);
+    return 1;
+  }
+  /* so that the space does not hold one kernel twice */
+  if (p->v[P_RUN_M].i == (tm < 4 ? tm : 4)) {
+    snprintf(why, n, "run_m %lld is the default for tm = %lld: the space "
+                     "holds it as run_m = 0", p->v[P_RUN_M].i, tm);
     return 1;
   }
   if (p->v[P_MIN_BLOCKS].i > 0 && threads * p->v[P_MIN_BLOCKS].i > 2048) {
@@ -434,6 +455,7 @@ static void defines(const tn_family *fam, const tn_params *p,
     return;
   tn_defines_add(d, "TN_VM", "%d", g.vm);
   tn_defines_add(d, "TN_VN", "%d", g.vn);
+  tn_defines_add(d, "TN_LANE_ORDER", "%d", g.lane_order);
   tn_defines_add(d, "TN_LN", "%d", g.ln);
   tn_defines_add(d, "TN_WM", "%d", g.wm);
   tn_defines_add(d, "TN_WN", "%d", g.wn);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "family/gemm_shape.h"
+#include "../../templates/gemm_lanes.h"
 #include "../../templates/smem_layout.h"
 
 static uint32_t byte_addr(const operand *o, int buffer, int row, int col)
@@ -92,12 +93,13 @@ static void plan_tile_stores(const geometry *g, const operand *o, int w,
 }
 
 /* The fragment loads of one operand by warp w from buffer `buffer`:
- * w0 is the warp's first row (A) or column (B) in the tile, lanes along
- * this operand's dimension are lane / div % mod, t is tm (tn), v is vm
- * (vn), lanes_dim lm (ln). */
+ * w0 is the warp's first row (A) or column (B) in the tile, a lane's place
+ * along this operand's dimension its row (A, rows) or column in the warp's
+ * grid (templates/gemm_lanes.h), t is tm (tn), v is vm (vn), lanes_dim lm
+ * (ln). */
 static void plan_fragment_loads(const geometry *g, const operand *o, int w0,
-                                int div, int mod, int t, int v,
-                                int lanes_dim, int buffer, long long times,
+                                int rows, int t, int v, int lanes_dim,
+                                int buffer, long long times,
                                 tn_access_sink *sink)
 {
   int k, i, lane;
@@ -108,7 +110,7 @@ static void plan_fragment_loads(const geometry *g, const operand *o, int w0,
         tn_warp_access_init(&a, TN_OP_LD, 4 * v);
         a.active = 0xffffffffu;
         for (lane = 0; lane < 32; lane++) {
-          int l = lane / div % mod;
+          int l = tn_gemm_lane_pos(lane, g->lm, g->lane_order, rows);
           a.addr[lane] = byte_addr(o, buffer, k, w0 + i * lanes_dim * v +
                                                      l * v);
         }
@@ -122,7 +124,7 @@ static void plan_fragment_loads(const geometry *g, const operand *o, int w0,
         tn_warp_access_init(&a, TN_OP_LD, 16);
         a.active = 0xffffffffu;
         for (lane = 0; lane < 32; lane++) {
-          int l = lane / div % mod;
+          int l = tn_gemm_lane_pos(lane, g->lm, g->lane_order, rows);
           int r = w0 + (i / v) * lanes_dim * v + l * v + i % v;
           a.addr[lane] = byte_addr(o, buffer, r, k);
         }
@@ -155,11 +157,10 @@ void tn_gemm_plan(const tn_params *p, const tn_problem *prob,
         plan_tile_stores(&g, &g.op[0], w, b, times, sink);
         plan_tile_stores(&g, &g.op[1], w, b, times, sink);
       }
-      /* lane = lr * ln + lc */
-      plan_fragment_loads(&g, &g.op[0], wr, g.ln, g.lm, g.tm, g.vm, g.lm, b,
-                          times, sink);
-      plan_fragment_loads(&g, &g.op[1], wc, 1, g.ln, g.tn, g.vn, g.ln, b,
-                          times, sink);
+      plan_fragment_loads(&g, &g.op[0], wr, 1, g.tm, g.vm, g.lm, b, times,
+                          sink);
+      plan_fragment_loads(&g, &g.op[1], wc, 0, g.tn, g.vn, g.ln, b, times,
+                          sink);
     }
   }
 }

@@ -103,7 +103,8 @@ void tn_gemm_geometry(const tn_params *p, const tn_problem *prob,
   g->tma = p->v[P_PIPELINE].i == 3;
   g->producer = (int)p->v[P_PRODUCER].i;
   g->stages = g->tma ? (int)p->v[P_STAGES].i : p->v[P_PIPELINE].i ? 2 : 1;
-  g->vm = g->tm < 4 ? g->tm : 4;
+  g->vm = p->v[P_RUN_M].i ? (int)p->v[P_RUN_M].i : g->tm < 4 ? g->tm : 4;
+  g->lane_order = (int)p->v[P_LANE_ORDER].i;
   g->vn = g->tn < 4 ? g->tn : 4;
   g->warps_n = g->bn / g->wn;
   g->tb_vec = 1;

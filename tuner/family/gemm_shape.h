@@ -32,6 +32,8 @@ enum {
   P_SWIZZLE_B,
   P_STAGES,   /* added after results files: the TMA ring's buffers */
   P_PRODUCER, /* added after results files: who refills the ring */
+  P_RUN_M,    /* added after results files: A's runs of rows a thread */
+  P_LANE_ORDER, /* added after results files: the lanes in the warp */
   N_PARAMS
 };
 
@@ -56,6 +58,7 @@ typedef struct {
 typedef struct {
   int kernel, bm, bn, bk, tm, tn, wm, wn;
   int threads, stages, vm, vn, lm, ln, warps_n;
+  int lane_order; /* templates/gemm_lanes.h */
   int tma; /* pipeline 3: a ring of `stages` buffers the copy engine fills */
   int producer; /* pipeline 3: 1, a warp beyond `threads` refills it */
   int tb_vec; /* textbook: floats per As row load */
