@@ -12,32 +12,25 @@
 set -u
 # shellcheck source-path=SCRIPTDIR source=../support/test_util.sh
 . "$(dirname "$0")/../support/test_util.sh"
-tuner=$1 cfg=$2  # TUNER CONFIG
+# The kernels come from test_sass_widths (every point of CONFIG, its
+# SASS and compile log dumped per candidate), which also checks their
+# shared-memory widths against the plans.
+sass_widths=$1 cfg=$2 cache=${3:-}  # TEST_SASS_WIDTHS CONFIG [CACHE_DIR]
 nvdisasm=${TUNER_NVDISASM:-}
 if [ -z "$nvdisasm" ] || [ ! -x "$nvdisasm" ]; then
   echo "no nvdisasm: skipped"
   exit 77
 fi
 test_start
-"$tuner" --config "$cfg" --dry-run --arch sm_90a --no-prune -q \
-  --cache-dir "$tmp/cache" >"$tmp/out" 2>&1 || { cat "$tmp/out"; exit 1; }
-python3 - "$tmp/cache" "$nvdisasm" <<'PY' || fail=1
-import glob, re, subprocess, sys
-cache, nvdisasm = sys.argv[1], sys.argv[2]
-entries = glob.glob(cache + "/**/*.tnc", recursive=True)
+mkdir -p "$tmp/dump"
+"$sass_widths" "$cfg" sm_90 --dump "$tmp/dump" ${cache:+--cache "$cache"} \
+  >"$tmp/out" 2>&1 || { cat "$tmp/out"; exit 1; }
+python3 - "$tmp/dump" <<'PY' || fail=1
+import glob, re, sys
 bad, seen = [], 0
-for path in entries:
-    blob = open(path, "rb").read()
-    head, _, rest = blob.partition(b"\n")
-    f = head.decode().split()
-    if len(f) < 6 or f[2] != "ok":
-        continue
-    log_bytes, cubin_bytes = int(f[3]), int(f[4])
-    log = rest[:log_bytes].decode(errors="replace")
-    cubin = rest[log_bytes:log_bytes + cubin_bytes]
-    open(path + ".cubin", "wb").write(cubin)
-    sass = subprocess.run([nvdisasm, "-c", path + ".cubin"], check=True,
-                          capture_output=True, text=True).stdout
+for path in sorted(glob.glob(sys.argv[1] + "/*.sass")):
+    sass = open(path).read()
+    log = open(path[:-len(".sass")] + ".log", errors="replace").read()
     ops = re.findall(r"^\s+/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z0-9_]+)",
                      sass, re.M)
     if "QGMMA" not in ops:

@@ -12,6 +12,8 @@
  *
  * Usage: test_sass_widths CONFIG sm_XX [pruned] [--cache DIR] [--dump DIR]
  *                         [--id N]
+ * --dump DIR: each checked candidate's SASS as DIR/ID.sass and its compile
+ * log (NVRTC's and ptxas's) as DIR/ID.log.
  * nvdisasm: $TUNER_NVDISASM (the build sets it from CMake's find_program).
  * Without it the test fails when $CI is set, else skips (77). */
 #define _POSIX_C_SOURCE 200809L
@@ -208,8 +210,19 @@ int main(int argc, char **argv)
 
     if (r->state != CR_TODO)
       continue;
-    if (dump)
+    if (dump) {
+      /* the compile log beside the SASS (ptxas's warnings: C7514) */
+      FILE *lf;
+      snprintf(dpath, sizeof(dpath), "%s/%d.log", dump, c->id);
+      lf = fopen(dpath, "w");
+      if (lf == NULL) {
+        fprintf(stderr, "cannot write %s\n", dpath);
+      } else {
+        fputs(c->log ? c->log : "", lf);
+        fclose(lf);
+      }
       snprintf(dpath, sizeof(dpath), "%s/%d.sass", dump, c->id);
+    }
     rc = sass_kinds(nvdisasm, c->cubin, c->cubin_len, &r->sass,
                     dump ? dpath : NULL, generic, sizeof(generic));
     r->state = CR_BAD;
