@@ -102,18 +102,18 @@ static void plan_fragment_loads(const geometry *g, const operand *o, int w0,
                                 int buffer, long long times,
                                 tn_access_sink *sink)
 {
-  int k, i, lane;
+  int k, i, lane, place[32];
+  for (lane = 0; lane < 32; lane++)
+    place[lane] = tn_gemm_lane_pos(lane, g->lm, g->lane_order, rows);
   if (o->kmajor) {
     for (k = 0; k < g->bk; k++) {
       for (i = 0; i < t / v; i++) {
         tn_warp_access a;
         tn_warp_access_init(&a, TN_OP_LD, 4 * v);
         a.active = 0xffffffffu;
-        for (lane = 0; lane < 32; lane++) {
-          int l = tn_gemm_lane_pos(lane, g->lm, g->lane_order, rows);
+        for (lane = 0; lane < 32; lane++)
           a.addr[lane] = byte_addr(o, buffer, k, w0 + i * lanes_dim * v +
-                                                     l * v);
-        }
+                                                     place[lane] * v);
         tn_sink_access(sink, &a, times);
       }
     }
@@ -124,8 +124,7 @@ static void plan_fragment_loads(const geometry *g, const operand *o, int w0,
         tn_warp_access_init(&a, TN_OP_LD, 16);
         a.active = 0xffffffffu;
         for (lane = 0; lane < 32; lane++) {
-          int l = tn_gemm_lane_pos(lane, g->lm, g->lane_order, rows);
-          int r = w0 + (i / v) * lanes_dim * v + l * v + i % v;
+          int r = w0 + (i / v) * lanes_dim * v + place[lane] * v + i % v;
           a.addr[lane] = byte_addr(o, buffer, r, k);
         }
         tn_sink_access(sink, &a, times);
