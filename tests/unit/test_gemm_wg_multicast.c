@@ -182,8 +182,8 @@ static void check_launch_and_work(void)
   f->launch(f, &p, &prob, &l);
   CHECK_EQ_INT(l.grid[0], 56);
   f->estimate(f, &p, &prob, &w1);
-  CHECK(w1.tensor_flops > w0.tensor_flops * 1.14 &&
-        w1.tensor_flops < w0.tensor_flops * 1.15); /* 56 / 49 */
+  CHECK(w1.wgmma_flops > w0.wgmma_flops * 1.14 &&
+        w1.wgmma_flops < w0.wgmma_flops * 1.15); /* 56 / 49 */
   CHECK_EQ_INT(point(&p, &prob, 64, 4, 2, 1, why, sizeof(why)), 0);
   f->launch(f, &p, &prob, &l);
   CHECK_EQ_INT(l.grid[0], 56);

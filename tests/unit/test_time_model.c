@@ -518,6 +518,58 @@ static void test_tma(void)
   CHECK(tn_profile_tma_box_ns(&d, 0, 32, 8, 0) == 0);
 }
 
+/* wgmma's flops at the profile's dense-GEMM rate (cublasGemmEx), mma.sync's
+ * at its own; a profile without the first prices both at mma.sync's.  The
+ * reader takes the rate from cublas_gemm_ex_bf16 and leaves it 0 where it
+ * was not measured; a derived profile carries it to sm_90, not to sm_80. */
+static void test_wgmma_rate(void)
+{
+  tn_profile p, d;
+  tn_time_input in;
+  tn_model_cost m;
+  tn_time_pred out;
+  double plain, wg, sync;
+  tn_err err = {{0}};
+  const char *path;
+
+  synthetic(&p);
+  launch(&in, &m, 0);
+  in.work.fp32_flops = 0;
+  in.work.wgmma_flops = 1e12;
+  plain = predict(&in, &p, &out);
+  CHECK(out.bound == TN_BOUND_TENSOR);
+  p.gemm_tflops = tn_test_range(800, 0.02);
+  wg = predict(&in, &p, &out);
+  /* 640 against 800 TFLOP/s, the launch and the others' share beside */
+  CHECK(wg / plain > 0.78 && wg / plain < 0.82);
+  in.work.wgmma_flops = 0;
+  in.work.tensor_flops = 1e12;
+  sync = predict(&in, &p, &out);
+  CHECK(fabs(sync - plain) < 1e-9 * plain);
+
+  path = write_tmp(PROFILE_HEAD "," M("cublas_gemm_ex_bf16", 795) PROFILE_TAIL);
+  CHECK(path != NULL);
+  if (path != NULL) {
+    CHECK_EQ_INT(tn_profile_read(path, &d, &err), 0);
+    CHECK(fabs(d.gemm_tflops.mid - 795) < 1e-9);
+    unlink(path);
+  }
+  path = write_tmp(PROFILE_HEAD ", \"cublas_gemm_ex_bf16\": {\"measured\": "
+                   "false}" PROFILE_TAIL);
+  CHECK(path != NULL);
+  if (path != NULL) {
+    CHECK_EQ_INT(tn_profile_read(path, &d, &err), 0);
+    CHECK(d.gemm_tflops.mid == 0);
+    unlink(path);
+  }
+
+  tn_profile_derive(tn_arch_find("sm_90"), &p, &d);
+  CHECK(d.gemm_tflops.mid > 0 && d.mma_tflops.mid > 0);
+  CHECK(fabs(d.gemm_tflops.mid / d.mma_tflops.mid - 800.0 / 640) < 1e-6);
+  tn_profile_derive(tn_arch_find("sm_80"), &p, &d);
+  CHECK(d.gemm_tflops.mid == 0 && d.mma_tflops.mid > 0);
+}
+
 int main(void)
 {
   test_bandwidth();
@@ -531,5 +583,6 @@ int main(void)
   test_derived();
   test_tile_rows();
   test_tma();
+  test_wgmma_rate();
   TEST_DONE();
 }

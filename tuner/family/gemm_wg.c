@@ -534,8 +534,8 @@ static void estimate(const tn_family *fam, const tn_params *p,
   ktiles = (double)((g.k + g.bk - 1) / g.bk);
   stage_bytes = (double)(g.a_stage + g.b_stage);
   c_bytes = (double)g.out_bytes * (double)g.m * (double)g.n;
-  w->tensor_flops = 2.0 * (double)g.computed * g.bm * g.bn * ktiles * g.bk *
-                    (g.in_bytes == 1 ? 0.5 : 1.0);
+  w->wgmma_flops = 2.0 * (double)g.computed * g.bm * g.bn * ktiles * g.bk *
+                   (g.in_bytes == 1 ? 0.5 : 1.0);
   w->dram_bytes = (double)g.in_bytes *
                       ((double)g.m * g.k + (double)g.k * g.n) +
                   c_bytes * (prob->opt[WG_OPT_BETA] != 0 ? 2 : 1);

@@ -215,6 +215,9 @@ int tn_profile_read(const char *path, tn_profile *out, tn_err *err)
   if (rc == 0)
     rc = metric(path, meas, "tensor_mma_bf16", 0, &out->mma_tflops, err);
   if (rc == 0)
+    rc = metric(path, meas, "cublas_gemm_ex_bf16", 0, &out->gemm_tflops,
+                err);
+  if (rc == 0)
     rc = smem_fields(path, json_object_get(doc, "shared_memory"), out, err);
 cleanup:
   json_decref(doc);
@@ -384,6 +387,11 @@ void tn_profile_derive(const tn_arch *arch, const tn_profile *from,
              : 1.0;
   scale(&out->mma_tflops, &from->mma_tflops, (sms * clk) / (fsms * fclk) *
                                                  used);
+  /* wgmma exists from sm_90 on: its rate carries only between GPUs that
+   * have it */
+  if (arch->major >= 9 && fa->major >= 9)
+    scale(&out->gemm_tflops, &from->gemm_tflops,
+          (sms * clk) / (fsms * fclk) * used);
   for (k = 0; k < 3; k++)
     out->smem_cycles_per_wavefront[k] = from->smem_cycles_per_wavefront[k];
   if (n < sizeof(out->derived_from))

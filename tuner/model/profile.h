@@ -49,6 +49,9 @@ typedef struct {
   tn_range imad_gops;     /* integer multiply-add (address arithmetic) */
   tn_range lop3_gops;     /* shifts and logic (swizzle arithmetic) */
   tn_range mma_tflops;    /* mma.sync bf16; mid 0: none */
+  /* a dense GEMM's tensor rate, cublasGemmEx bf16 at 4096^3: wgmma's on
+   * sm_90, where mma.sync reaches about 80 % of it; mid 0: none */
+  tn_range gemm_tflops;
   /* SM cycles one shared-memory wavefront takes with many warps, for
    * accesses of 4, 8 and 16 bytes */
   double smem_cycles_per_wavefront[3];

@@ -176,6 +176,8 @@ static double predict_at(const tn_time_input *in, const tn_profile *p,
    * runs: at the share the profile's tiled copies measured */
   double bw = pick(&p->copy_gbs, end, 1) * 1e9 * dram_share(p, w);
   double mma = pick(&p->mma_tflops, end, 1) * 1e12;
+  double gemm = p->gemm_tflops.mid > 0 ? pick(&p->gemm_tflops, end, 1) * 1e12
+                                       : mma;
   double wf = (double)(m->ld_wavefronts + m->st_wavefronts);
   double sinsts = (double)(m->ld_insts + m->st_insts);
   double fma_insts = w->fp32_flops / 2 / 32;
@@ -199,7 +201,9 @@ static double predict_at(const tn_time_input *in, const tn_profile *p,
                  ((double)in->threads * w->bytes_in_flight) *
                  TN_TIME_DRAM_LATENCY_NS * 1e-6;
   lc.all_sms[TN_BOUND_FMA] = w->fp32_flops / 2 / fma * 1e3;
-  lc.all_sms[TN_BOUND_TENSOR] = mma > 0 ? w->tensor_flops / mma * 1e3 : 0;
+  lc.all_sms[TN_BOUND_TENSOR] =
+      (mma > 0 ? w->tensor_flops / mma * 1e3 : 0) +
+      (gemm > 0 ? w->wgmma_flops / gemm * 1e3 : 0);
   /* one issue slot an instruction; IMAD runs at its own, lower rate */
   lc.all_sms[TN_BOUND_ISSUE] = insts / issue * 1e3;
   if (w->imad_ops / imad * 1e3 > lc.all_sms[TN_BOUND_ISSUE])

@@ -33,7 +33,11 @@ typedef struct {
    * bytes; 0: as dram_row_bytes */
   double dram_write_row_bytes;
   double fp32_flops;   /* fp32 FMA flops, 2 a lane an FMA */
-  double tensor_flops; /* tensor-core flops */
+  double tensor_flops; /* tensor-core flops of mma.sync */
+  /* tensor-core flops of wgmma, 8-bit inputs' counted half (their rate is
+   * twice bf16's): at the profile's dense-GEMM rate, or mma.sync's where
+   * it has none */
+  double wgmma_flops;
   double imad_ops;     /* lane ops of address arithmetic (IMAD, IADD) */
   double lop_ops;      /* lane ops of shifts and logic: swizzles (LOP3) */
   double other_insts;  /* other warp instructions: global loads and

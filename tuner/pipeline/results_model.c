@@ -69,7 +69,7 @@ void tn_results_profile(const tn_run *run, json_t *run_obj)
   json_object_set_new(run_obj, "profile",
                       p->derived ? json_null() : json_string(p->path));
   info = json_pack("{s:s, s:s, s:b, s:i, s:o, s:o, s:o, s:o, s:o, s:o, "
-                   "s:o, s:[fff]}",
+                   "s:o, s:o, s:[fff]}",
                    "arch", p->arch, "device", p->device, "derived",
                    p->derived, "sm_count", p->sm_count, "sm_clock_mhz",
                    range_json(&p->clock_mhz), "launch_us",
@@ -78,7 +78,8 @@ void tn_results_profile(const tn_run *run, json_t *run_obj)
                    range_json(&p->fma_tflops), "imad_gops",
                    range_json(&p->imad_gops), "lop3_gops",
                    range_json(&p->lop3_gops), "mma_tflops",
-                   range_json(&p->mma_tflops),
+                   range_json(&p->mma_tflops), "gemm_tflops",
+                   range_json(&p->gemm_tflops),
                    "smem_cycles_per_wavefront",
                    p->smem_cycles_per_wavefront[0],
                    p->smem_cycles_per_wavefront[1],
