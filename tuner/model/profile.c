@@ -387,8 +387,8 @@ void tn_profile_derive(const tn_arch *arch, const tn_profile *from,
              : 1.0;
   scale(&out->mma_tflops, &from->mma_tflops, (sms * clk) / (fsms * fclk) *
                                                  used);
-  /* wgmma exists from sm_90 on: its rate carries only between GPUs that
-   * have it */
+  /* the dense GEMM's rate (wgmma's on sm_90) carries only between GPUs
+   * whose GEMMs pass mma.sync's, sm_90 and later */
   if (arch->major >= 9 && fa->major >= 9)
     scale(&out->gemm_tflops, &from->gemm_tflops,
           (sms * clk) / (fsms * fclk) * used);
