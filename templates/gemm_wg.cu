@@ -75,14 +75,17 @@
  * Epilogue 0: each thread's accumulators straight to C.  Epilogue 1:
  * staged in shared memory as C's type (st.shared.v2.f32 for fp32 C,
  * stmatrix.x4 for a 16-bit C) in 128-byte rows under SWIZZLE_128B, then
- * one TMA store per 128-byte column of the tile (clipped at C's edges).
+ * one TMA store per 128-byte column of the tile (clipped at C's edges);
+ * with TN_C_RING R, the columns go through a ring of R buffers, each
+ * stored as soon as it is written, so that an fp32 C's staging fits
+ * beside a deep ring of A and B.
  *
  * Rendered by tuner/family/gemm_wg.c, which defines TN_<PARAM> for each
  * parameter (bm, bn, bk, consumers, stages, swizzle, producer, maxnreg,
  * cluster, persistent, group_m, epilogue, tile_order, multicast,
- * partials, pingpong) and TN_TRANS_A, TN_TRANS_B, TN_IN_F16, TN_OUT_F32,
- * TN_THREADS and TN_SMEM_BYTES, and for fp8 TN_IN_FP8 and TN_PROMOTE
- * (absent: 0).  The kernel's
+ * partials, pingpong, promote_run, c_ring) and TN_TRANS_A, TN_TRANS_B,
+ * TN_IN_F16, TN_OUT_F32, TN_THREADS and TN_SMEM_BYTES, and for fp8
+ * TN_IN_FP8 and TN_PROMOTE (absent: 0).  The kernel's
  * tensor maps (A, B, and C for epilogue 1) are its first parameters; the
  * family's tensor_maps() describes them.  The threads' only shared-memory
  * accesses are epilogue 1's staging stores (gemm_wg_plan.c plans them);
@@ -110,6 +113,9 @@
 #endif
 #ifndef TN_PROMOTE_RUN
 #define TN_PROMOTE_RUN 4
+#endif
+#ifndef TN_C_RING
+#define TN_C_RING 0
 #endif
 
 #define WG_TNSP_A (TN_TRANS_A ? 1 : 0) /* A stored K x M: along M */
@@ -143,6 +149,10 @@ typedef unsigned short out_t;
 #endif
 #define OB ((int)sizeof(out_t))
 #define SC (128 / OB)            /* C's elements in one 128-byte row */
+#define C_SUBS (BN / SC)         /* a consumer tile's 128-byte columns */
+/* epilogue 1's staging buffers a consumer: the tile's columns, or a ring
+ * of TN_C_RING of them */
+#define C_BUFS (TN_C_RING ? TN_C_RING : C_SUBS)
 
 static_assert(THREADS == 128 * (CONS + PROD), "warpgroups");
 static_assert(BM % (64 * (PING ? 1 : CONS)) == 0 &&
@@ -163,6 +173,8 @@ static_assert(MCAST == 0 || (CL > 1 && PROD),
               "multicast over a cluster, copies by a producer");
 static_assert(!PING || (PROD && CONS == 2 && TN_PERSISTENT > 0),
               "ping-pong of two consumers over a persistent block's tiles");
+static_assert(TN_C_RING == 0 || (TN_EPILOGUE == 1 && C_SUBS % TN_C_RING == 0),
+              "a ring of staging columns, a whole number of turns a tile");
 
 /* Ping-pong's hardware barriers: ORDER_BAR + cw lets consumer cw start
  * its main loop (epilogue 1's are 1 + cw). */
@@ -251,11 +263,12 @@ typedef opnd<0> op_a;
 typedef opnd<1> op_b;
 
 /* The shared memory: the rings of A and B, epilogue 1's staging (C's
- * type, per consumer CM rows in BN / SC sub-tiles of CM x 128 bytes), the
+ * type, per consumer C_BUFS sub-tiles of CM rows x 128 bytes), the
  * barriers; from a 1024-aligned base (1024 bytes of slack). */
 #define A_RING (STAGES * op_a::STAGE_BYTES)
 #define B_RING (STAGES * op_b::STAGE_BYTES)
-#define C_BYTES (TN_EPILOGUE == 1 ? CONS * CM * BN * OB : 0)
+#define C_STAGING (CM * 128 * C_BUFS) /* a consumer's */
+#define C_BYTES (TN_EPILOGUE == 1 ? CONS * C_STAGING : 0)
 #define BAR_OFF (A_RING + B_RING + C_BYTES)
 static_assert(TN_SMEM_BYTES == 1024 + BAR_OFF + 16 * STAGES,
               "the family's shared memory");
@@ -651,7 +664,7 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
     if (!PING && !inside)
       continue; /* a multicast unit's padding past the grid */
 #if TN_EPILOGUE == 1
-    epilogue_staged(smem + A_RING + B_RING + cw * CM * BN * OB, &map_c, C,
+    epilogue_staged(smem + A_RING + B_RING + cw * C_STAGING, &map_c, C,
                     M, N, tm * BM + m0, tn * BN, cw, wtid, alpha, beta, acc,
                     inside);
 #else

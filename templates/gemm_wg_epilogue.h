@@ -1,7 +1,8 @@
 /* gemm_wg_epilogue.h -- C from a consumer warpgroup's accumulators, for
  * templates/gemm_wg.cu (included there, after its types): straight to
- * global memory (epilogue 0), or staged in shared memory and stored by the
- * copy engine (epilogue 1).  Thread t of the warpgroup holds, of slab mc
+ * global memory (epilogue 0), or staged in shared memory, the whole tile
+ * or through a ring of its 128-byte columns, and stored by the copy
+ * engine (epilogue 1).  Thread t of the warpgroup holds, of slab mc
  * (rows 64 mc.. of the consumer's CM), rows 16 (t / 32) + (t % 32) / 4
  * (h = 0) and 8 below (h = 1), columns 8 j + 2 (t % 4) and the next:
  * acc[mc][4 j + 2 h] and acc[mc][4 j + 2 h + 1].  alpha and beta apply in
@@ -77,39 +78,34 @@ __device__ __forceinline__ void epilogue_direct(out_t *C, int M, int N,
       }
 }
 
-/* Byte offset of (row, col) of a consumer's staged tile: BN / SC
- * sub-tiles of CM rows of 128 bytes, SWIZZLE_128B (16-byte chunk ^= row
- * % 8), as the copy engine reads them with C's tensor map. */
+/* Byte offset of (row, col) of a consumer's staged tile: its 128-byte
+ * column col / SC in buffer (col / SC) % C_BUFS of CM rows x 128 bytes,
+ * SWIZZLE_128B (16-byte chunk ^= row % 8), as the copy engine reads them
+ * with C's tensor map. */
 __device__ __forceinline__ unsigned staged_offset(int row, int col)
 {
-  const int sub = col / SC, within = (col % SC) * OB;
+  const int sub = (col / SC) % C_BUFS, within = (col % SC) * OB;
   return (unsigned)(sub * CM * 128 + row * 128 +
                     (((within / 16) ^ (row % 8)) * 16) + within % 16);
 }
 
-/* Epilogue 1: the consumer's CM x BN tile into its staging (st.shared of
- * float pairs for fp32 C; stmatrix.x4 of two n8 blocks by 16 rows for a
- * 16-bit C), then, for a tile inside the grid (`store`), one TMA store per
- * 128-byte column of sub-tiles, issued by the warpgroup's thread 0
- * without waiting for them: the next tile's epilogue waits until they
- * have read the staging, before its first barrier (and the block before
- * it ends), so that the store does not hold up the next main loop. */
-__device__ __forceinline__ void
-epilogue_staged(unsigned char *stage, const tn_tensor_map *map_c,
-                const out_t *C, int M, int N, int m_base, int n0, int cw,
-                int wtid, float alpha, float beta, float (&acc)[MC][NACC],
-                bool store)
+/* Epilogue 1's stores of the 128-byte columns s0 .. s0 + n - 1 of the
+ * consumer's CM x BN tile into their buffers: st.shared of float pairs
+ * for fp32 C, stmatrix.x4 of two n8 blocks by 16 rows for a 16-bit C. */
+__device__ __forceinline__ void stage_columns(unsigned sbase,
+                                              unsigned char *stage,
+                                              const out_t *C, int M, int N,
+                                              int m_base, int n0, int wtid,
+                                              float alpha, float beta,
+                                              float (&acc)[MC][NACC], int s0,
+                                              int n)
 {
   const int w = wtid / 32, lane = wtid % 32;
-  const unsigned sbase = tn_smem_u32(stage);
-  if (wtid == 0)
-    tn_tma_store_wait_read(); /* the previous tile's stores */
-  wg_bar(1 + cw, 128);
 #if TN_OUT_F32
 #pragma unroll
   for (int mc = 0; mc < MC; mc++)
 #pragma unroll
-    for (int j = 0; j < BN / 8; j++)
+    for (int j = s0 * SC / 8; j < (s0 + n) * SC / 8; j++)
 #pragma unroll
       for (int h = 0; h < 2; h++) {
         const int row = 64 * mc + 16 * w + lane / 4 + 8 * h;
@@ -126,7 +122,7 @@ epilogue_staged(unsigned char *stage, const tn_tensor_map *map_c,
 #pragma unroll
   for (int mc = 0; mc < MC; mc++)
 #pragma unroll
-    for (int jp = 0; jp < BN / 16; jp++) {
+    for (int jp = s0 * SC / 16; jp < (s0 + n) * SC / 16; jp++) {
       unsigned q[4];
 #pragma unroll
       for (int e = 0; e < 4; e++) {
@@ -145,13 +141,40 @@ epilogue_staged(unsigned char *stage, const tn_tensor_map *map_c,
       stmatrix_x4(sbase + staged_offset(row, col), q);
     }
 #endif
-  tn_tma_store_fence();
-  wg_bar(1 + cw, 128);
-  if (wtid == 0 && store) {
+}
+
+/* Epilogue 1: the consumer's CM x BN tile staged and, for a tile inside
+ * the grid (`store`), one TMA store per 128-byte column, issued by the
+ * warpgroup's thread 0 without waiting for them.  The whole tile at once
+ * (C_BUFS == C_SUBS): the next tile's epilogue waits until they have read
+ * the staging, before its first barrier (and the block before it ends),
+ * so that the store does not hold up the next main loop.  A ring
+ * (TN_C_RING): column by column, each committed alone; a buffer is
+ * written once the store that last read it, C_BUFS commits ago, has. */
+__device__ __forceinline__ void
+epilogue_staged(unsigned char *stage, const tn_tensor_map *map_c,
+                const out_t *C, int M, int N, int m_base, int n0, int cw,
+                int wtid, float alpha, float beta, float (&acc)[MC][NACC],
+                bool store)
+{
+  constexpr int step = TN_C_RING ? 1 : C_SUBS; /* columns a commit */
+  const unsigned sbase = tn_smem_u32(stage);
 #pragma unroll
-    for (int sub = 0; sub < BN / SC; sub++)
-      tn_tma_store_2d(map_c, stage + sub * CM * 128, n0 + sub * SC, m_base);
-    tn_tma_store_commit();
+  for (int s0 = 0; s0 < C_SUBS; s0 += step) {
+    if (wtid == 0)
+      tn_tma_store_wait_read_n<TN_C_RING ? TN_C_RING - 1 : 0>();
+    wg_bar(1 + cw, 128);
+    stage_columns(sbase, stage, C, M, N, m_base, n0, wtid, alpha, beta, acc,
+                  s0, step);
+    tn_tma_store_fence();
+    wg_bar(1 + cw, 128);
+    if (wtid == 0 && store) {
+#pragma unroll
+      for (int sub = s0; sub < s0 + step; sub++)
+        tn_tma_store_2d(map_c, stage + (sub % C_BUFS) * CM * 128,
+                        n0 + sub * SC, m_base);
+      tn_tma_store_commit();
+    }
   }
 }
 

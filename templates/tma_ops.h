@@ -211,6 +211,14 @@ __device__ __forceinline__ void tn_tma_store_wait_read(void)
   asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
 }
 
+/* Waits until at most N of the store groups committed last are still
+ * reading their shared source (a ring of N + 1 staging buffers). */
+template <int N>
+__device__ __forceinline__ void tn_tma_store_wait_read_n(void)
+{
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+
 /* Commits the stores issued and waits until they have read their shared
  * source. */
 __device__ __forceinline__ void tn_tma_store_drain(void)

@@ -332,13 +332,80 @@ static void check_plan(void)
   CHECK_EQ_INT(c0.st_insts + c0.ld_insts, 0);
 }
 
+/* c_ring: epilogue 1's staging as a ring of a consumer's 128-byte
+ * columns.  An fp32 C's 128 x 256 tile stages 2 x 64 KB whole, which
+ * leaves 2 stages of A and B; a ring of 2 columns (2 x 16 KB) fits beside
+ * 4.  The stores are the same, into fewer buffers: the same wavefronts. */
+static void check_ring(void)
+{
+  tn_problem bf = problem(4096, 4096, 4096, NULL);
+  static const char *const bf16_out[] = {"output", "input", NULL};
+  tn_problem bc = problem(4096, 4096, 4096, bf16_out);
+  const tn_arch *arch = tn_arch_find("sm_90a");
+  tn_model_cost whole, ring;
+  wg_geometry g;
+  tn_defines d;
+  tn_params p;
+  char why[512];
+
+  CHECK(arch != NULL);
+  if (arch == NULL)
+    return;
+  CHECK_EQ_INT(point(&p, &bf, 128, 256, 64, 128, 1, why, sizeof(why)), 0);
+  p.v[WG_C_RING].i = 2;
+  CHECK_EQ_INT(f->prepare(f, &p, &bf, why, sizeof(why)), 0);
+  tn_gemm_wg_geometry(&p, &bf, &g);
+  CHECK_EQ_INT(g.c_subs, 8);
+  CHECK_EQ_INT(g.c_bufs, 2);
+  CHECK_EQ_INT(g.c_staging, 64 * 128 * 2);
+  /* 1024 of slack, 4 stages of 16 KB of A and 32 KB of B, two consumers'
+   * ring of 2 x 8 KB, 8 mbarriers: under sm_90a's 232448 */
+  CHECK_EQ_INT(g.smem_bytes, 1024 + 4 * 49152 + 2 * 16384 + 64);
+  CHECK(g.smem_bytes <= arch->smem_per_block);
+  memset(&d, 0, sizeof(d));
+  tn_family_macros(f, &p, &bf, &d);
+  CHECK(define_of(&d, "TN_C_RING") && !strcmp(define_of(&d, "TN_C_RING"),
+                                               "2"));
+  CHECK(!strcmp(define_of(&d, "TN_SMEM_BYTES"), "230464"));
+  CHECK_EQ_INT(tn_family_model(f, &p, &bf, arch, &ring, why, sizeof(why)),
+               0);
+  /* the whole staging at 2 stages: the same stores and wavefronts */
+  p.v[WG_C_RING].i = 0;
+  p.v[WG_STAGES].i = 2;
+  CHECK_EQ_INT(f->prepare(f, &p, &bf, why, sizeof(why)), 0);
+  tn_gemm_wg_geometry(&p, &bf, &g);
+  CHECK_EQ_INT(g.c_staging, 64 * 256 * 4);
+  CHECK_EQ_INT(tn_family_model(f, &p, &bf, arch, &whole, why, sizeof(why)),
+               0);
+  CHECK(ring.st_insts > 0);
+  CHECK_EQ_INT(ring.st_insts, whole.st_insts);
+  CHECK_EQ_INT(ring.st_wavefronts, whole.st_wavefronts);
+  /* the rules: epilogue 1 only; a ring that divides the columns (8 of
+   * fp32, 4 of bf16 at bn 256) and is fewer */
+  p.v[WG_STAGES].i = 4;
+  p.v[WG_C_RING].i = 3;
+  CHECK_EQ_INT(f->prepare(f, &p, &bf, why, sizeof(why)), 1);
+  CHECK(strstr(why, "must divide the 8 128-byte columns") != NULL);
+  p.v[WG_C_RING].i = 8;
+  CHECK_EQ_INT(f->prepare(f, &p, &bf, why, sizeof(why)), 1);
+  p.v[WG_C_RING].i = 4;
+  CHECK_EQ_INT(f->prepare(f, &p, &bc, why, sizeof(why)), 1);
+  CHECK(strstr(why, "the 4 128-byte columns") != NULL);
+  p.v[WG_C_RING].i = 2;
+  CHECK_EQ_INT(f->prepare(f, &p, &bc, why, sizeof(why)), 0);
+  p.v[WG_EPILOGUE].i = 0;
+  CHECK_EQ_INT(f->prepare(f, &p, &bf, why, sizeof(why)), 1);
+  CHECK(strstr(why, "rings epilogue 1's staging") != NULL);
+}
+
 int main(void)
 {
   check_rules();
   check_render();
   check_plan();
+  check_ring();
   if (tn_test_failures == 0)
     fprintf(stderr, "gemm_wg fp8: rules, problems, macros, tensor maps, "
-                    "buffers, arguments and the staging's plan\n");
+                    "buffers, arguments and the staging's plan; c_ring\n");
   TEST_DONE();
 }

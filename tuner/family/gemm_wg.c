@@ -141,6 +141,11 @@ static const tn_param_desc params[WG_N_PARAMS] = {
      "with partials 2: the k-tiles of a run, after which the consumer "
      "waits for its last chain (ptxas serializes the wgmma of a loop that "
      "goes round with a chain in flight)", 1},
+    {"c_ring", TN_PARAM_INT, 0, 0, 8, 0,
+     "epilogue 1's staging a consumer: 0 its whole tile of C; R the tile's "
+     "128-byte columns through a ring of R buffers, each stored as soon "
+     "as it is written (an fp32 C's staging beside a deep ring of A and "
+     "B)", 1},
 };
 
 /* The tensor maps: A and B (2D, innermost first: k for a K-major operand,
@@ -279,6 +284,21 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
                cm, bn, acc, sums - acc, narrow ? 128 : 192,
                narrow ? 168 : 255,
                narrow ? "384 threads have without setmaxnreg" : "a thread has");
+      return 1;
+    }
+  }
+  if (p->v[WG_C_RING].i != 0) {
+    long long ring = p->v[WG_C_RING].i;
+    long long cols = bn * tn_elem_bytes(tn_gemm_wg_out_type(prob)) / 128;
+    if (p->v[WG_EPILOGUE].i != 1) {
+      snprintf(why, n, "c_ring %lld rings epilogue 1's staging: epilogue "
+                       "is %lld", ring, p->v[WG_EPILOGUE].i);
+      return 1;
+    }
+    if (ring >= cols || cols % ring != 0) {
+      snprintf(why, n, "c_ring %lld must divide the %lld 128-byte columns "
+                       "of a %lld-column tile of C and be fewer (c_ring 0 "
+                       "stages them all)", ring, cols, bn);
       return 1;
     }
   }
