@@ -26,9 +26,12 @@
  * last one padded and computed on zeros).  pingpong 1 has the two
  * consumers of a persistent block take its tiles in turn, each the whole
  * tile, their main loops one after the other, so that one's epilogue
- * runs beside the other's main loop.  tile_order, multicast and pingpong
- * were added after results files were written: at their default, 0, a
- * point and its text are as before.
+ * runs beside the other's main loop.  c_ring stages epilogue 1's tile
+ * through a ring of its 128-byte columns, each stored as soon as it is
+ * written, so that an fp32 C's staging fits beside a deep ring.
+ * tile_order, multicast, pingpong and c_ring were added after results
+ * files were written: at their default, 0, a point and its text are as
+ * before.
  * Every point needs the sm_90a target (launch.arch_features), so a run on
  * an sm_90 GPU compiles for sm_90a (arch_features below).  The threads'
  * shared accesses, which the model prices, are only epilogue 1's staging
