@@ -150,7 +150,9 @@ __device__ __forceinline__ void stage_columns(unsigned sbase,
  * the staging, before its first barrier (and the block before it ends),
  * so that the store does not hold up the next main loop.  A ring
  * (TN_C_RING): column by column, each committed alone; a buffer is
- * written once the store that last read it, C_BUFS commits ago, has. */
+ * written once the store that last read it, C_BUFS commits ago, has (a
+ * tile not stored, ping-pong's padding, commits nothing: it waits for
+ * every store before each column). */
 __device__ __forceinline__ void
 epilogue_staged(unsigned char *stage, const tn_tensor_map *map_c,
                 const out_t *C, int M, int N, int m_base, int n0, int cw,
@@ -161,8 +163,12 @@ epilogue_staged(unsigned char *stage, const tn_tensor_map *map_c,
   const unsigned sbase = tn_smem_u32(stage);
 #pragma unroll
   for (int s0 = 0; s0 < C_SUBS; s0 += step) {
-    if (wtid == 0)
-      tn_tma_store_wait_read_n<TN_C_RING ? TN_C_RING - 1 : 0>();
+    if (wtid == 0) {
+      if (store)
+        tn_tma_store_wait_read_n<TN_C_RING ? TN_C_RING - 1 : 0>();
+      else /* no commit follows, so the ring's count would slip: all */
+        tn_tma_store_wait_read();
+    }
     wg_bar(1 + cw, 128);
     stage_columns(sbase, stage, C, M, N, m_base, n0, wtid, alpha, beta, acc,
                   s0, step);
