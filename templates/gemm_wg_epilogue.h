@@ -84,7 +84,8 @@ __device__ __forceinline__ void epilogue_direct(out_t *C, int M, int N,
  * with C's tensor map. */
 __device__ __forceinline__ unsigned staged_offset(int row, int col)
 {
-  const int sub = (col / SC) % C_BUFS, within = (col % SC) * OB;
+  const int sub = TN_C_RING ? (col / SC) % C_BUFS : col / SC;
+  const int within = (col % SC) * OB;
   return (unsigned)(sub * CM * 128 + row * 128 +
                     (((within / 16) ^ (row % 8)) * 16) + within % 16);
 }

@@ -366,7 +366,8 @@ static void check_ring(void)
   tn_family_macros(f, &p, &bf, &d);
   CHECK(define_of(&d, "TN_C_RING") && !strcmp(define_of(&d, "TN_C_RING"),
                                                "2"));
-  CHECK(!strcmp(define_of(&d, "TN_SMEM_BYTES"), "230464"));
+  CHECK(define_of(&d, "TN_SMEM_BYTES") &&
+        !strcmp(define_of(&d, "TN_SMEM_BYTES"), "230464"));
   CHECK_EQ_INT(tn_family_model(f, &p, &bf, arch, &ring, why, sizeof(why)),
                0);
   /* the whole staging at 2 stages: the same stores and wavefronts */
