@@ -29,8 +29,9 @@ static uint32_t staged_offset(const wg_geometry *g, int row, int col)
                     (((within / 16) ^ (row % 8)) * 16) + within % 16);
 }
 
-/* Warp w (0..3) of consumer cw, one tile: its staging stores in the
- * template's order. */
+/* Warp w (0..3) of consumer cw, one tile: its staging stores, slab by
+ * slab (the template takes them column by column, slabs inside: the same
+ * stores, and a store's wavefronts do not depend on its neighbours). */
 static void plan_staging(const wg_geometry *g, int cw, int w,
                          long long times, tn_access_sink *sink)
 {
