@@ -17,6 +17,10 @@
 #              2 sharing B; against the winners (128 x 256 and 256 x 128,
 #              4 stages and epilogue 0, or 3 and epilogue 1 where it
 #              fits, the same clusters), persistent 132
+#   ring       the TMA-store epilogue staged through a ring of 2 or 4 of
+#              C's 128-byte columns (c_ring) or whole where it fits, at 3
+#              and 4 stages, against the direct epilogue at 4: the wide
+#              tiles, clusters of 1 and of 2 sharing B, persistent 132
 # Every point is timed with all its repetitions (--no-prune
 # --full-protocol) and verified, cublasGemmEx timed through the same run
 # (the family's baseline; each point against the timing nearest it).
@@ -28,7 +32,7 @@
 #
 # Usage, from the repository root on the GPU machine (the project's
 # libraries from .deps/env.sh, sourced when it is there):
-#   [BUDGET=500] [SPACE=order|multicast|pingpong] OUT=DIR \
+#   [BUDGET=500] [SPACE=order|multicast|pingpong|ring] OUT=DIR \
 #     bash scripts/gpu_gemm_wg_table.sh
 # (SPACE order by default; OUTPUT=bf16 makes C bf16, the runs and the
 # archive SPACE-bf16).  DIR receives SPACE.tgz (the configs, results
@@ -57,9 +61,9 @@ esac
 # a bf16 C's runs and archive apart from the shipped fp32 C's
 [ "$output" = bf16 ] && space_tag=$space-bf16 || space_tag=$space
 case $space in
-order | multicast | pingpong) ;;
+order | multicast | pingpong | ring) ;;
 *)
-  echo "SPACE: order, multicast or pingpong, not '$space'" >&2
+  echo "SPACE: order, multicast, pingpong or ring, not '$space'" >&2
   exit 2
   ;;
 esac
@@ -98,6 +102,24 @@ constraints = [
   "cluster == 1 && multicast == 0 || cluster == 2 && multicast == 1",
   "pingpong == 1 || stages == 4 && epilogue == 0 || stages == 3 && epilogue == 1",
   "epilogue == 0 || stages <= 3"
+];
+EOF
+    return
+  fi
+  if [ "$space" = ring ]; then
+    cat <<EOF
+space = {
+  bm = [128, 256]; bn = [128, 256]; bk = [64]; consumers = [2];
+  stages = [3, 4]; swizzle = [128]; producer = [1]; maxnreg = [1];
+  persistent = [132]; epilogue = [0, 1]; group_m = [8];
+  cluster = [1, 2];
+  multicast = [0, 1];
+  c_ring = [0, 2, 4];
+};
+constraints = [
+  "bm * bn == 32768",
+  "cluster == 1 && multicast == 0 || cluster == 2 && multicast == 1",
+  "epilogue == 0 && stages == 4 && c_ring == 0 || epilogue == 1"
 ];
 EOF
     return
@@ -196,7 +218,7 @@ sampler_stop
 python3 - "$W"/results/*/*.json >"$W/logs/table.md" 2>&1 <<'PY' ||
 import json, sys
 keys = ("bm", "bn", "cluster", "multicast", "persistent", "tile_order",
-        "group_m", "pingpong", "stages", "epilogue")
+        "group_m", "pingpong", "stages", "epilogue", "c_ring")
 for path in sys.argv[1:]:
     d = json.load(open(path))
     print("## %s (%s)\n" % (d["name"], path.rsplit("/results/", 1)[-1]))
