@@ -291,8 +291,9 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
     }
   }
   if (p->v[WG_C_RING].i != 0) {
-    long long ring = p->v[WG_C_RING].i;
-    long long cols = bn * tn_elem_bytes(tn_gemm_wg_out_type(prob)) / 128;
+    long long ring = p->v[WG_C_RING].i, cols;
+    tn_gemm_wg_geometry(p, prob, &g);
+    cols = g.c_subs;
     if (p->v[WG_EPILOGUE].i != 1) {
       snprintf(why, n, "c_ring %lld rings epilogue 1's staging: epilogue "
                        "is %lld", ring, p->v[WG_EPILOGUE].i);
