@@ -14,7 +14,7 @@ static void print_row(const tn_run *run, int i, FILE *out)
 {
   const tn_family *f = run->job->family;
   const tn_candidate *c = &run->space.c[i];
-  char ptxt[512], model[16] = "-", deg[16] = "-", regs[16] = "-",
+  char ptxt[512], model[16] = "-", deg[16] = "-", regs[24] = "-",
                   ms[16] = "-", rate[16] = "-", pct[16] = "-";
   tn_params_format(f->params, f->n_params, &c->params, ptxt, sizeof(ptxt));
   /* a described kernel without a plan has no wavefronts, not 0 */
@@ -23,7 +23,11 @@ static void print_row(const tn_run *run, int i, FILE *out)
              tn_model_wavefronts_per_block(&c->model[0]));
     snprintf(deg, sizeof(deg), "%d", c->model[0].max_degree);
   }
-  if (c->regs > 0)
+  /* spilled registers cost local-memory traffic the plan does not
+   * price: the bytes stored are shown beside the count */
+  if (c->regs > 0 && c->spill_stores > 0)
+    snprintf(regs, sizeof(regs), "%d+%dB", c->regs, c->spill_stores);
+  else if (c->regs > 0)
     snprintf(regs, sizeof(regs), "%d", c->regs);
   if (c->status == TN_ST_OK) {
     snprintf(ms, sizeof(ms), "%.4f", c->total_ms);
@@ -35,7 +39,7 @@ static void print_row(const tn_run *run, int i, FILE *out)
       snprintf(pct, sizeof(pct), "%.1f",
                100.0 * tn_baselines_ms(run, c, -1) / c->total_ms);
   }
-  fprintf(out, "%4d  %-52s %-13s %9s %3s %4s %9s %9s %6s%s\n", c->id, ptxt,
+  fprintf(out, "%4d  %-52s %-13s %9s %3s %7s %9s %9s %6s%s\n", c->id, ptxt,
           tn_status_name(c->status), model, deg, regs, ms, rate, pct,
           i == run->sel.best ? "  <- best" : "");
   if (c->status == TN_ST_PRUNED || c->status == TN_ST_WRONG ||
@@ -147,7 +151,7 @@ void tn_summary_table(const tn_run *run, FILE *out)
   const char *unit = f->unit;
   int i;
 
-  fprintf(out, "%4s  %-52s %-13s %9s %3s %4s %9s %9s %6s\n", "id",
+  fprintf(out, "%4s  %-52s %-13s %9s %3s %7s %9s %9s %6s\n", "id",
           "parameters", "status", "wf/block", "deg", "regs", "median_ms",
           unit, "%base");
   if (run->space.n <= TN_SUMMARY_ROWS || run->opts->verbose ||
