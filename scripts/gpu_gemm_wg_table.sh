@@ -21,6 +21,10 @@
 #              C's 128-byte columns (c_ring) or whole where it fits, at 3
 #              and 4 stages, against the direct epilogue at 4: the wide
 #              tiles, clusters of 1 and of 2 sharing B, persistent 132
+#   fit        the persistent grid fitted to the GPU at launch
+#              (persistent -1) against 132 blocks (and 128 for clusters
+#              of 4, 32 clusters), clusters of 1, 2 and 4 (B shared), the
+#              direct epilogue and the ring of 2 at 4 stages: 14 points
 # Every point is timed with all its repetitions (--no-prune
 # --full-protocol) and verified, cublasGemmEx timed through the same run
 # (the family's baseline; each point against the timing nearest it).
@@ -32,7 +36,7 @@
 #
 # Usage, from the repository root on the GPU machine (the project's
 # libraries from .deps/env.sh, sourced when it is there):
-#   [BUDGET=500] [SPACE=order|multicast|pingpong|ring] OUT=DIR \
+#   [BUDGET=500] [SPACE=order|multicast|pingpong|ring|fit] OUT=DIR \
 #     bash scripts/gpu_gemm_wg_table.sh
 # (SPACE order by default; OUTPUT=bf16 makes C bf16, the runs and the
 # archive SPACE-bf16).  DIR receives SPACE.tgz (the configs, results
@@ -61,9 +65,9 @@ esac
 # a bf16 C's runs and archive apart from the shipped fp32 C's
 [ "$output" = bf16 ] && space_tag=$space-bf16 || space_tag=$space
 case $space in
-order | multicast | pingpong | ring) ;;
+order | multicast | pingpong | ring | fit) ;;
 *)
-  echo "SPACE: order, multicast, pingpong or ring, not '$space'" >&2
+  echo "SPACE: order, multicast, pingpong, ring or fit, not '$space'" >&2
   exit 2
   ;;
 esac
@@ -102,6 +106,24 @@ constraints = [
   "cluster == 1 && multicast == 0 || cluster == 2 && multicast == 1",
   "pingpong == 1 || stages == 4 && epilogue == 0 || stages == 3 && epilogue == 1",
   "epilogue == 0 || stages <= 3"
+];
+EOF
+    return
+  fi
+  if [ "$space" = fit ]; then
+    cat <<EOF
+space = {
+  bm = [128]; bn = [256]; bk = [64]; consumers = [2];
+  stages = [4]; swizzle = [128]; producer = [1]; maxnreg = [1];
+  persistent = [132, 128, -1]; epilogue = [0, 1]; group_m = [8];
+  cluster = [1, 2, 4];
+  multicast = [0, 1];
+  c_ring = [0, 2];
+};
+constraints = [
+  "cluster == 1 && multicast == 0 || cluster > 1 && multicast == 1",
+  "epilogue == 0 && c_ring == 0 || epilogue == 1 && c_ring == 2",
+  "persistent != 128 || cluster == 4"
 ];
 EOF
     return
@@ -226,14 +248,18 @@ for path in sys.argv[1:]:
         print("baseline %s: %d timings, spread %.1f%%\n" %
               (b["name"], len(b.get("measurements", [])),
                100 * b.get("spread", 0)))
-    print("| " + " | ".join(keys) + " | median ms | % of cuBLAS | SM MHz |")
-    print("|" + " --- |" * (len(keys) + 3))
+    print("| " + " | ".join(keys) +
+          " | blocks | median ms | % of cuBLAS | SM MHz |")
+    print("|" + " --- |" * (len(keys) + 4))
     ok = [c for c in d["candidates"] if c.get("status") == "ok"]
     for c in sorted(ok, key=lambda c: c["median_ms"]):
         p, k = c["params"], c.get("clocks", {})
+        # the grid launched: fitted to the GPU (persistent -1) or the
+        # family's
+        blocks = c["timings"][0].get("blocks", c["launch"]["grid"][0])
         print("| " + " | ".join(str(p.get(x, 0)) for x in keys) +
-              " | %.4f | %.1f | %s-%s |" %
-              (c["median_ms"], c.get("pct_of_baseline", 0),
+              " | %d | %.4f | %.1f | %s-%s |" %
+              (blocks, c["median_ms"], c.get("pct_of_baseline", 0),
                k.get("sm_mhz_min"), k.get("sm_mhz_max")))
     bad = [c for c in d["candidates"]
            if c.get("status") not in ("ok", "pruned")]

@@ -29,7 +29,7 @@
  *
  * Tiles: a block per tile (TN_PERSISTENT 0), or TN_PERSISTENT blocks that
  * walk the tiles (t, t + gridDim.x, ...), the ring running on across
- * tiles.  TN_TILE_ORDER and TN_GROUP_M order the tiles (tile_order.h:
+ * tiles; -1: as many as the launch found to run at once.  TN_TILE_ORDER and TN_GROUP_M order the tiles (tile_order.h:
  * rows or groups of rows, a Hilbert curve, a serpentine; L2 reuse of A's
  * and B's panels).  TN_CLUSTER 2 or 4 launches the blocks in clusters
  * (__cluster_dims__).  Without TN_MULTICAST the cluster's blocks take
@@ -283,7 +283,7 @@ static_assert(TN_SMEM_BYTES == 1024 + BAR_OFF + 16 * STAGES,
 #define UNIT_FIRST ((int)blockIdx.x)
 #define GRID_UNITS ((int)gridDim.x)
 #endif
-#if TN_PERSISTENT > 0
+#if TN_PERSISTENT != 0 /* -1: the grid the launch fitted to the GPU */
 #define UNIT_STEP GRID_UNITS
 #else
 #define UNIT_STEP units

@@ -177,6 +177,10 @@ bad_journal 'c["timings"][0].update(median_ms=0, min_ms=0, q1_ms=0)' \
   "@timings[0].median_ms: 0, not a time"
 bad_journal 'c["timings"][0]["repetitions"] = 2**32 + 5' \
   "@timings[0].repetitions: expected an integer"
+bad_journal 'c["timings"][0]["blocks"] = 0' \
+  "@timings[0].blocks: expected an integer in [1, "
+bad_journal 'c["timings"][0]["blocks"] = "132"' \
+  "@timings[0].blocks: expected an integer"
 bad_journal 'c["timings"] = []' "@timings: 0 entries for 1 problems"
 bad_journal 'c["id"] = 99' \
   "candidate: id: not a candidate of this job (ids 0 to 15)"

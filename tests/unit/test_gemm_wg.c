@@ -399,14 +399,62 @@ static void check_ring(void)
   CHECK(strstr(why, "rings epilogue 1's staging") != NULL);
 }
 
+/* persistent -1: a block per tile computed is the most, and the launch is
+ * marked to fit the grid to the GPU in whole clusters. */
+static void check_fit(void)
+{
+  tn_problem bf = problem(4096, 4096, 4096, NULL);
+  tn_launch l;
+  wg_geometry g;
+  tn_defines d;
+  tn_params p;
+  char why[512];
+
+  CHECK_EQ_INT(point(&p, &bf, 128, 256, 64, 128, 0, why, sizeof(why)), 0);
+  p.v[WG_MAXNREG].i = 1;
+  p.v[WG_CLUSTER].i = 4;
+  p.v[WG_MULTICAST].i = 1;
+  p.v[WG_PERSISTENT].i = -1;
+  CHECK_EQ_INT(f->prepare(f, &p, &bf, why, sizeof(why)), 0);
+  tn_gemm_wg_geometry(&p, &bf, &g);
+  /* 32 tile rows in units of 4 by 16 columns: 128 units of 4 tiles */
+  CHECK_EQ_INT(g.units, 128);
+  CHECK_EQ_INT(g.blocks, 512);
+  f->launch(f, &p, &bf, &l);
+  CHECK_EQ_INT(l.grid[0], 512);
+  CHECK_EQ_INT(l.fit_grid, 1);
+  CHECK_EQ_INT(l.cluster, 4);
+  memset(&d, 0, sizeof(d));
+  tn_family_macros(f, &p, &bf, &d);
+  CHECK(define_of(&d, "TN_PERSISTENT") &&
+        !strcmp(define_of(&d, "TN_PERSISTENT"), "-1"));
+  /* a count stays the count, not fitted */
+  p.v[WG_PERSISTENT].i = 132;
+  CHECK_EQ_INT(f->prepare(f, &p, &bf, why, sizeof(why)), 0);
+  f->launch(f, &p, &bf, &l);
+  CHECK_EQ_INT(l.grid[0], 132);
+  CHECK_EQ_INT(l.fit_grid, 0);
+  /* ping-pong's padding tiles depend on the grid: it needs a count */
+  CHECK_EQ_INT(point(&p, &bf, 128, 128, 64, 128, 1, why, sizeof(why)), 0);
+  p.v[WG_MAXNREG].i = 1;
+  p.v[WG_PINGPONG].i = 1;
+  p.v[WG_PERSISTENT].i = 132;
+  CHECK_EQ_INT(f->prepare(f, &p, &bf, why, sizeof(why)), 0);
+  p.v[WG_PERSISTENT].i = -1;
+  CHECK_EQ_INT(f->prepare(f, &p, &bf, why, sizeof(why)), 1);
+  CHECK(strstr(why, "persistent > 0 (a count") != NULL);
+}
+
 int main(void)
 {
   check_rules();
   check_render();
   check_plan();
   check_ring();
+  check_fit();
   if (tn_test_failures == 0)
     fprintf(stderr, "gemm_wg fp8: rules, problems, macros, tensor maps, "
-                    "buffers, arguments and the staging's plan; c_ring\n");
+                    "buffers, arguments and the staging's plan; c_ring; a fitted "
+                    "grid\n");
   TEST_DONE();
 }

@@ -35,6 +35,12 @@ typedef struct {
    * compiled for that target ("sm_90a", tn_arch.features) and excluded
    * everywhere else, later architectures too. */
   int arch_features;
+  /* 1: grid[0] is the most blocks; the launch takes as many whole
+   * clusters of `cluster` blocks as the GPU runs at once, asked of the
+   * driver's occupancy calculator (a kernel that walks its work with the
+   * grid's stride, sized for any GPU of a fleet) */
+  int fit_grid;
+  int cluster; /* blocks per cluster (__cluster_dims__); 0 or 1: none */
 } tn_launch;
 
 /* Preprocessor definitions for the rendered source.  A define that does

@@ -107,9 +107,10 @@ static const tn_param_desc params[WG_N_PARAMS] = {
     {"cluster", TN_PARAM_INT, 0, 1, 4, 1,
      "blocks per cluster (__cluster_dims__): 1, 2 or 4; without multicast "
      "on tiles next to each other in the tile order", 0},
-    {"persistent", TN_PARAM_INT, 0, 0, 4096, 0,
+    {"persistent", TN_PARAM_INT, 0, -1, 4096, 0,
      "0: a block per tile; P: P blocks walk the tiles (the GPU's SM count, "
-     "132 on an H200)", 0},
+     "132 on an H200); -1: as many blocks as the GPU runs at once, whole "
+     "clusters, found at launch (cuOccupancyMaxActiveClusters)", 0},
     {"group_m", TN_PARAM_INT, 0, 0, 64, 8,
      "0: tiles in row-major order; g: in groups of g tile rows, column by "
      "column (L2 reuse of A and B); tile_order 1 takes 0, tile_order 2 "
@@ -230,10 +231,11 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
     return 1;
   }
   if (ping && (cons != 2 || !p->v[WG_PRODUCER].i ||
-               p->v[WG_PERSISTENT].i == 0)) {
+               p->v[WG_PERSISTENT].i <= 0)) {
     snprintf(why, n, "pingpong takes a persistent block's tiles in turn "
                      "by two consumers fed by a producer: it needs "
-                     "consumers 2, producer 1 and persistent > 0");
+                     "consumers 2, producer 1 and persistent > 0 (a count: "
+                     "which tiles are padding depends on the grid)");
     return 1;
   }
   if (!ping && bm % (64 * cons) != 0) {
@@ -372,7 +374,8 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
                      "group_m rows: group_m must be more than 0");
     return 1;
   }
-  if (p->v[WG_PERSISTENT].i % p->v[WG_CLUSTER].i != 0) {
+  if (p->v[WG_PERSISTENT].i > 0 &&
+      p->v[WG_PERSISTENT].i % p->v[WG_CLUSTER].i != 0) {
     snprintf(why, n, "persistent %lld is not a whole number of clusters "
                      "of %lld", p->v[WG_PERSISTENT].i, p->v[WG_CLUSTER].i);
     return 1;
@@ -411,6 +414,8 @@ static void launch(const tn_family *fam, const tn_params *p,
   l->min_cc = 90;
   l->needs = "wgmma";
   l->arch_features = 1;
+  l->fit_grid = p->v[WG_PERSISTENT].i < 0;
+  l->cluster = g.cluster;
 }
 
 static void defines(const tn_family *fam, const tn_params *p,

@@ -70,7 +70,8 @@ void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,
                                    : g->tiles;
     g->computed = g->multicast ? g->units * cl : g->tiles;
     /* persistent: P blocks, or one per tile computed where there are
-     * fewer; whole clusters */
+     * fewer; whole clusters.  -1 leaves the count to the launch (what
+     * runs at once): a block per tile is its most. */
     g->blocks = persistent > 0 && persistent < g->computed ? persistent
                                                            : g->computed;
     g->blocks = (g->blocks + cl - 1) / cl * cl;

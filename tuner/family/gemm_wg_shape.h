@@ -94,7 +94,9 @@ typedef struct {
                       cluster's `cluster` tiles (the grid padded) */
   long long computed; /* tiles computed: units x cluster with multicast */
   long long blocks;   /* the launch's: persistent, or one per tile
-                         computed where there are fewer; whole clusters */
+                         computed where there are fewer; whole clusters
+                         (persistent -1: the most, the launch fits it to
+                         the GPU) */
 } wg_geometry;
 
 void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,

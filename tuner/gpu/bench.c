@@ -11,6 +11,7 @@
 #include "gpu/cublaslt.h"
 #include "gpu/driver.h"
 #include "gpu/expected.h"
+#include "gpu/grid_fit.h"
 #include "gpu/inputs.h"
 #include "gpu/nvml.h"
 #include "gpu/race.h"
@@ -171,6 +172,7 @@ typedef struct {
   CUfunction fn;       /* a candidate's kernel, or NULL for a baseline */
   const tn_bench_job *job;
   const tn_family *f;
+  tn_launch launch; /* the job's, its grid fitted to the GPU */
 } runner;
 
 /* Enqueues one run on buffer set s. */
@@ -179,7 +181,7 @@ static int enqueue(tn_bench *b, const runner *r, int s, char *why, size_t n)
   const tn_bench_job *job = r->job;
   if (r->fn) {
     tn_args args;
-    const tn_launch *l = &job->launch;
+    const tn_launch *l = &r->launch;
     memset(&args, 0, sizeof(args));
     /* tensor maps are encoded here, per launch, against set s: a host
      * call of about a microsecond, far below any kernel timed */
@@ -273,6 +275,8 @@ static int time_runs(tn_bench *b, const runner *r, tn_bench_result *res)
       break;
   }
   tn_timing_from_samples(ms, n, &res->timing);
+  if (job->launch.fit_grid)
+    res->timing.blocks = (int)r->launch.grid[0];
   rc = 0;
 cleanup:
   res->steps.timed_s = tn_now() - t0;
@@ -321,6 +325,7 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
   memset(&r, 0, sizeof(r));
   r.job = job;
   r.f = f;
+  r.launch = job->launch;
   if (ensure_buffers(b, f, &job->problem) != 0 ||
       tn_inputs_load(&b->gen, b->info.cc_major, b->info.cc_minor,
                      res->reason, sizeof(res->reason)) != 0)
@@ -354,6 +359,13 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                               job->launch.smem_dynamic)))
       goto fail;
+    if (job->launch.fit_grid) {
+      const char *call = "";
+      CUresult cr = tn_grid_fit(&b->cu, r.fn, &job->launch,
+                                b->info.sm_count, &r.launch.grid[0], &call);
+      if (failed(b, cr, call))
+        goto fail;
+    }
     if (tn_constants_set(&b->gen, f, &job->params, &job->problem, mod,
                          job->seed, res->reason, sizeof(res->reason)) != 0)
       goto fail;

@@ -27,9 +27,12 @@ int tn_cuda_load(tn_cuda *cu, tn_err *err)
   if (cu->f == NULL && strcmp(NAME(f), "cuEventElapsedTime_v2") == 0)        \
     /* drivers before CUDA 12.8 have the same call unversioned */           \
     *(void **)(&cu->f) = dlsym(cu->lib, "cuEventElapsedTime");               \
-  /* the copy engine's call (CUDA 12.0) is optional: without it only the  \
-   * candidates that use tensor maps fail, each saying why (gpu/tmap.c) */ \
-  if (cu->f == NULL && strcmp(NAME(f), "cuTensorMapEncodeTiled") != 0) {    \
+  /* the copy engine's call (CUDA 12.0) and the clusters' occupancy        \
+   * (11.8) are optional: without them only the candidates that use tensor \
+   * maps or fit a grid of clusters fail, each saying why (gpu/tmap.c,     \
+   * gpu/grid_fit.c) */                                                    \
+  if (cu->f == NULL && strcmp(NAME(f), "cuTensorMapEncodeTiled") != 0 &&     \
+      strcmp(NAME(f), "cuOccupancyMaxActiveClusters") != 0) {               \
     tn_errf(err, TN_ENODEV, "the NVIDIA driver is too old: no %s",           \
             NAME(f));                                                        \
     goto fail;                                                               \

@@ -34,6 +34,8 @@
   X(cuFuncSetAttribute)                                                      \
   X(cuFuncGetAttribute)                                                      \
   X(cuLaunchKernel)                                                          \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                             \
+  X(cuOccupancyMaxActiveClusters)                                            \
   X(cuMemAlloc)                                                              \
   X(cuMemFree)                                                               \
   X(cuMemAllocHost)                                                          \

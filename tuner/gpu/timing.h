@@ -28,6 +28,8 @@ typedef struct {
 typedef struct {
   double median_ms, min_ms, max_ms, q1_ms, q3_ms;
   int repetitions;
+  int blocks; /* the grid the launch fitted to the GPU (tn_launch.fit_grid);
+                 0: the family's */
 } tn_timing;
 
 /* Median, quartiles, min and max of n samples (sorted in place). */

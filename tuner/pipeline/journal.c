@@ -15,10 +15,11 @@
 static int timing_from_json(json_t *o, tn_timing *t)
 {
   memset(t, 0, sizeof(*t));
-  return json_unpack(o, "{s:F, s:F, s:F, s:F, s:F, s:i}", "median_ms",
+  /* blocks: only where the launch fitted the grid (journal_check.c) */
+  return json_unpack(o, "{s:F, s:F, s:F, s:F, s:F, s:i, s?:i}", "median_ms",
                      &t->median_ms, "min_ms", &t->min_ms, "max_ms", &t->max_ms,
                      "q1_ms", &t->q1_ms, "q3_ms", &t->q3_ms, "repetitions",
-                     &t->repetitions);
+                     &t->repetitions, "blocks", &t->blocks);
 }
 
 int tn_journal_append(FILE *journal, const char *kind, json_t *obj,

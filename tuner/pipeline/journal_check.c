@@ -57,7 +57,8 @@ static int check_drift(json_t *o, char *why, size_t n)
 }
 
 /* One timing object: finite times in [0, MAX_MS], a positive median,
- * min <= q1 <= median <= q3 <= max, repetitions in [1, INT_MAX]. */
+ * min <= q1 <= median <= q3 <= max, repetitions in [1, INT_MAX], and
+ * blocks (a grid fitted at launch) in [1, INT_MAX] where it is given. */
 static int check_timing(json_t *t, char *why, size_t n)
 {
   static const char *const keys[5] = {"min_ms", "q1_ms", "median_ms",
@@ -96,6 +97,12 @@ static int check_timing(json_t *t, char *why, size_t n)
       json_integer_value(r) > INT_MAX) {
     snprintf(why, n, ".repetitions: expected an integer in [1, %d]",
              INT_MAX);
+    return -1;
+  }
+  r = json_object_get(t, "blocks");
+  if (r != NULL && (!json_is_integer(r) || json_integer_value(r) < 1 ||
+                    json_integer_value(r) > INT_MAX)) {
+    snprintf(why, n, ".blocks: expected an integer in [1, %d]", INT_MAX);
     return -1;
   }
   return 0;

@@ -130,9 +130,14 @@ static json_t *cost_json(const tn_run *run)
 
 static json_t *timing_json(const tn_timing *t)
 {
-  return json_pack("{s:f, s:f, s:f, s:f, s:f, s:i}", "median_ms", t->median_ms,
-                   "min_ms", t->min_ms, "max_ms", t->max_ms, "q1_ms", t->q1_ms,
-                   "q3_ms", t->q3_ms, "repetitions", t->repetitions);
+  json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:f, s:i}", "median_ms",
+                        t->median_ms, "min_ms", t->min_ms, "max_ms",
+                        t->max_ms, "q1_ms", t->q1_ms, "q3_ms", t->q3_ms,
+                        "repetitions", t->repetitions);
+  /* a grid fitted to the GPU at launch: the blocks it took */
+  if (t->blocks > 0)
+    json_object_set_new(o, "blocks", json_integer(t->blocks));
+  return o;
 }
 
 /* The family's layout parameters: siblings differ only in these (pruning's
