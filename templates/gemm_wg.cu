@@ -29,9 +29,9 @@
  *
  * Tiles: a block per tile (TN_PERSISTENT 0), or TN_PERSISTENT blocks that
  * walk the tiles (t, t + gridDim.x, ...), the ring running on across
- * tiles; -1: as many as the launch found to run at once.  TN_TILE_ORDER and TN_GROUP_M order the tiles (tile_order.h:
- * rows or groups of rows, a Hilbert curve, a serpentine; L2 reuse of A's
- * and B's panels).  TN_CLUSTER 2 or 4 launches the blocks in clusters
+ * tiles; -1: as many as the launch found to run at once.  TN_TILE_ORDER
+ * and TN_GROUP_M order the tiles (tile_order.h: rows or groups of rows, a
+ * Hilbert curve, a serpentine; L2 reuse of A's and B's panels).  TN_CLUSTER 2 or 4 launches the blocks in clusters
  * (__cluster_dims__).  Without TN_MULTICAST the cluster's blocks take
  * tile numbers next to each other in the order, each loading its own
  * k-tiles.  TN_MULTICAST 1 puts the cluster's blocks in one column of

@@ -2,7 +2,7 @@
  * whole clusters as run at once (tn_launch.fit_grid), from the driver's
  * occupancy calculator.  A fixed count (the SMs of the GPU a config was
  * written for) leaves a second wave on a GPU with fewer SMs, and clusters
- * of 4 do not all fit an H200's GPCs at one block an SM. */
+ * of 4 do not all fit a GPC at one block an SM (30 of 33 on an H100). */
 #ifndef TN_GRID_FIT_H
 #define TN_GRID_FIT_H
 
