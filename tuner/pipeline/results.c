@@ -128,18 +128,6 @@ static json_t *cost_json(const tn_run *run)
   return o;
 }
 
-static json_t *timing_json(const tn_timing *t)
-{
-  json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:f, s:i}", "median_ms",
-                        t->median_ms, "min_ms", t->min_ms, "max_ms",
-                        t->max_ms, "q1_ms", t->q1_ms, "q3_ms", t->q3_ms,
-                        "repetitions", t->repetitions);
-  /* a grid fitted to the GPU at launch: the blocks it took */
-  if (t->blocks > 0)
-    json_object_set_new(o, "blocks", json_integer(t->blocks));
-  return o;
-}
-
 /* The family's layout parameters: siblings differ only in these (pruning's
  * groups, which scripts/model_check.py finds again from the file). */
 static json_t *layout_params_json(const tn_family *f)
@@ -216,7 +204,7 @@ static json_t *candidate_json(const tn_run *run, const tn_candidate *c,
   if (c->status == TN_ST_OK) {
     json_t *ts = json_array(), *clocks = tn_results_clocks(&c->clocks, t);
     for (k = 0; k < job->n_problems; k++)
-      json_array_append_new(ts, timing_json(&c->timing[k]));
+      json_array_append_new(ts, tn_results_timing(&c->timing[k]));
     json_object_set_new(o, "timings", ts);
     json_object_set_new(o, "median_ms", json_real(c->total_ms));
     json_object_set_new(o, "launches", json_integer(launches(run, c)));
@@ -275,7 +263,7 @@ static json_t *baseline_json(const tn_run *run, const tn_baseline_result *b,
   if (b->status == TN_ST_OK && b->n_meas > 0) {
     json_t *ts = json_array();
     for (k = 0; k < job->n_problems; k++)
-      json_array_append_new(ts, timing_json(&b->timing[k]));
+      json_array_append_new(ts, tn_results_timing(&b->timing[k]));
     json_object_set_new(o, "timings", ts);
     json_object_set_new(o, "median_ms", json_real(b->total_ms));
     json_object_set_new(o, "min_ms", json_real(b->timing[0].min_ms));

@@ -20,11 +20,16 @@ long long tn_results_ms_since_1970(double t)
   return (long long)llround(t * 1000.0);
 }
 
-static json_t *timing_json(const tn_timing *t)
+json_t *tn_results_timing(const tn_timing *t)
 {
-  return json_pack("{s:f, s:f, s:f, s:f, s:f, s:i}", "median_ms", t->median_ms,
-                   "min_ms", t->min_ms, "max_ms", t->max_ms, "q1_ms", t->q1_ms,
-                   "q3_ms", t->q3_ms, "repetitions", t->repetitions);
+  json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:f, s:i}", "median_ms",
+                        t->median_ms, "min_ms", t->min_ms, "max_ms",
+                        t->max_ms, "q1_ms", t->q1_ms, "q3_ms", t->q3_ms,
+                        "repetitions", t->repetitions);
+  /* a grid fitted to the GPU at launch: the blocks it took */
+  if (t->blocks > 0)
+    json_object_set_new(o, "blocks", json_integer(t->blocks));
+  return o;
 }
 
 static json_t *reasons_json(unsigned long long mask)
@@ -175,7 +180,7 @@ json_t *tn_results_measure(const tn_run *run, const tn_baseline_result *b,
   json_t *ts = json_array(), *o, *clocks;
   int k;
   for (k = 0; k < run->job->n_problems; k++)
-    json_array_append_new(ts, timing_json(&m->timing[k]));
+    json_array_append_new(ts, tn_results_timing(&m->timing[k]));
   o = json_pack("{s:i, s:i, s:f, s:o}", "measurement", j, "after",
                 m->after, "median_ms", m->total_ms, "timings", ts);
   /* a timing restored from a journal before the times has none */

@@ -16,6 +16,10 @@
  * digits). */
 long long tn_results_ms_since_1970(double t);
 
+/* One timing's object: median, quartiles, min, max, repetitions, and the
+ * blocks of a grid fitted at launch where there was one. */
+json_t *tn_results_timing(const tn_timing *t);
+
 /* A measurement's "clocks": samples, sm_mhz_first/min/max, power_w_max,
  * power_w_mean, temp_c_max, reasons (names; absent when NVML could not
  * read them) and, with t, throttled.  NULL when nothing was read. */
