@@ -79,7 +79,7 @@ static long long run_one(gpu *g, const tn_family *f, const tn_params *p,
                          const char *label)
 {
   tn_buffer_desc descs[TN_MAX_BUFFERS];
-  tn_devptr bufs[TN_MAX_BUFFERS];
+  tn_devptr bufs[TN_MAX_BUFFERS], workspace = 0;
   tn_args args;
   tn_launch l;
   tn_block_plan plan, trace;
@@ -108,9 +108,14 @@ static long long run_one(gpu *g, const tn_family *f, const tn_params *p,
     CU_CALL(g, cuMemsetD32(bufs[i], 0, (descs[i].bytes + 16) / 4),
             "cuMemsetD32");
   }
+  if (l.workspace_block > 0) { /* stream-K's, zero as a launch wants it */
+    size_t bytes = (size_t)l.workspace_block * l.grid[0];
+    CU_CALL(g, cuMemAlloc(&workspace, bytes), "cuMemAlloc");
+    CU_CALL(g, cuMemsetD8(workspace, 0, bytes), "cuMemsetD8");
+  }
   /* the tensor maps of a copy-engine path too, over these buffers */
-  if (tn_kernel_args(&g->cu, f, p, prob, bufs, &args, why, sizeof(why)) !=
-      0) {
+  if (tn_kernel_args(&g->cu, f, p, prob, bufs, workspace, &args, why,
+                     sizeof(why)) != 0) {
     fprintf(stderr, "%s: %s\n", label, why);
     goto fail;
   }
@@ -185,6 +190,8 @@ done:
   for (i = 0; i < nb; i++)
     if (bufs[i])
       g->cu.cuMemFree(bufs[i]);
+  if (workspace)
+    g->cu.cuMemFree(workspace);
   tn_block_plan_free(&plan);
   tn_block_plan_free(&trace);
   return bad;

@@ -41,6 +41,14 @@ typedef struct {
    * grid's stride, sized for any GPU of a fleet) */
   int fit_grid;
   int cluster; /* blocks per cluster (__cluster_dims__); 0 or 1: none */
+  /* Bytes of device memory per block of the grid launched that the
+   * kernel takes as its last parameter (a pointer), zero before its first
+   * launch; the kernel leaves it so for the next (0: no such parameter). */
+  long long workspace_block;
+  /* 1: every block of the grid must run at once (blocks wait for others
+   * of the launch); a GPU that holds fewer fails the candidate with the
+   * counts, rather than hang */
+  int co_resident;
 } tn_launch;
 
 /* Preprocessor definitions for the rendered source.  A define that does

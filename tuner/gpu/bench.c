@@ -173,6 +173,7 @@ typedef struct {
   const tn_bench_job *job;
   const tn_family *f;
   tn_launch launch; /* the job's, its grid fitted to the GPU */
+  tn_devptr workspace; /* launch.workspace_block a block of the grid */
 } runner;
 
 /* Enqueues one run on buffer set s. */
@@ -186,7 +187,7 @@ static int enqueue(tn_bench *b, const runner *r, int s, char *why, size_t n)
     /* tensor maps are encoded here, per launch, against set s: a host
      * call of about a microsecond, far below any kernel timed */
     if (tn_kernel_args(&b->cu, r->f, &job->params, &job->problem,
-                       b->bufs.dev[s], &args, why, n) != 0)
+                       b->bufs.dev[s], r->workspace, &args, why, n) != 0)
       return -1;
     return CU(cuLaunchKernel(r->fn, l->grid[0], l->grid[1], l->grid[2],
                              l->block[0], l->block[1], l->block[2],
@@ -359,11 +360,27 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                               job->launch.smem_dynamic)))
       goto fail;
-    if (job->launch.fit_grid) {
+    if (job->launch.fit_grid || job->launch.co_resident) {
       const char *call = "";
+      unsigned fit = 0;
       CUresult cr = tn_grid_fit(&b->cu, r.fn, &job->launch,
-                                b->info.sm_count, &r.launch.grid[0], &call);
+                                b->info.sm_count, &fit, &call);
       if (failed(b, cr, call))
+        goto fail;
+      if (job->launch.fit_grid)
+        r.launch.grid[0] = fit;
+      else if (fit < job->launch.grid[0]) {
+        snprintf(res->reason, sizeof(res->reason),
+                 "the launch's %u blocks must all run at once (a block "
+                 "waits for others) and this GPU runs %u of them",
+                 job->launch.grid[0], fit);
+        goto fail;
+      }
+    }
+    if (job->launch.workspace_block > 0) {
+      size_t bytes = (size_t)job->launch.workspace_block * r.launch.grid[0];
+      if (CU(cuMemAlloc(&r.workspace, bytes)) ||
+          CU(cuMemsetD8(r.workspace, 0, bytes)))
         goto fail;
     }
     if (tn_constants_set(&b->gen, f, &job->params, &job->problem, mod,
@@ -413,6 +430,8 @@ int tn_bench_run(tn_bench *b, const tn_bench_job *job, const void *cubin,
 fail:
   finish_failure(b, res);
 done:
+  if (r.workspace && !res->fatal)
+    b->cu.cuMemFree(r.workspace);
   if (mod && !res->fatal)
     b->cu.cuModuleUnload(mod);
   res->steps.total_s = tn_now() - start;

@@ -94,7 +94,7 @@ int tn_expected_ensure(tn_expected *e, tn_inputs *in, tn_buffers *bufs,
   if (tn_constants_set(in, f, &ref->params, prob, mod, seed, why, n) != 0)
     goto done;
   memset(&args, 0, sizeof(args));
-  if (tn_kernel_args(in->cu, f, &ref->params, prob, bufs->dev[0], &args,
+  if (tn_kernel_args(in->cu, f, &ref->params, prob, bufs->dev[0], 0, &args,
                      why, n) != 0)
     goto done;
   if ((l->smem_dynamic > 0 &&
