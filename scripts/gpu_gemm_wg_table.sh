@@ -25,6 +25,12 @@
 #              (persistent -1) against 132 blocks (and 128 for clusters
 #              of 4, 32 clusters), clusters of 1, 2 and 4 (B shared), the
 #              direct epilogue and the ring of 2 at 4 stages: 14 points
+#   streamk    the k-tiles of a ragged last wave split among all the
+#              blocks (stream_k 1; 2: one whole wave more with them)
+#              against none, on the ring of 2 at 4 stages (128 x 256)
+#              and the direct epilogue, clusters of 1 and of 2 sharing
+#              B, persistent 132, and without stream-K the grid fitted
+#              (-1): 16 points
 # Every point is timed with all its repetitions (--no-prune
 # --full-protocol) and verified, cublasGemmEx timed through the same run
 # (the family's baseline; each point against the timing nearest it).
@@ -36,7 +42,8 @@
 #
 # Usage, from the repository root on the GPU machine (the project's
 # libraries from .deps/env.sh, sourced when it is there):
-#   [BUDGET=500] [SPACE=order|multicast|pingpong|ring|fit] OUT=DIR \
+#   [BUDGET=500] [SPACE=order|multicast|pingpong|ring|fit|streamk] \
+#     OUT=DIR \
 #     bash scripts/gpu_gemm_wg_table.sh
 # (SPACE order by default; OUTPUT=bf16 makes C bf16, the runs and the
 # archive SPACE-bf16).  DIR receives SPACE.tgz (the configs, results
@@ -65,9 +72,10 @@ esac
 # a bf16 C's runs and archive apart from the shipped fp32 C's
 [ "$output" = bf16 ] && space_tag=$space-bf16 || space_tag=$space
 case $space in
-order | multicast | pingpong | ring | fit) ;;
+order | multicast | pingpong | ring | fit | streamk) ;;
 *)
-  echo "SPACE: order, multicast, pingpong, ring or fit, not '$space'" >&2
+  echo "SPACE: order, multicast, pingpong, ring, fit or streamk, not" \
+    "'$space'" >&2
   exit 2
   ;;
 esac
@@ -124,6 +132,25 @@ constraints = [
   "cluster == 1 && multicast == 0 || cluster > 1 && multicast == 1",
   "epilogue == 0 && c_ring == 0 || epilogue == 1 && c_ring == 2",
   "persistent != 128 || cluster == 4"
+];
+EOF
+    return
+  fi
+  if [ "$space" = streamk ]; then
+    cat <<EOF
+space = {
+  bm = [128]; bn = [256]; bk = [64]; consumers = [2];
+  stages = [4]; swizzle = [128]; producer = [1]; maxnreg = [1];
+  persistent = [132, -1]; epilogue = [0, 1]; group_m = [8];
+  cluster = [1, 2];
+  multicast = [0, 1];
+  c_ring = [0, 2];
+  stream_k = [0, 1, 2];
+};
+constraints = [
+  "cluster == 1 && multicast == 0 || cluster == 2 && multicast == 1",
+  "epilogue == 0 && c_ring == 0 || epilogue == 1 && c_ring == 2",
+  "persistent == 132 || stream_k == 0 && epilogue == 1"
 ];
 EOF
     return
@@ -240,7 +267,7 @@ sampler_stop
 python3 - "$W"/results/*/*.json >"$W/logs/table.md" 2>&1 <<'PY' ||
 import json, sys
 keys = ("bm", "bn", "cluster", "multicast", "persistent", "tile_order",
-        "group_m", "pingpong", "stages", "epilogue", "c_ring")
+        "group_m", "pingpong", "stages", "epilogue", "c_ring", "stream_k")
 for path in sys.argv[1:]:
     d = json.load(open(path))
     print("## %s (%s)\n" % (d["name"], path.rsplit("/results/", 1)[-1]))

@@ -29,7 +29,10 @@
  *
  * Tiles: a block per tile (TN_PERSISTENT 0), or TN_PERSISTENT blocks that
  * walk the tiles (t, t + gridDim.x, ...), the ring running on across
- * tiles; -1: as many as the launch found to run at once.  TN_TILE_ORDER
+ * tiles; -1: as many as the launch found to run at once.  TN_STREAM_K
+ * splits the k-tiles of the tiles of a ragged last wave among all the
+ * blocks (gemm_wg_schedule.h; the kernel's last parameter is then the
+ * launch's workspace).  TN_TILE_ORDER
  * and TN_GROUP_M order the tiles (tile_order.h: rows or groups of rows, a
  * Hilbert curve, a serpentine; L2 reuse of A's and B's panels).  TN_CLUSTER 2 or 4 launches the blocks in clusters
  * (__cluster_dims__).  Without TN_MULTICAST the cluster's blocks take
@@ -83,7 +86,7 @@
  * Rendered by tuner/family/gemm_wg.c, which defines TN_<PARAM> for each
  * parameter (bm, bn, bk, consumers, stages, swizzle, producer, maxnreg,
  * cluster, persistent, group_m, epilogue, tile_order, multicast,
- * partials, pingpong, promote_run, c_ring) and TN_TRANS_A, TN_TRANS_B,
+ * partials, pingpong, promote_run, c_ring, stream_k) and TN_TRANS_A, TN_TRANS_B,
  * TN_IN_F16, TN_OUT_F32, TN_THREADS and TN_SMEM_BYTES, and for fp8
  * TN_IN_FP8 and TN_PROMOTE (absent: 0).  The kernel's
  * tensor maps (A, B, and C for epilogue 1) are its first parameters; the
@@ -175,6 +178,9 @@ static_assert(!PING || (PROD && CONS == 2 && TN_PERSISTENT > 0),
               "ping-pong of two consumers over a persistent block's tiles");
 static_assert(TN_C_RING == 0 || (TN_EPILOGUE == 1 && C_SUBS % TN_C_RING == 0),
               "a ring of staging columns, a whole number of turns a tile");
+static_assert(!TN_STREAM_K || (PROD && !PING && TN_PERSISTENT != 0),
+              "stream-K: persistent blocks whose producer walks their "
+              "items, one consumer a tile's rows");
 
 /* Ping-pong's hardware barriers: ORDER_BAR + cw lets consumer cw start
  * its main loop (epilogue 1's are 1 + cw). */
@@ -288,6 +294,8 @@ static_assert(TN_SMEM_BYTES == 1024 + BAR_OFF + 16 * STAGES,
 #else
 #define UNIT_STEP units
 #endif
+
+#include "gemm_wg_schedule.h"
 
 struct ring {
   unsigned char *a, *b;
@@ -482,6 +490,9 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
         , const float *__restrict__ scale_a,
         const float *__restrict__ scale_b
 #endif
+#if TN_STREAM_K
+        , float *__restrict__ sk_ws /* the launch's workspace */
+#endif
         )
 {
   extern __shared__ unsigned char smem_raw[];
@@ -495,9 +506,8 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
   const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
   const int units = cluster_units(CL, MCAST, tiles_m, tiles_n);
   const int ktiles = (K + BK - 1) / BK;
-  const int mine = UNIT_FIRST < units
-                       ? (units - UNIT_FIRST + UNIT_STEP - 1) / UNIT_STEP
-                       : 0;
+  const wg_sched sc = make_sched(units, ktiles);
+  const int mine = sc.mine; /* units whole (all without stream-K) */
   const int copies = mine * ktiles;
   ring r;
   r.a = smem;
@@ -531,10 +541,17 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
      * producer would run tile_of's loop (the Hilbert curve's) per k-tile */
     if (wtid == 0) {
       int idx = 0;
+#if TN_STREAM_K
+      wg_item it;
+      for (int w = 0; item_of(&sc, w, &it); w++) {
+        const int u = it.u, kb = it.kb, ke = it.ke;
+#else
       for (int u = UNIT_FIRST; u < units; u += UNIT_STEP) {
+        const int kb = 0, ke = ktiles;
+#endif
         int tm, tn;
         cluster_tile_of(u, r.rank, CL, MCAST, tiles_m, tiles_n, tm, tn);
-        for (int kt = 0; kt < ktiles; kt++, idx++)
+        for (int kt = kb; kt < ke; kt++, idx++)
           issue_at(r, idx, kt, tm, tn, &map_a, &map_b);
       }
 #if MCAST
@@ -577,8 +594,16 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
    * position); with ping-pong this consumer's are every other unit */
   const int turn = PING ? cw : 0, take = PING ? 2 : 1;
   int g = turn * ktiles;
+#if TN_STREAM_K
+  /* the block's items: units whole, then its shares of the split run */
+  wg_item it;
+  for (int i = 0; item_of(&sc, i, &it); i++) {
+    const int u = it.u, kb = it.kb, ke = it.ke;
+#else
   for (int i = turn, u = UNIT_FIRST + turn * UNIT_STEP; u < units;
        i += take, u += take * UNIT_STEP) {
+    const int kb = 0, ke = ktiles;
+#endif
     int tm, tn;
     cluster_tile_of(u, r.rank, CL, MCAST, tiles_m, tiles_n, tm, tn);
 #if PING
@@ -593,17 +618,18 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
 #if TN_PROMOTE && PARTS == 2
     /* two sets of partial sums, in runs of PRUN k-tiles, then of two and
      * one for what is left */
-    int kt = 0;
-    for (; kt + PRUN <= ktiles; kt += PRUN)
-      promote_run<PRUN>(r, g + kt, m0, acc[0], part, part2);
-    for (; kt + 2 <= ktiles; kt += 2)
-      promote_run<2>(r, g + kt, m0, acc[0], part, part2);
-    if (kt < ktiles)
-      promote_run<1>(r, g + kt, m0, acc[0], part, part2);
+    const int g0 = g - kb; /* the ring's position of k-tile 0 */
+    int kt = kb;
+    for (; kt + PRUN <= ke; kt += PRUN)
+      promote_run<PRUN>(r, g0 + kt, m0, acc[0], part, part2);
+    for (; kt + 2 <= ke; kt += 2)
+      promote_run<2>(r, g0 + kt, m0, acc[0], part, part2);
+    if (kt < ke)
+      promote_run<1>(r, g0 + kt, m0, acc[0], part, part2);
     pass_turn(i, mine, cw);
-    g += ktiles;
+    g += ke - kb;
 #else
-    for (int kt = 0; kt < ktiles; kt++, g++) {
+    for (int kt = kb; kt < ke; kt++, g++) {
       const int s = g % STAGES;
       tn_mbar_wait(&r.full[s], (unsigned)(g / STAGES) & 1u);
       const unsigned sa = tn_smem_u32(r.a + s * op_a::STAGE_BYTES);
@@ -634,11 +660,11 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
 #pragma unroll
         for (int mc = 0; mc < MC; mc++)
           wg_mma(acc[mc], op_a::desc(sa, m0 + 64 * mc, KSTEP * kk),
-                 op_b::desc(sb, 0, KSTEP * kk), kt > 0 || kk > 0);
+                 op_b::desc(sb, 0, KSTEP * kk), kt > kb || kk > 0);
       wg_commit();
       /* the k-tile before is done: its buffer is free */
       wg_wait<1>();
-      if (kt > 0)
+      if (kt > kb)
         release(r, (g - 1) % STAGES);
 #if !PROD
       if (tid == 0 && g + STAGES - 1 < copies)
@@ -660,6 +686,16 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
         wg_pin(acc[mc][e]);
 #endif
     g += (take - 1) * ktiles; /* the other consumer's k-tiles */
+#if TN_STREAM_K
+    /* a share of a split tile: its sums to the owner, or theirs added */
+    if (kb > 0) {
+      share_publish(sk_ws, block_of(share_slot(&sc, &it), r.rank), cw, wtid,
+                    acc);
+      continue;
+    }
+    if (ke < ktiles)
+      share_gather(sk_ws, sc, it, r.rank, cw, wtid, acc);
+#endif
     const bool inside = tm < tiles_m && tn < tiles_n;
     if (!PING && !inside)
       continue; /* a multicast unit's padding past the grid */

@@ -445,6 +445,55 @@ static void check_fit(void)
   CHECK(strstr(why, "persistent > 0 (a count") != NULL);
 }
 
+/* stream_k: persistent blocks fed by a producer, no ping-pong; the
+ * launch asks for its workspace (a slot of flags and a tile of fp32 sums
+ * a block) and for every block at once; the macro reaches the source,
+ * and at 0 the point's text is as before. */
+static void check_stream_k(void)
+{
+  tn_problem bf = problem(4096, 4096, 4096, NULL);
+  tn_launch l;
+  tn_defines d;
+  tn_params p;
+  char why[512], text[512];
+
+  CHECK_EQ_INT(point(&p, &bf, 128, 256, 64, 128, 0, why, sizeof(why)), 0);
+  p.v[WG_MAXNREG].i = 1;
+  p.v[WG_PERSISTENT].i = 132;
+  tn_params_format(f->params, f->n_params, &p, text, sizeof(text));
+  CHECK(strstr(text, "stream_k") == NULL);
+  f->launch(f, &p, &bf, &l);
+  CHECK_EQ_INT((int)l.workspace_block, 0);
+  CHECK_EQ_INT(l.co_resident, 0);
+  p.v[WG_STREAM_K].i = 1;
+  CHECK_EQ_INT(f->prepare(f, &p, &bf, why, sizeof(why)), 0);
+  f->launch(f, &p, &bf, &l);
+  CHECK_EQ_INT((int)l.workspace_block, 4 * (32 + 128 * 256));
+  CHECK_EQ_INT(l.co_resident, 1);
+  CHECK_EQ_INT(l.grid[0], 132);
+  memset(&d, 0, sizeof(d));
+  tn_family_macros(f, &p, &bf, &d);
+  CHECK(define_of(&d, "TN_STREAM_K") &&
+        !strcmp(define_of(&d, "TN_STREAM_K"), "1"));
+  p.v[WG_PERSISTENT].i = 0;
+  CHECK_EQ_INT(f->prepare(f, &p, &bf, why, sizeof(why)), 1);
+  CHECK(strstr(why, "persistent (not 0)") != NULL);
+  p.v[WG_PERSISTENT].i = -1;
+  CHECK_EQ_INT(f->prepare(f, &p, &bf, why, sizeof(why)), 0);
+  p.v[WG_PRODUCER].i = 0;
+  p.v[WG_MAXNREG].i = 0;
+  CHECK_EQ_INT(f->prepare(f, &p, &bf, why, sizeof(why)), 1);
+  CHECK(strstr(why, "producer 1") != NULL);
+  CHECK_EQ_INT(point(&p, &bf, 128, 128, 64, 128, 1, why, sizeof(why)), 0);
+  p.v[WG_MAXNREG].i = 1;
+  p.v[WG_PINGPONG].i = 1;
+  p.v[WG_PERSISTENT].i = 132;
+  CHECK_EQ_INT(f->prepare(f, &p, &bf, why, sizeof(why)), 0);
+  p.v[WG_STREAM_K].i = 2;
+  CHECK_EQ_INT(f->prepare(f, &p, &bf, why, sizeof(why)), 1);
+  CHECK(strstr(why, "pingpong 0") != NULL);
+}
+
 int main(void)
 {
   check_rules();
@@ -452,9 +501,10 @@ int main(void)
   check_plan();
   check_ring();
   check_fit();
+  check_stream_k();
   if (tn_test_failures == 0)
     fprintf(stderr, "gemm_wg fp8: rules, problems, macros, tensor maps, "
                     "buffers, arguments and the staging's plan; c_ring; a fitted "
-                    "grid\n");
+                    "grid; stream_k\n");
   TEST_DONE();
 }

@@ -29,9 +29,12 @@
  * runs beside the other's main loop.  c_ring stages epilogue 1's tile
  * through a ring of its 128-byte columns, each stored as soon as it is
  * written, so that an fp32 C's staging fits beside a deep ring.
- * tile_order, multicast, pingpong and c_ring were added after results
- * files were written: at their default, 0, a point and its text are as
- * before.
+ * stream_k splits the k-tiles of a ragged last wave's tiles among all the
+ * persistent blocks (stream-K, templates/gemm_wg_schedule.h), the shares
+ * added up through the launch's workspace (tn_launch.workspace_block).
+ * tile_order, multicast, pingpong, c_ring and stream_k were added after
+ * results files were written: at their default, 0, a point and its text
+ * are as before.
  * Every point needs the sm_90a target (launch.arch_features), so a run on
  * an sm_90 GPU compiles for sm_90a (arch_features below).  The threads'
  * shared accesses, which the model prices, are only epilogue 1's staging
@@ -150,6 +153,14 @@ static const tn_param_desc params[WG_N_PARAMS] = {
      "128-byte columns through a ring of R buffers, each stored as soon "
      "as it is written (an fp32 C's staging beside a deep ring of A and "
      "B)", 1},
+    {"stream_k", TN_PARAM_INT, 0, 0, 2, 0,
+     "the tiles that do not fill a last wave split along K, each one's "
+     "shares added up through a workspace by the block that has its first "
+     "k-tile (stream-K): 1 their k-tiles in even ranges over all the "
+     "blocks; 2 each one's head on its block of that wave and its tail on "
+     "a block the wave leaves idle, every block starting at the same k "
+     "(needs persistent, a producer, pingpong 0, and every block of the "
+     "grid at once on the GPU)", 1},
 };
 
 /* The tensor maps: A and B (2D, innermost first: k for a K-major operand,
@@ -374,6 +385,15 @@ static int prepare(const tn_family *fam, tn_params *p, const tn_problem *prob,
                      "group_m rows: group_m must be more than 0");
     return 1;
   }
+  if (p->v[WG_STREAM_K].i != 0 &&
+      (p->v[WG_PERSISTENT].i == 0 || !p->v[WG_PRODUCER].i || ping)) {
+    snprintf(why, n, "stream_k %lld splits the last wave's k-tiles among "
+                     "persistent blocks whose producer walks their shares: "
+                     "it needs persistent (not 0), producer 1 and pingpong "
+                     "0",
+             p->v[WG_STREAM_K].i);
+    return 1;
+  }
   if (p->v[WG_PERSISTENT].i > 0 &&
       p->v[WG_PERSISTENT].i % p->v[WG_CLUSTER].i != 0) {
     snprintf(why, n, "persistent %lld is not a whole number of clusters "
@@ -416,6 +436,10 @@ static void launch(const tn_family *fam, const tn_params *p,
   l->arch_features = 1;
   l->fit_grid = p->v[WG_PERSISTENT].i < 0;
   l->cluster = g.cluster;
+  /* stream-K: a block that owns a split tile waits for the blocks after
+   * it, so all must run at once */
+  l->workspace_block = g.workspace_block;
+  l->co_resident = g.stream_k != 0;
 }
 
 static void defines(const tn_family *fam, const tn_params *p,
@@ -552,7 +576,9 @@ static double work(const tn_family *fam, const tn_problem *prob)
  * two) and some 40.
  * Multicast adds a ragged unit's padding tiles to the work; what it
  * saves, L2's reads of the shared operand, is not a term of the model
- * (each SM still receives whole k-tiles). */
+ * (each SM still receives whole k-tiles).  Stream-K evens the busiest
+ * block's k-tiles out and adds its shares' sums through L2 (a store, a
+ * load and an add an accumulator). */
 static void estimate(const tn_family *fam, const tn_params *p,
                      const tn_problem *prob, tn_time_work *w)
 {
@@ -572,6 +598,16 @@ static void estimate(const tn_family *fam, const tn_params *p,
   /* the copy engine's ring: stages - 1 k-tiles in flight ahead of the
    * one computed, over every k-tile of the busiest block's tiles */
   w->ring_ktiles = ktiles * (double)((g.computed + g.blocks - 1) / g.blocks);
+  if (g.stream_k && g.split_ktiles > 0) {
+    /* the units walked whole, a block's share of the split run's k-tiles;
+     * each block's share that is not its tile's first is written to the
+     * workspace and read back by the owner, its sums added */
+    long long cols = g.blocks / (g.multicast ? g.cluster : 1);
+    w->ring_ktiles = ktiles * (double)(g.dp_units / cols) +
+                     (double)g.split_busiest;
+    w->load_bytes += 2.0 * (double)g.blocks * 4.0 * g.bm * g.bn;
+    w->other_insts += (double)g.blocks * g.bm * g.bn / 32 * 3;
+  }
   w->ring_ahead = g.stages - 1;
   w->other_insts = (double)g.computed * ktiles * (g.threads / 32) * 8;
   if (g.promote) /* bm x bn adds a k-tile, 32 lanes an instruction */

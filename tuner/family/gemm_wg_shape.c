@@ -75,5 +75,25 @@ void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,
     g->blocks = persistent > 0 && persistent < g->computed ? persistent
                                                            : g->computed;
     g->blocks = (g->blocks + cl - 1) / cl * cl;
+    /* the split of templates/gemm_wg_schedule.h's make_sched */
+    g->stream_k = (int)p->v[WG_STREAM_K].i;
+    g->dp_units = g->units;
+    if (g->stream_k) {
+      long long cols = g->blocks / (g->multicast ? cl : 1);
+      long long kt = (g->k + g->bk - 1) / g->bk;
+      long long rem = cols > 0 ? g->units % cols : 0, busiest = 0;
+      if (g->stream_k == 1) {
+        busiest = (rem * kt + cols - 1) / cols;
+      } else if (rem > 0) {
+        long long n = (rem + (cols - rem) - 1) / (cols - rem);
+        busiest = (n * kt + n) / (n + 1); /* the head */
+        if (busiest >= kt)
+          rem = busiest = 0;
+      }
+      g->dp_units = g->units - rem;
+      g->split_ktiles = rem * kt;
+      g->split_busiest = busiest;
+      g->workspace_block = 4LL * (32 + (long long)g->bm * g->bn);
+    }
   }
 }

@@ -31,6 +31,7 @@ enum {
   WG_PINGPONG,   /* added after results files were written */
   WG_PROMOTE_RUN, /* added after results files were written */
   WG_C_RING,      /* added after results files were written */
+  WG_STREAM_K,    /* added after results files were written */
   WG_N_PARAMS
 };
 
@@ -97,6 +98,12 @@ typedef struct {
                          computed where there are fewer; whole clusters
                          (persistent -1: the most, the launch fits it to
                          the GPU) */
+  /* stream_k (templates/gemm_wg_schedule.h): the units walked whole,
+   * the k-tiles of the split units, the most a unit column takes of
+   * them */
+  int stream_k;
+  long long dp_units, split_ktiles, split_busiest;
+  long long workspace_block; /* bytes of workspace a block: its slot */
 } wg_geometry;
 
 void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,
