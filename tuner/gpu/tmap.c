@@ -97,7 +97,6 @@ int tn_kernel_args(const tn_cuda *cu, const tn_family *f, const tn_params *p,
                    const tn_problem *prob, const tn_devptr *bufs,
                    tn_devptr workspace, tn_args *a, char *why, size_t n)
 {
-  tn_launch l;
   tn_tmap_desc maps[TN_MAX_TMAPS];
   int nm = 0, i;
 
@@ -125,16 +124,8 @@ int tn_kernel_args(const tn_cuda *cu, const tn_family *f, const tn_params *p,
       return -1;
   }
   f->args(f, p, prob, bufs, a);
-  f->launch(f, p, prob, &l);
-  if (l.workspace_block > 0) {
-    if (workspace == 0) {
-      snprintf(why, n, "family %s: the launch needs a workspace of %lld "
-                       "bytes a block and has none", f->name,
-               l.workspace_block);
-      return -1;
-    }
+  if (workspace != 0)
     tn_args_add(a, &workspace, sizeof(workspace));
-  }
   if (a->overflow) {
     snprintf(why, n,
              "family %s has more kernel arguments than %d (or "

@@ -16,10 +16,10 @@ int tn_tmap_encode(const tn_cuda *cu, const tn_tmap_desc *d, tn_devptr base,
                    void *map, char *why, size_t n);
 
 /* Fills a (zeroed by the caller) with f's arguments for p on prob over
- * buffers bufs: its tensor maps, encoded, then args(), then where the
- * launch has one (tn_launch.workspace_block) the workspace's pointer.
- * Returns 0, or -1 with why (a map the driver refused, too many
- * arguments, a workspace the launch needs and was not given). */
+ * buffers bufs: its tensor maps, encoded, then args(), then workspace
+ * unless 0 (the launch's, where tn_launch.workspace_block asks for one:
+ * the caller allocates it).  Returns 0, or -1 with why (a map the driver
+ * refused, too many arguments). */
 int tn_kernel_args(const tn_cuda *cu, const tn_family *f, const tn_params *p,
                    const tn_problem *prob, const tn_devptr *bufs,
                    tn_devptr workspace, tn_args *a, char *why, size_t n);
