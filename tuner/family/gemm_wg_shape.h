@@ -5,8 +5,10 @@
  *
  *   gemm_wg_shape.c the shape of a point on a problem
  *   gemm_wg_plan.c  the threads' shared-memory accesses the model prices
- *   gemm_wg.c       the family: parameters, rules, launch, defines,
- *                   tensor maps, buffers, options, units, baseline, check */
+ *   gemm_wg_rules.c which points and problems the kernels take, the
+ *                   tensor maps
+ *   gemm_wg.c       the family: parameters, options, launch, defines,
+ *                   buffers, units, time model's view, baseline, check */
 #ifndef TN_GEMM_WG_SHAPE_H
 #define TN_GEMM_WG_SHAPE_H
 
@@ -108,6 +110,14 @@ typedef struct {
 
 void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,
                          wg_geometry *g);
+/* The family's rules (gemm_wg_rules.c): tn_family.tensor_maps, .prepare
+ * and .check_problem. */
+int tn_gemm_wg_tensor_maps(const tn_family *fam, const tn_params *p,
+                           const tn_problem *prob, tn_tmap_desc *out);
+int tn_gemm_wg_prepare(const tn_family *fam, tn_params *p,
+                       const tn_problem *prob, char *why, size_t n);
+int tn_gemm_wg_check_problem(const tn_family *fam, const tn_problem *prob,
+                             char *why, size_t n);
 /* tn_family.plan of the family. */
 void tn_gemm_wg_plan(const tn_params *p, const tn_problem *prob,
                      tn_access_sink *sink);
