@@ -30,8 +30,9 @@
  * holds its SM.
  *
  * The workspace: a slot per block (a unit column's block of each rank)
- * of SK_FLAGS words (a flag per consumer warp) and BM x BN fp32 sums, four a thread in a row, thread-major so
- * that a warp's 16-byte stores and loads are 512 bytes in a row.
+ * of SK_FLAGS words (a flag per consumer warp) and BM x BN fp32 sums,
+ * four a thread in a row, thread-major so that a warp's 16-byte stores
+ * and loads are 512 bytes in a row.
  *
  * The schedule (above the sums) is C as well as CUDA C++, on the macros
  * GRID_UNITS, UNIT_FIRST and UNIT_STEP and TN_STREAM_K as a value, so
@@ -81,7 +82,7 @@ __device__ __forceinline__ wg_sched make_sched(int units, int ktiles)
   s.head = 0;
   s.iters = TN_STREAM_K == 1 ? (long long)s.rem * ktiles : 0;
   if (TN_STREAM_K == 2 && s.rem > 0) {
-    /* n tails at most a free column: heads of ceil(n ktiles / (n + 1))
+    /* n tails at most an idle column: heads of ceil(n ktiles / (n + 1))
      * k-tiles, so that no column has more */
     const int idle = GRID_UNITS - s.rem;
     const int n = (s.rem + idle - 1) / idle;
@@ -197,8 +198,9 @@ __device__ __forceinline__ float4 *sum_of(float *ws, int block, int cw,
          ((size_t)(cw * MC + mc) * (NACC / 4) + e / 4) * 128 + wtid;
 }
 
-/* A share that is not its tile's first: the sums to this block's slot,
- * then, once the warp's are written, its flag. */
+/* A share, an item without its unit's first k-tile: the sums to the
+ * slot's block (share_slot), then, once the warp's are written, its
+ * flag. */
 __device__ __forceinline__ void share_publish(float *ws, int block, int cw,
                                               int wtid, float (&acc)[MC][NACC])
 {
