@@ -279,8 +279,9 @@ static void *feed(void *arg)
   return NULL;
 }
 
-static const tn_family *weigh_family;
-static const tn_space *weigh_space;
+/* qsort's context, one a thread (each GPU's job compiles from its own) */
+static _Thread_local const tn_family *weigh_family;
+static _Thread_local const tn_space *weigh_space;
 
 /* Heaviest first (the family's compile_weight), then by index. */
 static int cmp_weight(const void *pa, const void *pb)

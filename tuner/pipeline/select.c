@@ -117,9 +117,12 @@ void tn_selection_free(tn_selection *sel)
 
 /* ---- racing ---- */
 
-static const tn_family *order_family;
-static const tn_space *order_space;
-static const int *order_space_sorted; /* cmp_group's order, for cmp_first */
+/* qsort has no context pointer: the order's, one a thread (with
+ * --device all each GPU's thread orders its own space at once) */
+static _Thread_local const tn_family *order_family;
+static _Thread_local const tn_space *order_space;
+static _Thread_local const int *order_space_sorted; /* cmp_group's order,
+                                                       for cmp_first */
 
 /* The time model's prediction of c, or 0 if it has none. */
 static double predicted(const tn_candidate *c)

@@ -351,9 +351,9 @@ int tn_space_siblings(const tn_family *f, const tn_candidate *a,
 
 /* Orders candidates by their non-layout parameters, so that siblings (the
  * same values of all of those) are adjacent; qsort has no context pointer,
- * hence the file-level family. */
-static const tn_family *sort_family;
-static const tn_candidate *sort_base;
+ * hence the file-level family, one a thread. */
+static _Thread_local const tn_family *sort_family;
+static _Thread_local const tn_candidate *sort_base;
 
 static int cmp_siblings(const void *pa, const void *pb)
 {

@@ -60,8 +60,8 @@ static void print_row(const tn_run *run, int i, FILE *out)
 
 /* Orders candidate indices by their median (the timed ones), else by
  * their prediction (those with one), then by id; qsort has no context
- * pointer, hence the file-level space. */
-static const tn_space *rank_space;
+ * pointer, hence the file-level space, one a thread. */
+static _Thread_local const tn_space *rank_space;
 
 /* 0: timed (by its median), 1: predicted and not pruned (by the
  * prediction), 2: neither. */
