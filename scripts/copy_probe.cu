@@ -17,7 +17,11 @@
  * 8 vectors loaded before its stores.  bulk: the copy engine of each SM
  * (TMA's 1-D bulk copies) moving 16 KiB chunks through a ring of four
  * buffers a block, one thread issuing, as many blocks as fit (the
- * transposes' copy-engine path, without the transposition).  Each SM
+ * transposes' copy-engine path, without the transposition).  words_4k: the
+ * device copy's own shape, as Nsight Compute's range replay counts it on
+ * an H100 (a block of 256 threads per 4 KiB, four 4-byte loads a thread,
+ * then the stores).  one_chunk_4: one_chunk with shared memory enough to
+ * hold 4 blocks an SM (64 KiB in flight an SM where 8 hold 128).  Each SM
  * copy is checked once, byte by byte.  A device copy that waits for the
  * SMs is a kernel (scripts/ce_probe.cu would tell). */
 #include <cstdio>
@@ -58,6 +62,7 @@ __device__ __forceinline__ void store_vectors(int4 *__restrict__ out,
 
 __global__ void one_chunk(const int4 *__restrict__ in, int4 *__restrict__ out,
                           size_t n) {
+  extern __shared__ int4 unused[]; /* a launch's share caps its blocks */
   size_t base = blockIdx.x * (size_t)blockDim.x * 4 + threadIdx.x;
   int4 v[4];
   load_vectors(v, in, base, n);
@@ -95,6 +100,23 @@ __global__ void big_chunks(const int4 *__restrict__ in,
     store_vectors(out, v, base, n);
   }
 }
+
+/* A block per 4 KiB, each thread 4 words of 4 bytes, 256 threads apart. */
+__global__ void words_4k(const int *__restrict__ in, int *__restrict__ out,
+                         size_t n) {
+  size_t base = blockIdx.x * (size_t)1024 + threadIdx.x;
+  int v[4];
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    if (base + k * 256 < n)
+      v[k] = in[base + k * 256];
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    if (base + k * 256 < n)
+      out[base + k * 256] = v[k];
+}
+
+#define CAP_SMEM (56 * 1024) /* 4 blocks in an SM's 228 KiB */
 
 #define BULK_CHUNK 16384
 #define BULK_RING 4
@@ -179,6 +201,8 @@ int main(int argc, char **argv) {
                              BULK_RING * BULK_CHUNK));
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &bulk_per_sm, bulk, 32, BULK_RING * BULK_CHUNK));
+  CHECK(cudaFuncSetAttribute(
+      one_chunk, cudaFuncAttributeMaxDynamicSharedMemorySize, CAP_SMEM));
   printf("size_mib,copy,ms,GB/s,pct_of_memcpy\n");
   for (int a = 1; a < argc; a++) {
     size_t bytes = (size_t)atol(argv[a]) << 20, n = bytes / 16;
@@ -189,8 +213,10 @@ int main(int argc, char **argv) {
     const int4 *vin = (const int4 *)in;
     int4 *vout = (int4 *)out;
     /* copy k once: 0 the device copy, then the SMs' copies */
-    const char *names[6] = {"memcpy",      "grid_stride", "one_chunk",
-                            "four_chunks", "big_chunks",  "bulk"};
+    enum { N_COPIES = 8 };
+    const char *names[N_COPIES] = {"memcpy",      "grid_stride", "one_chunk",
+                                   "four_chunks", "big_chunks",  "bulk",
+                                   "words_4k",    "one_chunk_4"};
     auto launch = [&](int k) {
       if (k == 0)
         CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice));
@@ -202,18 +228,24 @@ int main(int argc, char **argv) {
         four_chunks<<<(unsigned)((n + 4095) / 4096), 256>>>(vin, vout, n);
       else if (k == 4)
         big_chunks<<<sms * big_per_sm, 256>>>(vin, vout, n);
-      else
+      else if (k == 5)
         bulk<<<sms * bulk_per_sm, 32, BULK_RING * BULK_CHUNK>>>(
             (const char *)in, (char *)out, bytes / BULK_CHUNK);
+      else if (k == 6)
+        words_4k<<<(unsigned)((bytes + 4095) / 4096), 256>>>(
+            (const int *)in, (int *)out, bytes / 4);
+      else
+        one_chunk<<<(unsigned)((n + 1023) / 1024), 256, CAP_SMEM>>>(vin, vout,
+                                                                     n);
     };
-    float ms[6];
-    for (int k = 0; k < 6; k++)
+    float ms[N_COPIES];
+    for (int k = 0; k < N_COPIES; k++)
       ms[k] = median_ms([&] { launch(k); }, reps);
     CHECK(cudaGetLastError());
     /* each SM copy once more into a cleared output, every byte checked */
     int bad = 0;
     unsigned char *h = (unsigned char *)malloc(bytes);
-    for (int k = 1; k < 6 && h && !bad; k++) {
+    for (int k = 1; k < N_COPIES && h && !bad; k++) {
       CHECK(cudaMemset(out, 0, bytes));
       launch(k);
       CHECK(cudaMemcpy(h, out, bytes, cudaMemcpyDeviceToHost));
@@ -227,7 +259,7 @@ int main(int argc, char **argv) {
     free(h);
     if (bad)
       return 1;
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < N_COPIES; k++)
       printf("%s,%s,%.4f,%.1f,%.1f\n", argv[a], names[k], ms[k],
              2.0 * bytes / ms[k] / 1e6, 100.0 * ms[0] / ms[k]);
     CHECK(cudaFree(in));
