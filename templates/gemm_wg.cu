@@ -78,8 +78,10 @@
  *
  * Epilogue 0: each thread's accumulators straight to C.  Epilogue 1:
  * staged in shared memory as C's type (st.shared.v2.f32 for fp32 C,
- * stmatrix.x4 for a 16-bit C) in 128-byte rows under SWIZZLE_128B, then
- * one TMA store per 128-byte column of the tile (clipped at C's edges);
+ * stmatrix.x4 for a 16-bit C) in rows of TN_C_COL bytes (128, or 64 or 32
+ * where the tile's row of C is not whole 128-byte columns, as n144's 288
+ * bytes of bf16) under the swizzle of that width, then one TMA store per
+ * column of the tile (clipped at C's edges);
  * with TN_C_RING R, the columns go through a ring of R buffers, each
  * stored as soon as it is written, so that an fp32 C's staging fits
  * beside a deep ring of A and B.
@@ -88,8 +90,9 @@
  * parameter (bm, bn, bk, consumers, stages, swizzle, producer, maxnreg,
  * cluster, persistent, group_m, epilogue, tile_order, multicast,
  * partials, pingpong, promote_run, c_ring, stream_k) and TN_TRANS_A, TN_TRANS_B,
- * TN_IN_F16, TN_OUT_F32, TN_THREADS and TN_SMEM_BYTES, and for fp8
- * TN_IN_FP8 and TN_PROMOTE (absent: 0).  The kernel's
+ * TN_IN_F16, TN_OUT_F32, TN_THREADS and TN_SMEM_BYTES, for fp8
+ * TN_IN_FP8 and TN_PROMOTE (absent: 0), and TN_C_COL where C's staged
+ * columns are narrower than 128 bytes (absent: 128).  The kernel's
  * tensor maps (A, B, and C for epilogue 1) are its first parameters; the
  * family's tensor_maps() describes them.  The threads' only shared-memory
  * accesses are epilogue 1's staging stores (gemm_wg_plan.c plans them);
@@ -152,16 +155,22 @@ typedef float out_t;
 typedef unsigned short out_t;
 #endif
 #define OB ((int)sizeof(out_t))
-#define SC (128 / OB)            /* C's elements in one 128-byte row */
-#define C_SUBS (BN / SC)         /* a consumer tile's 128-byte columns */
+#ifndef TN_C_COL
+#define TN_C_COL 128             /* bytes of a staged column of C */
+#endif
+#define CCOL TN_C_COL
+#define SC (CCOL / OB)           /* C's elements in a staged column's row */
+#define C_SUBS (BN / SC)         /* a consumer tile's staged columns */
 /* epilogue 1's staging buffers a consumer: the tile's columns, or a ring
  * of TN_C_RING of them */
 #define C_BUFS (TN_C_RING ? TN_C_RING : C_SUBS)
 
 static_assert(THREADS == 128 * (CONS + PROD), "warpgroups");
-static_assert(BM % (64 * (PING ? 1 : CONS)) == 0 &&
-                  (BN == 64 || BN == 128 || BN == 192 || BN == 256),
-              "m64 slabs per consumer, wgmma's n of 64, 128, 192 or 256");
+static_assert(BM % (64 * (PING ? 1 : CONS)) == 0 && BN % 16 == 0 &&
+                  BN >= 64 && BN <= 256,
+              "m64 slabs per consumer, wgmma's n of 64 to 256 by 16");
+static_assert((CCOL == 32 || CCOL == 64 || CCOL == 128) && BN % SC == 0,
+              "C staged in whole columns of 32, 64 or 128 bytes");
 static_assert(SWZ == 32 || SWZ == 64 || SWZ == 128, "the swizzle modes");
 static_assert(BK % KSTEP == 0 && STAGES >= 2, "whole wgmma k steps, a ring");
 static_assert(!TN_IN_FP8 || (!TN_TRANS_A && TN_TRANS_B),
@@ -270,11 +279,11 @@ typedef opnd<0> op_a;
 typedef opnd<1> op_b;
 
 /* The shared memory: the rings of A and B, epilogue 1's staging (C's
- * type, per consumer C_BUFS sub-tiles of CM rows x 128 bytes), the
+ * type, per consumer C_BUFS sub-tiles of CM rows x CCOL bytes), the
  * barriers; from a 1024-aligned base (1024 bytes of slack). */
 #define A_RING (STAGES * op_a::STAGE_BYTES)
 #define B_RING (STAGES * op_b::STAGE_BYTES)
-#define C_STAGING (CM * 128 * C_BUFS) /* a consumer's */
+#define C_STAGING (CM * CCOL * C_BUFS) /* a consumer's */
 #define C_BYTES (TN_EPILOGUE == 1 ? CONS * C_STAGING : 0)
 #define BAR_OFF (A_RING + B_RING + C_BYTES)
 static_assert(TN_SMEM_BYTES == 1024 + BAR_OFF + 16 * STAGES,
@@ -356,20 +365,16 @@ __device__ __forceinline__ void issue(const ring &r, int idx, int ktiles,
   issue_at(r, idx, idx % ktiles, tm, tn, ma, mb);
 }
 
+/* wg_mma_nN of N = BN (a number once expanded) */
+#define WG_MMA_PASTE(n) wg_mma_n##n
+#define WG_MMA_OF(n) WG_MMA_PASTE(n)
+
 /* d (+)= the 64 x BN slab's product over one k step (KSTEP). */
 __device__ __forceinline__ void wg_mma(float (&d)[NACC],
                                        unsigned long long da,
                                        unsigned long long db, int scale_d)
 {
-#if BN == 64
-  wg_mma_n64(d, da, db, scale_d);
-#elif BN == 128
-  wg_mma_n128(d, da, db, scale_d);
-#elif BN == 192
-  wg_mma_n192(d, da, db, scale_d);
-#else
-  wg_mma_n256(d, da, db, scale_d);
-#endif
+  WG_MMA_OF(BN)(d, da, db, scale_d);
 }
 
 /* The consumer's accumulators set to 0. */

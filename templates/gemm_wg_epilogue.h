@@ -1,7 +1,7 @@
 /* gemm_wg_epilogue.h -- C from a consumer warpgroup's accumulators, for
  * templates/gemm_wg.cu (included there, after its types): straight to
  * global memory (epilogue 0), or staged in shared memory, the whole tile
- * or through a ring of its 128-byte columns, and stored by the copy
+ * or through a ring of its columns (CCOL bytes), and stored by the copy
  * engine (epilogue 1).  Thread t of the warpgroup holds, of slab mc
  * (rows 64 mc.. of the consumer's CM), rows 16 (t / 32) + (t % 32) / 4
  * (h = 0) and 8 below (h = 1), columns 8 j + 2 (t % 4) and the next:
@@ -78,19 +78,23 @@ __device__ __forceinline__ void epilogue_direct(out_t *C, int M, int N,
       }
 }
 
-/* Byte offset of (row, col) of a consumer's staged tile: its 128-byte
- * column col / SC in buffer (col / SC) % C_BUFS of CM rows x 128 bytes,
- * SWIZZLE_128B (16-byte chunk ^= row % 8), as the copy engine reads them
- * with C's tensor map. */
+/* Byte offset of (row, col) of a consumer's staged tile: its column
+ * col / SC in buffer (col / SC) % C_BUFS of CM rows x CCOL bytes, under
+ * the swizzle of CCOL bytes (the 16-byte chunk ^= the address's bits 7
+ * and up, as many as the chunks of a row: row % 8 for 128-byte rows, row
+ * / 2 % 4 for 64, row / 4 % 2 for 32), as the copy engine reads them with
+ * C's tensor map. */
 __device__ __forceinline__ unsigned staged_offset(int row, int col)
 {
   const int sub = TN_C_RING ? (col / SC) % C_BUFS : col / SC;
   const int within = (col % SC) * OB;
-  return (unsigned)(sub * CM * 128 + row * 128 +
-                    (((within / 16) ^ (row % 8)) * 16) + within % 16);
+  return (unsigned)(sub * CM * CCOL + row * CCOL +
+                    (((within / 16) ^ (row * CCOL / 128 % (CCOL / 16))) *
+                     16) +
+                    within % 16);
 }
 
-/* Epilogue 1's stores of the 128-byte columns s0 .. s0 + n - 1 of the
+/* Epilogue 1's stores of the staged columns s0 .. s0 + n - 1 of the
  * consumer's CM x BN tile into their buffers: st.shared of float pairs
  * for fp32 C, stmatrix.x4 of two n8 blocks by 16 rows for a 16-bit C. */
 __device__ __forceinline__ void stage_columns(unsigned sbase,
@@ -145,7 +149,7 @@ __device__ __forceinline__ void stage_columns(unsigned sbase,
 }
 
 /* Epilogue 1: the consumer's CM x BN tile staged and, for a tile inside
- * the grid (`store`), one TMA store per 128-byte column, issued by the
+ * the grid (`store`), one TMA store per staged column, issued by the
  * warpgroup's thread 0 without waiting for them.  The whole tile at once
  * (C_BUFS == C_SUBS): the next tile's epilogue waits until they have read
  * the staging, before its first barrier (and the block before it ends),
@@ -178,7 +182,7 @@ epilogue_staged(unsigned char *stage, const tn_tensor_map *map_c,
     if (wtid == 0 && store) {
 #pragma unroll
       for (int sub = s0; sub < s0 + step; sub++)
-        tn_tma_store_2d(map_c, stage + (sub % C_BUFS) * CM * 128,
+        tn_tma_store_2d(map_c, stage + (sub % C_BUFS) * CM * CCOL,
                         n0 + sub * SC, m_base);
       tn_tma_store_commit();
     }

@@ -1,5 +1,5 @@
 /* wg_ops.h -- the sm_90a PTX that templates/gemm_wg.cu issues, one wrapper
- * each: wgmma.mma_async m64nNk16 or, for fp8, m64nNk32 (N = 64, 128, 192, 256;
+ * each: wgmma.mma_async m64nNk16 or, for fp8, m64nNk32 (N = 64 to 256 by 16;
  * fp32 accumulators, both operands read from shared memory through matrix
  * descriptors), its fence, commit and wait, the shared-memory matrix
  * descriptor, setmaxnreg, named barriers, and mbarrier arrivals for the
@@ -131,22 +131,60 @@ __device__ __forceinline__ void wg_mbar_arrive(unsigned long long *bar)
  * warpgroup: rows 16 (t / 32) + (t % 32) / 4 and 8 more, columns 8 j + 2
  * (t % 4) and the next, d[4 j .. 4 j + 3], the same for every input
  * type); scale_d 0 ignores d's values (d = A * B).  One wgmma per width
- * N, its N / 2 accumulators listed out (inline asm takes no arrays):
- * WG_REGS_* name the operands %0 .. in the asm string, WG_D* bind them. */
-#define WG_REGS_0 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15," \
-  "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
-#define WG_REGS_32 "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44," \
-  "%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61," \
-  "%62,%63"
-#define WG_REGS_64 "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76," \
-  "%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93," \
-  "%94,%95"
-#define WG_REGS_96 "%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106," \
-  "%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119," \
-  "%120,%121,%122,%123,%124,%125,%126,%127"
+ * N (64 to 256 by 16: the epilogue's stmatrix takes n8 blocks in pairs),
+ * its N / 2 accumulators listed out (inline asm takes no arrays): WG_R*
+ * name the operands %0 .. in the asm string 8 at a time, WG_D8 bind 8. */
+#define WG_R0 "%0,%1,%2,%3,%4,%5,%6,%7"
+#define WG_R8 "%8,%9,%10,%11,%12,%13,%14,%15"
+#define WG_R16 "%16,%17,%18,%19,%20,%21,%22,%23"
+#define WG_R24 "%24,%25,%26,%27,%28,%29,%30,%31"
+#define WG_R32 "%32,%33,%34,%35,%36,%37,%38,%39"
+#define WG_R40 "%40,%41,%42,%43,%44,%45,%46,%47"
+#define WG_R48 "%48,%49,%50,%51,%52,%53,%54,%55"
+#define WG_R56 "%56,%57,%58,%59,%60,%61,%62,%63"
+#define WG_R64 "%64,%65,%66,%67,%68,%69,%70,%71"
+#define WG_R72 "%72,%73,%74,%75,%76,%77,%78,%79"
+#define WG_R80 "%80,%81,%82,%83,%84,%85,%86,%87"
+#define WG_R88 "%88,%89,%90,%91,%92,%93,%94,%95"
+#define WG_R96 "%96,%97,%98,%99,%100,%101,%102,%103"
+#define WG_R104 "%104,%105,%106,%107,%108,%109,%110,%111"
+#define WG_R112 "%112,%113,%114,%115,%116,%117,%118,%119"
+#define WG_R120 "%120,%121,%122,%123,%124,%125,%126,%127"
 #define WG_D4(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
-#define WG_D16(i) WG_D4(i), WG_D4(i + 4), WG_D4(i + 8), WG_D4(i + 12)
-#define WG_D32(i) WG_D16(i), WG_D16(i + 16)
+#define WG_D8(i) WG_D4(i), WG_D4(i + 4)
+/* the first H accumulators: WG_RLH their names, WG_DLH their bindings */
+#define WG_RL8 WG_R0
+#define WG_DL8 WG_D8(0)
+#define WG_RL16 WG_RL8 "," WG_R8
+#define WG_DL16 WG_DL8, WG_D8(8)
+#define WG_RL24 WG_RL16 "," WG_R16
+#define WG_DL24 WG_DL16, WG_D8(16)
+#define WG_RL32 WG_RL24 "," WG_R24
+#define WG_DL32 WG_DL24, WG_D8(24)
+#define WG_RL40 WG_RL32 "," WG_R32
+#define WG_DL40 WG_DL32, WG_D8(32)
+#define WG_RL48 WG_RL40 "," WG_R40
+#define WG_DL48 WG_DL40, WG_D8(40)
+#define WG_RL56 WG_RL48 "," WG_R48
+#define WG_DL56 WG_DL48, WG_D8(48)
+#define WG_RL64 WG_RL56 "," WG_R56
+#define WG_DL64 WG_DL56, WG_D8(56)
+#define WG_RL72 WG_RL64 "," WG_R64
+#define WG_DL72 WG_DL64, WG_D8(64)
+#define WG_RL80 WG_RL72 "," WG_R72
+#define WG_DL80 WG_DL72, WG_D8(72)
+#define WG_RL88 WG_RL80 "," WG_R80
+#define WG_DL88 WG_DL80, WG_D8(80)
+#define WG_RL96 WG_RL88 "," WG_R88
+#define WG_DL96 WG_DL88, WG_D8(88)
+#define WG_RL104 WG_RL96 "," WG_R96
+#define WG_DL104 WG_DL96, WG_D8(96)
+#define WG_RL112 WG_RL104 "," WG_R104
+#define WG_DL112 WG_DL104, WG_D8(104)
+#define WG_RL120 WG_RL112 "," WG_R112
+#define WG_DL120 WG_DL112, WG_D8(112)
+#define WG_RL128 WG_RL120 "," WG_R120
+#define WG_DL128 WG_DL120, WG_D8(120)
 
 /* wg_mma_nN: REGS the accumulators' names, DA/DB/SD/TA/TB the numbers of
  * the operands after them (descriptors, scale_d, the transposes), the
@@ -167,12 +205,18 @@ __device__ __forceinline__ void wg_mbar_arrive(unsigned long long *bar)
                  : "memory");                                              \
   }
 
-WG_MMA(64, WG_REGS_0, 32, 33, 34, 35, 36, WG_D32(0))
-WG_MMA(128, WG_REGS_0 "," WG_REGS_32, 64, 65, 66, 67, 68, WG_D32(0),
-       WG_D32(32))
-WG_MMA(192, WG_REGS_0 "," WG_REGS_32 "," WG_REGS_64, 96, 97, 98, 99, 100,
-       WG_D32(0), WG_D32(32), WG_D32(64))
-WG_MMA(256, WG_REGS_0 "," WG_REGS_32 "," WG_REGS_64 "," WG_REGS_96, 128, 129,
-       130, 131, 132, WG_D32(0), WG_D32(32), WG_D32(64), WG_D32(96))
+WG_MMA(64, WG_RL32, 32, 33, 34, 35, 36, WG_DL32)
+WG_MMA(80, WG_RL40, 40, 41, 42, 43, 44, WG_DL40)
+WG_MMA(96, WG_RL48, 48, 49, 50, 51, 52, WG_DL48)
+WG_MMA(112, WG_RL56, 56, 57, 58, 59, 60, WG_DL56)
+WG_MMA(128, WG_RL64, 64, 65, 66, 67, 68, WG_DL64)
+WG_MMA(144, WG_RL72, 72, 73, 74, 75, 76, WG_DL72)
+WG_MMA(160, WG_RL80, 80, 81, 82, 83, 84, WG_DL80)
+WG_MMA(176, WG_RL88, 88, 89, 90, 91, 92, WG_DL88)
+WG_MMA(192, WG_RL96, 96, 97, 98, 99, 100, WG_DL96)
+WG_MMA(208, WG_RL104, 104, 105, 106, 107, 108, WG_DL104)
+WG_MMA(224, WG_RL112, 112, 113, 114, 115, 116, WG_DL112)
+WG_MMA(240, WG_RL120, 120, 121, 122, 123, 124, WG_DL120)
+WG_MMA(256, WG_RL128, 128, 129, 130, 131, 132, WG_DL128)
 
 #endif

@@ -109,9 +109,9 @@ static void check_rules(void)
   refused(&nkmajor, 128, 128, 128, 128, "must be K-major");
   /* wgmma's n of 192: 96 accumulators and as many partial sums fit with
    * setmaxnreg, and B's 192 rows keep the swizzle's 1024-byte repeat;
-   * other n do not */
+   * an n not a multiple of 16 does not (check_widths has the others) */
   CHECK_EQ_INT(wide(&p, &e4, 128, 192, why, sizeof(why)), 0);
-  refused(&e4, 128, 96, 128, 128, "bn 64, 128, 192 or 256");
+  refused(&e4, 128, 200, 128, 128, "bn 64 to 256 by 16");
   refused(&e4, 256, 192, 128, 128, "holds 192 fp32 accumulators");
   /* 128 x 128 a consumer: its two slabs take turns in one set of 64
    * partial sums beside 128 accumulators */
@@ -494,6 +494,98 @@ static void check_stream_k(void)
   CHECK(strstr(why, "pingpong 0") != NULL);
 }
 
+/* wgmma's other widths (n 64 to 256 by 16).  A 128 x 144 fp8 tile holds
+ * 72 accumulators and 72 partial sums a thread; its bf16 C's row, 288
+ * bytes, is not whole 128-byte columns, so epilogue 1 stages it in 9
+ * columns of 32 bytes under the 32-byte swizzle, one TMA box of 16 x 64
+ * each, and the template is told TN_C_COL (a 128-byte column's source
+ * does not change).  stmatrix stays conflict-free there (a matrix's 8
+ * rows of 32 bytes, the last four's chunk flipped, cover the 32 banks
+ * once: 4 wavefronts an x4).  An fp32 C's row of 144 (576 bytes) goes in
+ * 64-byte columns: a pair's half-warp of 4 rows puts rows r and r ^ 2 on
+ * the same 8 banks, 2-way, 4 wavefronts a store where 2 would do, as the
+ * 128-byte columns' rows r and r ^ 1. */
+static void check_widths(void)
+{
+  tn_problem e4 = problem(4096, 4096, 4096, e4m3_opts);
+  tn_problem fast = problem(4096, 4096, 4096, e5m2_fast_opts);
+  static const char *const bf16_out[] = {"output", "input", NULL};
+  tn_problem bc = problem(4096, 4096, 4096, bf16_out);
+  const tn_arch *arch = tn_arch_find("sm_90a");
+  long long tiles = 32 * ((4096 + 143) / 144);
+  tn_tmap_desc maps[TN_MAX_TMAPS];
+  tn_model_cost c;
+  wg_geometry g;
+  tn_defines d;
+  tn_params p;
+  char why[512];
+
+  CHECK(arch != NULL);
+  if (arch == NULL)
+    return;
+  /* promotion's registers: 144 and 176 fit with setmaxnreg, 208 not */
+  CHECK_EQ_INT(wide(&p, &e4, 128, 176, why, sizeof(why)), 0);
+  refused(&e4, 128, 208, 128, 128, "partial sums");
+  CHECK_EQ_INT(wide(&p, &e4, 128, 144, why, sizeof(why)), 0);
+  p.v[WG_EPILOGUE].i = 1;
+  CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 0);
+  tn_gemm_wg_geometry(&p, &e4, &g);
+  CHECK_EQ_INT(g.c_col, 32);
+  CHECK_EQ_INT(g.c_subs, 9);
+  CHECK_EQ_INT(g.c_staging, 64 * 32 * 9);
+  CHECK_EQ_INT(g.b_stage, 144 * 128);
+  memset(&d, 0, sizeof(d));
+  tn_family_macros(f, &p, &e4, &d);
+  CHECK(define_of(&d, "TN_C_COL") != NULL &&
+        strcmp(define_of(&d, "TN_C_COL"), "32") == 0);
+  CHECK(define_of(&d, "TN_BN") != NULL &&
+        strcmp(define_of(&d, "TN_BN"), "144") == 0);
+  CHECK_EQ_INT(tn_gemm_wg_tensor_maps(f, &p, &e4, maps), 3);
+  CHECK_EQ_INT(maps[1].box[1], 144);
+  CHECK_EQ_INT(maps[2].box[0], 16);
+  CHECK_EQ_INT(maps[2].box[1], 64);
+  CHECK_EQ_INT(maps[2].swizzle, 32);
+  CHECK_EQ_INT(tn_family_model(f, &p, &e4, arch, &c, why, sizeof(why)), 0);
+  CHECK_EQ_INT(c.st_insts, tiles * 2 * 4 * (144 / 16));
+  CHECK_EQ_INT(c.st_wavefronts, 4 * c.st_insts);
+  CHECK_EQ_INT(c.max_degree, 1);
+  /* a ring of 3 of the 9 columns; 2 does not divide them */
+  p.v[WG_C_RING].i = 3;
+  CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 0);
+  tn_gemm_wg_geometry(&p, &e4, &g);
+  CHECK_EQ_INT(g.c_staging, 64 * 32 * 3);
+  p.v[WG_C_RING].i = 2;
+  CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 1);
+  CHECK(strstr(why, "the 9 32-byte columns") != NULL);
+  /* 128-byte columns: no TN_C_COL, the source as it was */
+  CHECK_EQ_INT(wide(&p, &e4, 128, 192, why, sizeof(why)), 0);
+  p.v[WG_EPILOGUE].i = 1;
+  memset(&d, 0, sizeof(d));
+  tn_family_macros(f, &p, &e4, &d);
+  CHECK(define_of(&d, "TN_C_COL") == NULL);
+  /* fp32 C in 64-byte columns: 2-way */
+  CHECK_EQ_INT(point(&p, &fast, 128, 144, 128, 128, 1, why, sizeof(why)), 0);
+  tn_gemm_wg_geometry(&p, &fast, &g);
+  CHECK_EQ_INT(g.c_col, 64);
+  CHECK_EQ_INT(g.c_subs, 9);
+  CHECK_EQ_INT(tn_gemm_wg_tensor_maps(f, &p, &fast, maps), 3);
+  CHECK_EQ_INT(maps[2].box[0], 16);
+  CHECK_EQ_INT(maps[2].swizzle, 64);
+  CHECK_EQ_INT(tn_family_model(f, &p, &fast, arch, &c, why, sizeof(why)),
+               0);
+  CHECK_EQ_INT(c.st_insts, tiles * 2 * 4 * (144 / 8) * 2);
+  CHECK_EQ_INT(c.st_wavefronts, 4 * c.st_insts);
+  CHECK_EQ_INT(c.ideal_wavefronts, 2 * c.st_insts);
+  CHECK_EQ_INT(c.max_degree, 2);
+  /* a bf16 C's 160 columns: 320 bytes, five of 64 (B MN-major: its
+   * 320-byte rows take the 64-byte swizzle, not the 128) */
+  refused(&bc, 128, 160, 64, 128, "not whole 128-byte swizzle rows");
+  CHECK_EQ_INT(point(&p, &bc, 128, 160, 64, 64, 1, why, sizeof(why)), 0);
+  tn_gemm_wg_geometry(&p, &bc, &g);
+  CHECK_EQ_INT(g.c_col, 64);
+  CHECK_EQ_INT(g.c_subs, 5);
+}
+
 int main(void)
 {
   check_rules();
@@ -502,9 +594,10 @@ int main(void)
   check_ring();
   check_fit();
   check_stream_k();
+  check_widths();
   if (tn_test_failures == 0)
     fprintf(stderr, "gemm_wg fp8: rules, problems, macros, tensor maps, "
                     "buffers, arguments and the staging's plan; c_ring; a fitted "
-                    "grid; stream_k\n");
+                    "grid; stream_k; wgmma's other widths\n");
   TEST_DONE();
 }

@@ -26,9 +26,11 @@
  * last one padded and computed on zeros).  pingpong 1 has the two
  * consumers of a persistent block take its tiles in turn, each the whole
  * tile, their main loops one after the other, so that one's epilogue
- * runs beside the other's main loop.  c_ring stages epilogue 1's tile
- * through a ring of its 128-byte columns, each stored as soon as it is
- * written, so that an fp32 C's staging fits beside a deep ring.
+ * runs beside the other's main loop.  Epilogue 1 stages C in columns of
+ * 128 bytes, or of 64 or 32 where bn is one of wgmma's widths whose row
+ * of C is not whole 128-byte ones (n144: 288 bytes of bf16); c_ring
+ * stages the tile through a ring of those columns, each stored as soon as
+ * it is written, so that an fp32 C's staging fits beside a deep ring.
  * stream_k splits the k-tiles of a ragged last wave's tiles among all the
  * persistent blocks (stream-K, templates/gemm_wg_schedule.h), the shares
  * added up through the launch's workspace (tn_launch.workspace_block).
@@ -91,7 +93,7 @@ static const tn_param_desc params[WG_N_PARAMS] = {
     {"bm", TN_PARAM_INT, 0, 64, 256, 128,
      "block tile rows: 64, 128 or 256 (m64 slabs of the consumers)", 0},
     {"bn", TN_PARAM_INT, 0, 64, 256, 128,
-     "block tile columns: 64, 128, 192 or 256 (wgmma's n)", 0},
+     "block tile columns: 64 to 256 by 16 (wgmma's n)", 0},
     {"bk", TN_PARAM_INT, 0, 16, 128, 64,
      "block tile depth (k): a power of two of 16 or more (32 for fp8)", 0},
     {"consumers", TN_PARAM_INT, 0, 1, 2, 2,
@@ -149,7 +151,9 @@ static const tn_param_desc params[WG_N_PARAMS] = {
      "goes round with a chain in flight)", 1},
     {"c_ring", TN_PARAM_INT, 0, 0, 8, 0,
      "epilogue 1's staging a consumer: 0 its whole tile of C; R the tile's "
-     "128-byte columns through a ring of R buffers, each stored as soon "
+     "staged columns (128 bytes of C's rows, or 64 or 32 where bn's row "
+     "is not whole 128-byte ones) through a ring of R buffers, each stored "
+     "as soon "
      "as it is written (an fp32 C's staging beside a deep ring of A and "
      "B)", 1},
     {"stream_k", TN_PARAM_INT, 0, 0, 2, 0,
@@ -204,6 +208,10 @@ static void defines(const tn_family *fam, const tn_params *p,
                    tn_gemm_wg_in_type(prob) == TN_ELEM_E4M3 ? 1 : 2);
     tn_defines_add(d, "TN_PROMOTE", "%d", g.promote);
   }
+  /* narrower staged columns alone: a 128-byte one's source stays as it
+   * was */
+  if (g.c_col != 128)
+    tn_defines_add(d, "TN_C_COL", "%d", g.c_col);
 }
 
 /* One block tile, every stage filled once and one more k-tile (the ring

@@ -9,7 +9,8 @@
  * synchronisation, not data.  What the threads do store is epilogue 1's
  * staging of C, every tile once: st.shared.v2.f32 of each accumulator
  * pair (fp32 C) or stmatrix.x4 of two n8 blocks by 16 rows (a 16-bit C),
- * into 128-byte rows under SWIZZLE_128B (the template's staged_offset),
+ * into rows of c_col bytes under that width's swizzle (the template's
+ * staged_offset),
  * each consumer in its own staging (with c_ring, a ring of the tile's
  * columns: the same stores, into fewer buffers).
  * Epilogue 0 writes C from registers: nothing to plan. */
@@ -18,15 +19,17 @@
 
 #include "family/gemm_wg_shape.h"
 
-/* The template's staged_offset: 128-byte column col / sc in buffer
- * (col / sc) % c_bufs of cm rows x 128 bytes, the 16-byte chunk xor the
- * row's low three bits. */
+/* The template's staged_offset: column col / sc (c_col bytes) in buffer
+ * (col / sc) % c_bufs of cm rows x c_col bytes, the 16-byte chunk xor
+ * the address's bits 7 and up (row % 8 for 128-byte rows, row / 2 % 4
+ * for 64, row / 4 % 2 for 32). */
 static uint32_t staged_offset(const wg_geometry *g, int row, int col)
 {
-  int sc = 128 / g->out_bytes, sub = (col / sc) % g->c_bufs;
+  int cc = g->c_col, sc = cc / g->out_bytes, sub = (col / sc) % g->c_bufs;
   int within = (col % sc) * g->out_bytes;
-  return (uint32_t)(sub * g->cm * 128 + row * 128 +
-                    (((within / 16) ^ (row % 8)) * 16) + within % 16);
+  return (uint32_t)(sub * g->cm * cc + row * cc +
+                    (((within / 16) ^ (row * cc / 128 % (cc / 16))) * 16) +
+                    within % 16);
 }
 
 /* Warp w (0..3) of consumer cw, one tile: its staging stores, slab by

@@ -12,8 +12,8 @@
 /* The tensor maps: A and B (2D, innermost first: k for a K-major operand,
  * else m or n), boxes of one swizzle row by the tile's other extent (the
  * operand a cluster shares by multicast: by 1 / cluster of it); for
- * epilogue 1, C in boxes of 128 bytes by a consumer's rows, SWIZZLE_128B
- * (the staging's layout). */
+ * epilogue 1, C in boxes of a staged column (c_col bytes) by a consumer's
+ * rows, under the swizzle of c_col bytes (the staging's layout). */
 int tn_gemm_wg_tensor_maps(const tn_family *fam, const tn_params *p,
                            const tn_problem *prob, tn_tmap_desc *out)
 {
@@ -46,9 +46,9 @@ int tn_gemm_wg_tensor_maps(const tn_family *fam, const tn_params *p,
     d->dims[0] = (unsigned long long)g.n;
     d->dims[1] = (unsigned long long)g.m;
     d->strides[0] = d->dims[0] * (unsigned long long)g.out_bytes;
-    d->box[0] = (unsigned)(128 / g.out_bytes);
+    d->box[0] = (unsigned)(g.c_col / g.out_bytes);
     d->box[1] = (unsigned)g.cm;
-    d->swizzle = 128;
+    d->swizzle = g.c_col;
   }
   return n;
 }
@@ -71,10 +71,10 @@ int tn_gemm_wg_prepare(const tn_family *fam, tn_params *p,
     snprintf(why, n, "dimensions beyond 2^31 - 1024 overflow int indices");
     return 1;
   }
-  if ((bm != 64 && bm != 128 && bm != 256) ||
-      (bn != 64 && bn != 128 && bn != 192 && bn != 256)) {
-    snprintf(why, n, "bm must be 64, 128 or 256 (m64 slabs) and bn 64, "
-                     "128, 192 or 256 (wgmma's n)");
+  if ((bm != 64 && bm != 128 && bm != 256) || bn % 16 != 0) {
+    snprintf(why, n, "bm must be 64, 128 or 256 (m64 slabs) and bn 64 to "
+                     "256 by 16 (wgmma's n; the staging's stmatrix takes "
+                     "its n8 blocks in pairs)");
     return 1;
   }
   if (!tn_is_pow2(bk) || bk < kstep) {
@@ -159,9 +159,9 @@ int tn_gemm_wg_prepare(const tn_family *fam, tn_params *p,
       return 1;
     }
     if (ring >= cols || cols % ring != 0) {
-      snprintf(why, n, "c_ring %lld must divide the %lld 128-byte columns "
+      snprintf(why, n, "c_ring %lld must divide the %lld %d-byte columns "
                        "of a %lld-column tile of C and be fewer (c_ring 0 "
-                       "stages them all)", ring, cols, bn);
+                       "stages them all)", ring, cols, g.c_col, bn);
       return 1;
     }
   }

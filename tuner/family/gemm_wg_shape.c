@@ -49,9 +49,12 @@ void tn_gemm_wg_geometry(const tn_params *p, const tn_problem *prob,
   g->partials = (int)p->v[WG_PARTIALS].i;
   g->a_stage = (long long)g->in_bytes * g->bm * g->bk;
   g->b_stage = (long long)g->in_bytes * g->bn * g->bk;
-  g->c_subs = g->bn * g->out_bytes / 128;
+  for (g->c_col = 128; g->c_col > 32 && g->bn * g->out_bytes % g->c_col;)
+    g->c_col /= 2;
+  g->c_subs = g->bn * g->out_bytes / g->c_col;
   g->c_bufs = p->v[WG_C_RING].i > 0 ? (int)p->v[WG_C_RING].i : g->c_subs;
-  g->c_staging = g->epilogue == 1 ? (long long)g->cm * 128 * g->c_bufs : 0;
+  g->c_staging =
+      g->epilogue == 1 ? (long long)g->cm * g->c_col * g->c_bufs : 0;
   g->smem_bytes = 1024 + g->stages * (g->a_stage + g->b_stage) +
                   g->consumers * g->c_staging + 16LL * g->stages;
   g->m = prob->size.dims[0];

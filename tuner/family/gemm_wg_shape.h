@@ -71,7 +71,7 @@ enum { WG_BUF_A, WG_BUF_B, WG_BUF_C, WG_BUF_SCALE_A, WG_BUF_SCALE_B };
 /* The sizes of a point, as the template computes them (bytes unless
  * said): a stage of A (bm x bk) and of B (bn x bk), each consumer's
  * staging of C for epilogue 1 (its rows by bn of C's type, or by c_ring
- * columns of 128 bytes), the grid. */
+ * columns of c_col bytes), the grid. */
 typedef struct {
   int bm, bn, bk, consumers, stages, swizzle, producer, epilogue;
   int pingpong;   /* 1: the consumers take whole tiles in turn */
@@ -81,8 +81,11 @@ typedef struct {
   int in_bytes;   /* of A's and B's elements: 2, or 1 (fp8) */
   int out_bytes;  /* of C's elements: 4 or 2 */
   int kstep;      /* k of one wgmma: 16, or 32 (fp8) */
-  int c_subs;     /* 128-byte columns of a consumer's tile of C */
-  int c_bufs;     /* epilogue 1's staging buffers of cm x 128 bytes a
+  int c_col;      /* bytes of a staged column of C: 128, or the widest
+                     of 64 and 32 that divides a row of the tile (bn of
+                     bf16 at 144: 288 bytes, 9 columns of 32) */
+  int c_subs;     /* staged columns of a consumer's tile of C */
+  int c_bufs;     /* epilogue 1's staging buffers of cm x c_col bytes a
                      consumer: c_subs, or c_ring's ring of them */
   int promote;    /* 1: each k-tile's sums added into fp32 registers */
   int partials;   /* promotion's sets of a k-tile's sums: 1 or 2 */
