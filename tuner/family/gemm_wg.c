@@ -153,9 +153,8 @@ static const tn_param_desc params[WG_N_PARAMS] = {
      "epilogue 1's staging a consumer: 0 its whole tile of C; R the tile's "
      "staged columns (128 bytes of C's rows, or 64 or 32 where bn's row "
      "is not whole 128-byte ones) through a ring of R buffers, each stored "
-     "as soon "
-     "as it is written (an fp32 C's staging beside a deep ring of A and "
-     "B)", 1},
+     "as soon as it is written (an fp32 C's staging beside a deep ring of "
+     "A and B)", 1},
     {"stream_k", TN_PARAM_INT, 0, 0, 2, 0,
      "the tiles that do not fill a last wave split along K, each one's "
      "shares added up through a workspace by the block that has its first "

@@ -10,9 +10,8 @@
  * staging of C, every tile once: st.shared.v2.f32 of each accumulator
  * pair (fp32 C) or stmatrix.x4 of two n8 blocks by 16 rows (a 16-bit C),
  * into rows of c_col bytes under that width's swizzle (the template's
- * staged_offset),
- * each consumer in its own staging (with c_ring, a ring of the tile's
- * columns: the same stores, into fewer buffers).
+ * staged_offset), each consumer in its own staging (with c_ring, a ring
+ * of the tile's columns: the same stores, into fewer buffers).
  * Epilogue 0 writes C from registers: nothing to plan. */
 #include <stdint.h>
 #include <string.h>
