@@ -40,6 +40,8 @@ static tn_problem problem(long long m, long long n, long long k,
 
 static const char *const e4m3_opts[] = {"trans_b", "1", "input", "e4m3",
                                         "output", "bf16", NULL};
+/* bf16 inputs and C */
+static const char *const bf16_c_opts[] = {"output", "input", NULL};
 static const char *const e5m2_fast_opts[] = {
     "trans_b", "1", "input", "e5m2", "output", "f32", "fast_accum", "1",
     "scale_a", "0.5", "scale_b", "3", NULL};
@@ -286,8 +288,7 @@ static void check_render(void)
 static void check_plan(void)
 {
   tn_problem e4 = problem(4096, 4096, 4096, e4m3_opts);
-  static const char *const bf16_out[] = {"output", "input", NULL};
-  tn_problem bf = problem(4096, 4096, 4096, bf16_out);
+  tn_problem bf = problem(4096, 4096, 4096, bf16_c_opts);
   tn_problem fast = problem(4096, 4096, 4096, e5m2_fast_opts);
   const tn_arch *arch = tn_arch_find("sm_90");
   long long tiles = 32 * 32, per_tile = 2 * 4 * 1 * (128 / 16);
@@ -339,8 +340,7 @@ static void check_plan(void)
 static void check_ring(void)
 {
   tn_problem bf = problem(4096, 4096, 4096, NULL);
-  static const char *const bf16_out[] = {"output", "input", NULL};
-  tn_problem bc = problem(4096, 4096, 4096, bf16_out);
+  tn_problem bc = problem(4096, 4096, 4096, bf16_c_opts);
   const tn_arch *arch = tn_arch_find("sm_90a");
   tn_model_cost whole, ring;
   wg_geometry g;
@@ -509,8 +509,7 @@ static void check_widths(void)
 {
   tn_problem e4 = problem(4096, 4096, 4096, e4m3_opts);
   tn_problem fast = problem(4096, 4096, 4096, e5m2_fast_opts);
-  static const char *const bf16_out[] = {"output", "input", NULL};
-  tn_problem bc = problem(4096, 4096, 4096, bf16_out);
+  tn_problem bc = problem(4096, 4096, 4096, bf16_c_opts);
   const tn_arch *arch = tn_arch_find("sm_90a");
   long long tiles = 32 * ((4096 + 143) / 144);
   tn_tmap_desc maps[TN_MAX_TMAPS];
