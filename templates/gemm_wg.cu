@@ -60,10 +60,7 @@
  * consumer waits for each chain before it adds), in runs of
  * TN_PROMOTE_RUN k-tiles, after each of which the consumer waits for all
  * (ptxas serializes every wgmma of a kernel where a chain is still in
- * flight when a loop goes round).  TN_STAGGER 1 (partials 1, two
- * consumers of one m64 slab): the second consumer's chains run from the
- * middle of one k-tile to the middle of the next, so that the two do not
- * wait for their chains and add their sums at the same time.  The scales
+ * flight when a loop goes round).  The scales
  * are device pointers, read once (alpha * scale_a * scale_b in fp32).
  *
  * Ping-pong (TN_PINGPONG 1, persistent blocks, a producer, two
@@ -127,9 +124,6 @@
 #ifndef TN_C_RING
 #define TN_C_RING 0
 #endif
-#ifndef TN_STAGGER
-#define TN_STAGGER 0
-#endif
 
 #define WG_TNSP_A (TN_TRANS_A ? 1 : 0) /* A stored K x M: along M */
 #define WG_TNSP_B (TN_TRANS_B ? 0 : 1) /* B stored K x N: along N */
@@ -185,10 +179,6 @@ static_assert(!TN_PROMOTE || TN_IN_FP8, "promotion of fp8 sums");
 static_assert(PARTS == 1 || (PARTS == 2 && TN_PROMOTE && PROD && MC == 1),
               "a second set of partial sums for promotion, a producer, "
               "one m64 slab a consumer");
-static_assert(!TN_STAGGER || (TN_PROMOTE && PARTS == 1 && PROD && CONS == 2 &&
-                               MC == 1 && !PING && BK / KSTEP % 2 == 0),
-              "staggered promotion: partials 1, a producer, two consumers "
-              "of one m64 slab, an even number of k-steps a k-tile");
 static_assert(!TN_MAXNREG || (PROD && CONS == 2),
               "setmaxnreg with a producer and two consumers");
 static_assert(CL == 1 || CL == 2 || CL == 4, "clusters of 1, 2 or 4");
@@ -569,11 +559,6 @@ gemm_wg(const __grid_constant__ tn_tensor_map map_a,
     pass_turn(i, mine, cw);
     g += ke - kb;
 #else
-#if TN_STAGGER
-    if (cw == 1)
-      g = promote_staggered(r, g, ke - kb, m0, acc[0], part);
-    else
-#endif
     for (int kt = kb; kt < ke; kt++, g++) {
       const int s = g % STAGES;
       tn_mbar_wait(&r.full[s], (unsigned)(g / STAGES) & 1u);

@@ -3,8 +3,7 @@
  * from zero in partial sums of its own, then added into the fp32
  * accumulators; with two sets of partial sums (TN_PARTIALS 2) the next
  * k-tile's chain runs on the tensor cores while the last one's sums are
- * added, in runs of TN_PROMOTE_RUN k-tiles; with TN_STAGGER the second
- * consumer's chains start half a k-tile after the first's. */
+ * added, in runs of TN_PROMOTE_RUN k-tiles. */
 #ifndef TN_GEMM_WG_PROMOTE_H
 #define TN_GEMM_WG_PROMOTE_H
 
@@ -84,68 +83,6 @@ __device__ __forceinline__ void promote_run(const ring &r, int g, int m0,
     fold_at<0>(r, g + U - 1, acc, p1);
   else
     fold_at<0>(r, g + U - 1, acc, p0);
-}
-
-/* Steps [K0, K1) of k-tile (sa, sb)'s chain for the m64 slab from row m,
- * into p: the first from zero where fresh. */
-template <int K0, int K1>
-__device__ __forceinline__ void chain_steps(float (&p)[NACC], unsigned sa,
-                                            unsigned sb, int m, bool fresh)
-{
-#pragma unroll
-  for (int kk = K0; kk < K1; kk++)
-    wg_mma(p, op_a::desc(sa, m, KSTEP * kk), op_b::desc(sb, 0, KSTEP * kk),
-           !fresh || kk > K0);
-}
-
-__device__ __forceinline__ unsigned stage_a(const ring &r, int s)
-{
-  return tn_smem_u32(r.a + s * op_a::STAGE_BYTES);
-}
-
-__device__ __forceinline__ unsigned stage_b(const ring &r, int s)
-{
-  return tn_smem_u32(r.b + s * op_b::STAGE_BYTES);
-}
-
-/* Staggered promotion of the n k-tiles from the ring's position g, for
- * the second consumer: a chain of the first half of the first k-tile,
- * then chains from each k-tile's middle to the next one's (as long as the
- * first consumer's, so the same bound holds), then the last one's second
- * half.  While one consumer waits for its chain and adds it, the other's
- * wgmma keep the tensor cores busy.  Each chain ends waited for, so no
- * loop goes round with one in flight.  Returns g past the n k-tiles. */
-__device__ __forceinline__ int promote_staggered(const ring &r, int g, int n,
-                                                 int m0, float (&acc)[NACC],
-                                                 float (&p)[NACC])
-{
-  constexpr int S = BK / KSTEP, H = S / 2;
-  int s = g % STAGES;
-  tn_mbar_wait(&r.full[s], (unsigned)(g / STAGES) & 1u);
-  wg_fence();
-  chain_steps<0, H>(p, stage_a(r, s), stage_b(r, s), m0, true);
-  wg_commit();
-  wg_wait<0>();
-  fold_slab(acc, p);
-  for (int j = 1; j < n; j++, g++) {
-    const int s1 = (g + 1) % STAGES;
-    tn_mbar_wait(&r.full[s1], (unsigned)((g + 1) / STAGES) & 1u);
-    wg_fence();
-    chain_steps<H, S>(p, stage_a(r, s), stage_b(r, s), m0, true);
-    chain_steps<0, H>(p, stage_a(r, s1), stage_b(r, s1), m0, false);
-    wg_commit();
-    wg_wait<0>();
-    release(r, s);
-    fold_slab(acc, p);
-    s = s1;
-  }
-  wg_fence();
-  chain_steps<H, S>(p, stage_a(r, s), stage_b(r, s), m0, true);
-  wg_commit();
-  wg_wait<0>();
-  release(r, s);
-  fold_slab(acc, p);
-  return g + 1;
 }
 
 #endif

@@ -177,44 +177,6 @@ static void check_rules(void)
     CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 1);
     CHECK(strstr(why, "partials 2 takes one m64 slab") != NULL);
   }
-  /* staggered promotion: the second of two consumers of one m64 slab,
-   * with one set of partial sums, an even number of k32 steps a k-tile */
-  {
-    tn_problem bf16 = problem(4096, 4096, 4096, NULL);
-    tn_defines d;
-    tn_time_work w0, w1;
-    CHECK_EQ_INT(wide(&p, &e4, 128, 144, why, sizeof(why)), 0);
-    f->estimate(f, &p, &e4, &w0);
-    p.v[WG_STAGGER].i = 1;
-    CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 0);
-    tn_family_macros(f, &p, &e4, &d);
-    CHECK(define_of(&d, "TN_STAGGER") != NULL &&
-          strcmp(define_of(&d, "TN_STAGGER"), "1") == 0);
-    /* one chain more a tile for the second consumer: 64 x 144 adds */
-    f->estimate(f, &p, &e4, &w1);
-    CHECK(w1.other_insts - w0.other_insts == 32.0 * 29 * 64 * 144 / 32);
-    p.v[WG_BK].i = 32; /* one k32 step: no half of it */
-    CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 1);
-    CHECK(strstr(why, "even number of k32 steps") != NULL);
-    p.v[WG_BK].i = 64; /* two: halves of one */
-    p.v[WG_SWIZZLE].i = 64;
-    CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 0);
-    p.v[WG_BK].i = 128;
-    p.v[WG_SWIZZLE].i = 128;
-    CHECK_EQ_INT(f->prepare(f, &p, &fast, why, sizeof(why)), 1);
-    CHECK(strstr(why, "stagger starts the second consumer") != NULL);
-    CHECK_EQ_INT(f->prepare(f, &p, &bf16, why, sizeof(why)), 1);
-    p.v[WG_BN].i = 128;
-    p.v[WG_PARTIALS].i = 2;
-    CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 1);
-    CHECK(strstr(why, "stagger starts the second consumer") != NULL);
-    p.v[WG_PARTIALS].i = 1;
-    p.v[WG_BM].i = 256; /* two slabs a consumer */
-    CHECK_EQ_INT(f->prepare(f, &p, &e4, why, sizeof(why)), 1);
-    CHECK(strstr(why, "one m64 slab each") != NULL);
-    p.v[WG_BM].i = 128;
-    p.v[WG_STAGGER].i = 0;
-  }
 
   /* what no point of the space can take */
   CHECK_EQ_INT(f->check_problem(f, &e4, why, sizeof(why)), 0);

@@ -163,11 +163,6 @@ static const tn_param_desc params[WG_N_PARAMS] = {
      "a block the wave leaves idle, every block starting at the same k "
      "(needs persistent, a producer, pingpong 0, and every block of the "
      "grid at once on the GPU)", 1},
-    {"stagger", TN_PARAM_INT, 0, 0, 1, 0,
-     "fp8 with promotion, partials 1, two consumers of one m64 slab each: "
-     "1 the second consumer's chains of wgmma start half a k-tile after "
-     "the first's, so that one consumer's wait for its chain and its adds "
-     "fall beside the other's wgmma, not at the same time", 1},
 };
 
 static void launch(const tn_family *fam, const tn_params *p,
@@ -369,8 +364,6 @@ static void estimate(const tn_family *fam, const tn_params *p,
   w->other_insts = (double)g.computed * ktiles * (g.threads / 32) * 8;
   if (g.promote) /* bm x bn adds a k-tile, 32 lanes an instruction */
     w->other_insts += (double)g.computed * ktiles * g.bm * g.bn / 32;
-  if (p->v[WG_STAGGER].i) /* the second consumer's one chain more a tile */
-    w->other_insts += (double)g.computed * g.cm * g.bn / 32;
   w->regs = g.cm * g.bn / 128 + (g.promote ? g.partials * g.bn / 2 : 0) +
             40;
   if (w->regs > 255)

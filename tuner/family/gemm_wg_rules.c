@@ -126,16 +126,6 @@ int tn_gemm_wg_prepare(const tn_family *fam, tn_params *p,
              p->v[WG_PROMOTE_RUN].i, p->v[WG_PARTIALS].i);
     return 1;
   }
-  if (p->v[WG_STAGGER].i != 0 &&
-      (!WG_PROMOTE(prob) || p->v[WG_PARTIALS].i != 1 || cons != 2 || ping ||
-       cm != 64 || !p->v[WG_PRODUCER].i || bk / kstep % 2 != 0)) {
-    snprintf(why, n, "stagger starts the second consumer's chains half a "
-                     "k-tile after the first's: it needs promotion (fp8, "
-                     "fast_accum false), partials 1, two consumers of one "
-                     "m64 slab each (bm 128, pingpong 0), a producer, and "
-                     "bk an even number of k%d steps", kstep);
-    return 1;
-  }
   if (p->v[WG_PARTIALS].i == 2 && cm > 64) {
     snprintf(why, n, "partials 2 takes one m64 slab a consumer, not %lld "
                      "rows (the slabs of one take turns in a single set)",

@@ -34,7 +34,6 @@ enum {
   WG_PROMOTE_RUN, /* added after results files were written */
   WG_C_RING,      /* added after results files were written */
   WG_STREAM_K,    /* added after results files were written */
-  WG_STAGGER,     /* added after results files were written */
   WG_N_PARAMS
 };
 
