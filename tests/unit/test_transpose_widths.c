@@ -5,12 +5,14 @@
  * granularity; the model's wavefronts per block of the main layouts of
  * each width against counts worked out by hand; the buffers, work and
  * tensor maps of each width; the check comparing each width bit for bit,
- * every byte of an element and no byte more. */
+ * every byte of an element and no byte more; the shared memory a block
+ * claims (smem_claim) in its launch and the occupancy it gives. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/arch.h"
 #include "family/family.h"
+#include "model/time.h"
 #include "test_util.h"
 #include "verify_util.h"
 
@@ -602,6 +604,58 @@ static void test_verify(void)
   check_verify("fp64", "expected");
 }
 
+/* The launch of p for int8 8192^2 (the threads' path or the copy
+ * engine's), and the blocks an SM of arch that it allows at 256
+ * registers' worth of none: occupancy by shared memory alone. */
+static int claim_blocks(tn_params *p, const char *arch, tn_launch *l)
+{
+  tn_problem prob;
+  char why[TN_REASON_LEN] = "";
+  problem(&prob, "int8", 8192, 8192);
+  CHECK_EQ_INT(fam->prepare(fam, p, &prob, why, sizeof(why)), 0);
+  fam->launch(fam, p, &prob, l);
+  return tn_time_occupancy(tn_arch_find(arch), 132, l->threads, 16,
+                           l->smem_static, l->smem_dynamic);
+}
+
+/* smem_claim: KiB a block claims at launch, at least; the launch pays
+ * it in dynamic shared memory that the kernel leaves unused, and the
+ * occupancy follows from it: on sm_90 (228 KiB an SM, 1 KiB kept a
+ * block) 56 KiB leave 4 blocks, 75 KiB 3, 44 KiB 5; on sm_86 (100 KiB)
+ * 56 KiB leave one.  A claim below the tile's own changes nothing. */
+static void test_smem_claim(void)
+{
+  tn_params p;
+  tn_launch l;
+  int unclaimed;
+  /* int8 128 x 128, 8 rows of 16 bytes a thread: 128 threads, 16 KiB */
+  point(&p, 128, 8, 16, 0, 0, "xor", 4);
+  unclaimed = claim_blocks(&p, "sm_90", &l);
+  CHECK_EQ_INT(l.smem_dynamic, 16384);
+  CHECK_EQ_INT(unclaimed, 13); /* 13 x 17 KiB of 228 */
+  p.v[IDX("smem_claim")].i = 8; /* less than the tile: as it was */
+  CHECK_EQ_INT(claim_blocks(&p, "sm_90", &l), unclaimed);
+  CHECK_EQ_INT(l.smem_dynamic, 16384);
+  p.v[IDX("smem_claim")].i = 56;
+  CHECK_EQ_INT(claim_blocks(&p, "sm_90", &l), 4);
+  CHECK_EQ_INT(l.smem_dynamic, 56 * 1024);
+  p.v[IDX("smem_claim")].i = 75;
+  CHECK_EQ_INT(claim_blocks(&p, "sm_90", &l), 3);
+  p.v[IDX("smem_claim")].i = 44;
+  CHECK_EQ_INT(claim_blocks(&p, "sm_90", &l), 5);
+  p.v[IDX("smem_claim")].i = 56;
+  CHECK_EQ_INT(claim_blocks(&p, "sm_86", &l), 1);
+  /* the copy engine's tiles are static: the claim past them is dynamic */
+  tma_point(&p, 64, 8, 16, "sw64", 0, 0, 4);
+  p.v[IDX("smem_claim")].i = 0;
+  claim_blocks(&p, "sm_90", &l);
+  CHECK_EQ_INT(l.smem_dynamic, 0);
+  CHECK_EQ_INT(l.smem_static, 64 * 64 + 8);
+  p.v[IDX("smem_claim")].i = 56;
+  CHECK_EQ_INT(claim_blocks(&p, "sm_90", &l), 4);
+  CHECK_EQ_INT(l.smem_static + l.smem_dynamic, 56 * 1024);
+}
+
 int main(void)
 {
   fam = tn_family_find("transpose");
@@ -619,5 +673,6 @@ int main(void)
   test_model_tma();
   test_buffers();
   test_verify();
+  test_smem_claim();
   TEST_DONE();
 }

@@ -6,7 +6,9 @@
  * Mirrors templates/transpose.cu: a block of tile / vec x tile_rows /
  * rows_per_thread threads moves one tile_rows x tile tile through shared
  * memory (tile_rows 0: tile x tile); `group` orders the tiles among
- * blocks; `cache` puts hints on the threads' global accesses.  The layouts the space
+ * blocks; `cache` puts hints on the threads' global accesses;
+ * `smem_claim` caps the blocks an SM by the shared memory each claims at
+ * launch.  The layouts the space
  * holds for each width: a pad in elements or in 4-byte words (pad_unit),
  * xor at the granularity of the bank (4-byte words for narrower elements,
  * elements for fp64) and CuTe-form swizzles, vectors of up to 16 bytes,
@@ -84,6 +86,10 @@ static const tn_param_desc params[TP_N_PARAMS] = {
      "two (8 .. 256) other than tile: a rectangle whose rows read are "
      "tile elements long and whose rows written are tile_rows long",
      1},
+    {"smem_claim", TN_PARAM_INT, 0, 0, 227, 0,
+     "KiB of shared memory a block claims at launch, at least (0: its "
+     "tiles' own): fewer blocks an SM, which the model's occupancy sees",
+     1},
 };
 
 static void launch(const tn_family *fam, const tn_params *p,
@@ -92,6 +98,7 @@ static void launch(const tn_family *fam, const tn_params *p,
   tn_transpose_shape s;
   tn_transpose_dims m;
   long long rows, cols;
+  int claim;
   (void)fam;
   tn_transpose_shape_of(p, prob, &s);
   tn_transpose_dims_of(prob, &m);
@@ -108,10 +115,13 @@ static void launch(const tn_family *fam, const tn_params *p,
   if (tn_transpose_batch_grid(m.batch, &l->grid[1], &l->grid[2]) != 0)
     l->grid[1] = l->grid[2] = 0;
   l->threads = s.threads;
+  claim = (int)p->v[TP_SMEM_CLAIM].i * 1024;
   if (!s.tma) {
     /* the template's tile is extern: a tile of 64 KiB is past the static
      * 48 KiB */
     l->smem_dynamic = s.smem_elems * s.eb;
+    if (claim > l->smem_dynamic)
+      l->smem_dynamic = claim;
     /* PTX has the loads' 256-byte L2 fetch from sm_80 on */
     if (p->v[TP_CACHE].i & 2) {
       l->min_cc = 80;
@@ -119,6 +129,10 @@ static void launch(const tn_family *fam, const tn_params *p,
     }
   } else {
     l->smem_static = s.smem_elems * s.eb + 8; /* the mbarrier */
+    /* a claim past the static tiles is dynamic memory the kernel leaves
+     * unused */
+    if (claim > l->smem_static)
+      l->smem_dynamic = claim - l->smem_static;
     l->min_cc = 90;
     l->needs = "the copy engine (TMA)";
   }

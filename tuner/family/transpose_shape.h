@@ -28,6 +28,7 @@ enum {
   TP_PACK,
   TP_CACHE,
   TP_TILE_ROWS,
+  TP_SMEM_CLAIM,
   TP_N_PARAMS
 };
 
