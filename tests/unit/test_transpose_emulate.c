@@ -57,6 +57,9 @@ static const point_spec points[] = {
     {"fp32", 32, 0, 4, 4, 0, 0, "xor", 1, 3},
     {"fp64", 32, 64, 4, 1, 0, 0, "xor", 1, 1},
     {"fp64", 32, 0, 4, 2, 0, 0, "sw128", 2, 1},
+    /* the narrow widths' shipped rectangles of long written rows */
+    {"int8", 32, 256, 4, 4, 0, 0, "xor", 4, 1},
+    {"fp16", 32, 128, 4, 4, 0, 0, "xor", 2, 1},
     /* pack wider than vec: the packed reads' rows past the edge */
     {"int8", 64, 16, 16, 4, 0, 0, "none", 16, 1},
 };
