@@ -605,8 +605,8 @@ static void test_verify(void)
 }
 
 /* The launch of p for int8 8192^2 (the threads' path or the copy
- * engine's), and the blocks an SM of arch that it allows at 256
- * registers' worth of none: occupancy by shared memory alone. */
+ * engine's), and the blocks an SM of arch that it allows at 16
+ * registers a thread, so that shared memory is what limits them. */
 static int claim_blocks(tn_params *p, const char *arch, tn_launch *l)
 {
   tn_problem prob;
